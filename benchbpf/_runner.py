@@ -1,0 +1,321 @@
+"""Validate options, run a benchmark in the C core, wrap what it measured."""
+import datetime
+import difflib
+import math
+import numbers
+import os
+import platform
+from types import MappingProxyType
+
+from . import _core
+from ._cpuset import parse_cpuset
+from .result import Result, Sample
+
+__all__ = ["run", "list_benchmarks", "describe", "COMMON_OPTIONS"]
+
+#: Options every benchmark takes, with their defaults (the kernel bench's).
+COMMON_OPTIONS = MappingProxyType({
+    "warmup": 1,
+    "duration": 5,
+    "interval": 1.0,
+    "producers": 1,
+    "consumers": None,  # the benchmark's own default
+    "affinity": False,
+    "prod_affinity": None,
+    "cons_affinity": None,
+    "verbose": False,
+})
+
+MAX_SECONDS = 24 * 3600
+
+
+class ParamInfo:
+    """One benchmark-specific parameter, as the C table defines it."""
+    __slots__ = ("name", "cli", "type", "default", "min", "max", "choices", "help")
+
+    def __init__(self, d):
+        for k in self.__slots__:
+            setattr(self, k, d[k])
+        if self.type == "bool":
+            self.default = bool(self.default)
+        elif self.type == "choice":
+            self.default = self.choices[self.default]
+
+    def allowed(self):
+        if self.type == "bool":
+            return "True or False"
+        if self.type == "choice":
+            return "one of " + ", ".join(repr(c) for c in self.choices)
+        return f"an int in {self.min}..{self.max}"
+
+    def to_core(self, value):
+        """Check one value and convert it to the int the C core takes."""
+        if self.type == "bool":
+            if isinstance(value, bool) or (isinstance(value, int) and value in (0, 1)):
+                return int(value)
+            raise TypeError(f"{self.name}={value!r}: must be {self.allowed()}")
+        if self.type == "choice":
+            if not isinstance(value, str):
+                raise TypeError(f"{self.name}={value!r}: must be {self.allowed()}")
+            if value not in self.choices:
+                raise ValueError(f"{self.name}={value!r}: must be {self.allowed()}")
+            return self.choices.index(value)
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+            raise TypeError(f"{self.name}={value!r}: must be {self.allowed()}, "
+                            f"not {type(value).__name__}")
+        if not self.min <= value <= self.max:
+            raise ValueError(f"{self.name}={value!r} out of range: must be {self.allowed()}")
+        return int(value)
+
+    def __repr__(self):
+        return f"ParamInfo({self.name!r}, default={self.default!r}, {self.allowed()})"
+
+
+class BenchmarkInfo:
+    """What a benchmark is and which parameters it takes."""
+
+    def __init__(self, d):
+        self.name = d["name"]
+        self.family = d["family"]
+        self.report = d["report"]
+        self.help = d["help"]
+        self.extra = tuple(d["extra"])
+        self.default_consumers = d["default_consumers"]
+        self.max_consumers = d["max_consumers"]
+        self.max_producers = d["max_producers"]
+        self.needs_bpf = d["needs_bpf"]
+        self.params = MappingProxyType({p["name"]: ParamInfo(p) for p in d["params"]})
+
+    def __repr__(self):
+        return f"<BenchmarkInfo {self.name} ({self.family}): {self.help}>"
+
+
+_CATALOG = None
+
+
+def _catalog():
+    global _CATALOG
+    if _CATALOG is None:
+        _CATALOG = MappingProxyType(
+            {d["name"]: BenchmarkInfo(d) for d in _core.benchmarks()})
+    return _CATALOG
+
+
+def list_benchmarks(family=None):
+    """Names of all benchmarks, in registry order (optionally of one family)."""
+    return [n for n, b in _catalog().items() if family is None or b.family == family]
+
+
+def describe(name):
+    """The BenchmarkInfo of one benchmark."""
+    return _lookup(name)
+
+
+def _lookup(name):
+    if not isinstance(name, str):
+        raise TypeError(f"benchmark name must be a str, not {type(name).__name__}")
+    try:
+        return _catalog()[name]
+    except KeyError:
+        close = difflib.get_close_matches(name, list(_catalog()), n=3)
+        hint = f"; did you mean {', '.join(close)}?" if close else \
+            "; benchbpf.list_benchmarks() lists them"
+        raise ValueError(f"unknown benchmark {name!r}{hint}") from None
+
+
+def _seconds(name, value, minimum, allow_zero):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name}={value!r}: must be a number of seconds")
+    value = float(value)
+    low_ok = value >= 0 if allow_zero else value > 0
+    if not math.isfinite(value) or not low_ok or value > MAX_SECONDS or \
+            (value and value < minimum):
+        lo = "0" if allow_zero else f"{minimum:g}"
+        raise ValueError(f"{name}={value!r} out of range: seconds in {lo}..{MAX_SECONDS}")
+    return value
+
+
+def _intervals(name, seconds, interval):
+    n = seconds / interval
+    count = round(n)
+    if abs(n - count) > 1e-6 * max(1.0, n):
+        raise ValueError(f"{name}={seconds:g} is not a whole number of "
+                         f"intervals of {interval:g} s")
+    return count
+
+
+def _count(name, value, lo, hi, why=""):
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name}={value!r}: must be an int, not {type(value).__name__}")
+    if not lo <= value <= hi:
+        raise ValueError(f"{name}={value!r} out of range: allowed {lo}..{hi}{why}")
+    return int(value)
+
+
+def _online_cpus():
+    return os.cpu_count() or 1
+
+
+def _has_bpf_privilege():
+    if os.geteuid() == 0:
+        return True
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("CapEff:"):
+                    caps = int(line.split()[1], 16)
+                    sys_admin, perfmon, bpf = 1 << 21, 1 << 38, 1 << 39
+                    return bool(caps & sys_admin) or (caps & bpf and caps & perfmon)
+    except OSError:
+        pass
+    return False
+
+
+def _build_env(info, opts):
+    interval = _seconds("interval", opts["interval"], 0.001, allow_zero=False)
+    warmup = _seconds("warmup", opts["warmup"], interval, allow_zero=True)
+    duration = _seconds("duration", opts["duration"], interval, allow_zero=False)
+    producers = _count("producers", opts["producers"], 1, info.max_producers,
+                       f" for {info.name}")
+    consumers = opts["consumers"]
+    if consumers is None:
+        consumers = info.default_consumers
+    if info.max_consumers == 0 and not isinstance(consumers, bool) and \
+            isinstance(consumers, numbers.Integral) and consumers > 0:
+        raise ValueError(f"consumers={consumers!r}: {info.name} takes no consumer "
+                         "(allowed 0..0)")
+    consumers = _count("consumers", consumers, 0, info.max_consumers, f" for {info.name}")
+    if not isinstance(opts["affinity"], bool):
+        raise TypeError(f"affinity={opts['affinity']!r}: must be True or False")
+    if not isinstance(opts["verbose"], bool):
+        raise TypeError(f"verbose={opts['verbose']!r}: must be True or False")
+    nr_cpus = _online_cpus()
+    env = {
+        "interval_ns": int(round(interval * 1e9)),
+        "warmup_samples": _intervals("warmup", warmup, interval),
+        "duration_samples": _intervals("duration", duration, interval),
+        "producers": producers,
+        "consumers": consumers,
+        "affinity": opts["affinity"],
+        "verbose": opts["verbose"],
+    }
+    for key, count in (("prod_affinity", producers), ("cons_affinity", consumers)):
+        cpus = parse_cpuset(opts[key], key)
+        if cpus is None:
+            continue
+        bad = [c for c in cpus if c >= nr_cpus]
+        if bad:
+            raise ValueError(f"{key}={opts[key]!r} names CPU {bad[0]}: "
+                             f"this machine has CPUs 0..{nr_cpus - 1}")
+        if len(cpus) < count:
+            who = "producer" if key == "prod_affinity" else "consumer"
+            raise ValueError(f"{key}={opts[key]!r} lists {len(cpus)} CPUs for "
+                             f"{count} {who}s: list one CPU per {who}")
+        env[key] = list(cpus)
+        env["affinity"] = True
+    if env["affinity"] and "prod_affinity" not in env:
+        first = 0 if "cons_affinity" in env else consumers
+        if first + producers > nr_cpus:
+            raise ValueError(
+                f"affinity=True with consumers={consumers}, producers={producers} "
+                f"needs CPUs 0..{first + producers - 1}; this machine has CPUs "
+                f"0..{nr_cpus - 1} (pass prod_affinity)")
+    return env
+
+
+_CPU_MODEL = None
+
+
+def _cpu_model():
+    global _CPU_MODEL
+    if _CPU_MODEL is None:
+        _CPU_MODEL = platform.processor() or "unknown"
+        try:
+            with open("/proc/cpuinfo") as f:
+                for line in f:
+                    if line.startswith("model name"):
+                        _CPU_MODEL = line.split(":", 1)[1].strip()
+                        break
+        except OSError:
+            pass
+    return _CPU_MODEL
+
+
+def _metadata(info, raw, started):
+    from . import __version__
+    return {
+        "kernel": platform.release(),
+        "machine": platform.machine(),
+        "cpu_model": _cpu_model(),
+        "nr_cpus": _online_cpus(),
+        "benchbpf_version": __version__,
+        "libbpf_version": _core.libbpf_version(),
+        "python_version": platform.python_version(),
+        "started": started,
+        "trigger": raw["trigger"] or None,
+        "family": info.family,
+        "report": info.report,
+    }
+
+
+def run(name, *, warmup=1, duration=5, interval=1.0, producers=1, consumers=None,
+        affinity=False, prod_affinity=None, cons_affinity=None, verbose=False,
+        callback=None, **params):
+    """Run benchmark `name` and return its Result.
+
+    Common options (seconds may be fractional; CPU sets are lists of ints or
+    strings like "0,2-4"): warmup, duration, interval (sampling period),
+    producers, consumers, affinity, prod_affinity, cons_affinity, verbose.
+    Every other keyword is one of the benchmark's own parameters, named as the
+    kernel bench's flag with '-' written '_' (rb_sampled, trig_batch_iters...).
+
+    callback(sample, index, warmup) is called as each sample arrives.
+    """
+    info = _lookup(name)
+    opts = dict(warmup=warmup, duration=duration, interval=interval,
+                producers=producers, consumers=consumers, affinity=affinity,
+                prod_affinity=prod_affinity, cons_affinity=cons_affinity,
+                verbose=verbose)
+    env = _build_env(info, opts)
+    core_params, shown_params = {}, {}
+    for key, value in params.items():
+        p = info.params.get(key)
+        if p is None:
+            known = ", ".join(info.params) or "none besides the common options"
+            raise TypeError(f"{name} got an unexpected parameter {key!r}; "
+                            f"its parameters: {known}")
+        core_params[key] = p.to_core(value)
+    for key, p in info.params.items():
+        shown_params[key] = params.get(key, p.default)
+        if p.type == "bool":
+            shown_params[key] = bool(shown_params[key])
+    if callback is not None and not callable(callback):
+        raise TypeError(f"callback={callback!r}: must be callable or None")
+    if info.needs_bpf and not _has_bpf_privilege():
+        raise PermissionError(
+            f"{name} loads BPF programs: run as root or with CAP_BPF and "
+            "CAP_PERFMON (e.g. sudo, or setcap cap_bpf,cap_perfmon+ep on the interpreter)")
+
+    extra_names = info.extra
+    nwarm = env["warmup_samples"]
+
+    def on_sample(index, raw_sample):
+        callback(Sample.from_raw(raw_sample, extra_names), index, index < nwarm)
+
+    started = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+    raw = _core.run(name, env, core_params, on_sample if callback else None)
+    samples = [Sample.from_raw(t, extra_names) for t in raw["samples"]]
+    common = {
+        "warmup": warmup, "duration": duration, "interval": interval,
+        "producers": env["producers"], "consumers": env["consumers"],
+        "affinity": env["affinity"],
+        "prod_affinity": tuple(env.get("prod_affinity", ())) or None,
+        "cons_affinity": tuple(env.get("cons_affinity", ())) or None,
+    }
+    return Result(
+        name=name,
+        params={**common, **shown_params},
+        samples=tuple(samples[nwarm:]),
+        warmup_samples=tuple(samples[:nwarm]),
+        metadata=_metadata(info, raw, started),
+    )

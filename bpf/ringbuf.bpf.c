@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rb-libbpf / rb-custom producers: each getpgid() call emits a batch of
+ * batch_cnt records into one BPF ring buffer, either by reserve + submit or
+ * by bpf_ringbuf_output().  A failed reserve/output is a drop.
+ *
+ * Two entry points with the same body; user space enables one:
+ * fentry on the syscall (the kernel bench's trigger) or the
+ * syscalls/sys_enter_getpgid tracepoint where fentry is refused.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+
+#include "ringbuf.h"
+
+#if defined(__TARGET_ARCH_arm64)
+#define SYSCALL_PREFIX "__arm64_"
+#elif defined(__TARGET_ARCH_s390)
+#define SYSCALL_PREFIX "__s390x_"
+#else
+#define SYSCALL_PREFIX "__x64_"
+#endif
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, RB_DEFAULT_RINGBUF_SZ);	/* resized before load */
+} ringbuf SEC(".maps");
+
+const volatile int batch_cnt = 0;
+const volatile long use_output = 0;
+/* Notification sampling: wake the consumer only once this much data is
+ * waiting (0: wake on every record, the kernel's default policy). */
+const volatile long wakeup_data_size = 0;
+const volatile __u32 record_size = RB_DEFAULT_RECORD_SIZE;
+/* No consumer: count successful records here and never wake anyone. */
+const volatile bool bench_producer = false;
+
+long sample_val = 42;
+long dropped __attribute__((aligned(128))) = 0;
+long hits __attribute__((aligned(128))) = 0;
+
+/* Source of bpf_ringbuf_output() copies; its content does not matter. */
+char payload[RB_MAX_RECORD_SIZE] __attribute__((aligned(8)));
+
+static __always_inline long submit_flags(void)
+{
+	long avail;
+
+	if (bench_producer)
+		return BPF_RB_NO_WAKEUP;
+	if (!wakeup_data_size)
+		return 0;
+	avail = bpf_ringbuf_query(&ringbuf, BPF_RB_AVAIL_DATA);
+	return avail >= wakeup_data_size ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
+}
+
+static __always_inline int produce_batch(void)
+{
+	long *rec, flags;
+	int i;
+
+	if (!use_output) {
+		for (i = 0; i < batch_cnt; i++) {
+			rec = bpf_ringbuf_reserve(&ringbuf, record_size, 0);
+			if (!rec) {
+				__sync_add_and_fetch(&dropped, 1);
+				continue;
+			}
+			*rec = sample_val;
+			flags = submit_flags();
+			bpf_ringbuf_submit(rec, flags);
+			if (bench_producer)
+				__sync_add_and_fetch(&hits, 1);
+		}
+	} else {
+		for (i = 0; i < batch_cnt; i++) {
+			flags = submit_flags();
+			if (bpf_ringbuf_output(&ringbuf, payload, record_size, flags))
+				__sync_add_and_fetch(&dropped, 1);
+			else if (bench_producer)
+				__sync_add_and_fetch(&hits, 1);
+		}
+	}
+	return 0;
+}
+
+SEC("?fentry/" SYSCALL_PREFIX "sys_getpgid")
+int rb_fentry(void *ctx)
+{
+	return produce_batch();
+}
+
+SEC("?tp/syscalls/sys_enter_getpgid")
+int rb_tp(void *ctx)
+{
+	return produce_batch();
+}
+
+char LICENSE[] SEC("license") = "GPL";

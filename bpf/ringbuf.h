@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Layout shared by bpf/ringbuf.bpf.c, bpf/perfbuf.bpf.c and
+ * csrc/bench_ringbuf.c: record size limits and the default buffer sizes.
+ */
+#ifndef BENCHBPF_RINGBUF_H
+#define BENCHBPF_RINGBUF_H
+
+/* One record as the kernel bench emits it: a single long. */
+#define RB_DEFAULT_RECORD_SIZE	8
+
+/* Largest ring buffer record we produce (the payload array is this big). */
+#define RB_MAX_RECORD_SIZE	(1 << 20)
+
+/*
+ * Largest perf buffer sample: a perf record's size field is 16 bits and a
+ * raw sample carries an 8-byte record header and a 4-byte size before the
+ * data, the whole padded to 8 bytes: 8 + round_up(4 + n, 8) <= 65535.
+ */
+#define PB_MAX_RECORD_SIZE	65516
+
+/* Ring buffer size the kernel bench uses (bytes) and its perf buffer size
+ * (pages per CPU). */
+#define RB_DEFAULT_RINGBUF_SZ	(512 * 1024)
+#define PB_DEFAULT_PERFBUF_PAGES 128
+
+/* Ring buffer record header: 32-bit length (with busy/discard bits) and a
+ * 32-bit page offset. */
+#define RB_HDR_SZ		8
+
+#endif /* BENCHBPF_RINGBUF_H */

@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Trigger family: how much does it cost to fire a BPF program from each
+ * kind of hook?  Every hook program only bumps its CPU's hit slot; user space
+ * sums and zeroes the slots once per sampling interval.
+ *
+ * Kernel-side hooks are driven in batches: user space runs one of the two
+ * raw_tp "driver" programs with BPF_PROG_TEST_RUN, and the driver calls the
+ * hooked kernel function batch_iters times per run, so one bpf() syscall
+ * buys batch_iters hits.  All programs are '?' (not autoloaded): the C side
+ * enables only the driver and the hook a benchmark needs.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+#include "trigger.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+struct trig_slot hits[TRIG_NR_SLOTS];
+
+/* Set between open and load. */
+const volatile int batch_iters = 0;
+const volatile int driver_counts = 0;	/* trig-kernel-count */
+
+static __always_inline void count_hit(void)
+{
+	int cpu = bpf_get_smp_processor_id();
+
+	__sync_fetch_and_add(&hits[cpu & TRIG_SLOT_MASK].value, 1);
+}
+
+/* Driver for kprobe/fentry/fexit (and kernel-count): calls the helper
+ * bpf_get_numa_node_id(), whose kernel function the hook attaches to. */
+SEC("?raw_tp")
+int trig_driver(void *ctx)
+{
+	int i;
+
+	for (i = 0; i < batch_iters; i++) {
+		(void)bpf_get_numa_node_id();
+		if (driver_counts)
+			count_hit();
+	}
+	return 0;
+}
+
+/* Driver for tp/rawtp/fmodret: the test kfunc fires the
+ * bpf_test_run:bpf_trigger_tp tracepoint and is fmod_ret-able. */
+extern int bpf_modify_return_test_tp(int nonce) __ksym __weak;
+
+SEC("?raw_tp")
+int trig_driver_kfunc(void *ctx)
+{
+	int i;
+
+	for (i = 0; i < batch_iters; i++)
+		(void)bpf_modify_return_test_tp(0);
+	return 0;
+}
+
+SEC("?tp/bpf_test_run/bpf_trigger_tp")
+int trig_tp(void *ctx)
+{
+	count_hit();
+	return 0;
+}
+
+SEC("?raw_tp/bpf_trigger_tp")
+int trig_rawtp(void *ctx)
+{
+	count_hit();
+	return 0;
+}
+
+SEC("?kprobe/bpf_get_numa_node_id")
+int trig_kprobe(void *ctx)
+{
+	count_hit();
+	return 0;
+}
+
+SEC("?kretprobe/bpf_get_numa_node_id")
+int trig_kretprobe(void *ctx)
+{
+	count_hit();
+	return 0;
+}
+
+SEC("?kprobe.multi/bpf_get_numa_node_id")
+int trig_kprobe_multi(void *ctx)
+{
+	count_hit();
+	return 0;
+}
+
+SEC("?kretprobe.multi/bpf_get_numa_node_id")
+int trig_kretprobe_multi(void *ctx)
+{
+	count_hit();
+	return 0;
+}
+
+SEC("?fentry/bpf_get_numa_node_id")
+int trig_fentry(void *ctx)
+{
+	count_hit();
+	return 0;
+}
+
+SEC("?fexit/bpf_get_numa_node_id")
+int trig_fexit(void *ctx)
+{
+	count_hit();
+	return 0;
+}
+
+/* Returns -EINVAL to the caller, as the kernel bench's. */
+SEC("?fmod_ret/bpf_modify_return_test_tp")
+int trig_fmodret(void *ctx)
+{
+	count_hit();
+	return -22;
+}
+
+/* Attached by hand (uprobe offset resolved in user space). */
+SEC("?uprobe")
+int trig_uprobe(void *ctx)
+{
+	count_hit();
+	return 0;
+}
+
+/* Same body; loaded with expected attach type BPF_TRACE_UPROBE_MULTI and
+ * attached with a raw BPF_LINK_CREATE (libbpf 1.1 has no uprobe.multi). */
+SEC("?uprobe")
+int trig_uprobe_multi(void *ctx)
+{
+	count_hit();
+	return 0;
+}

@@ -1,0 +1,223 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * benchbpf harness API: plain C, no CPython.
+ *
+ * A benchmark is one const `struct bench` ops table, found by name in the
+ * registry (registry.c).  All run state lives in a per-run `struct bench_ctx`;
+ * the harness owns threads, sampling and cleanup, a family owns its BPF
+ * objects (in ctx->priv) and its counters.
+ */
+#ifndef BENCHBPF_BENCH_H
+#define BENCHBPF_BENCH_H
+
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <pthread.h>
+
+#define BENCH_MAX_PARAMS 16
+#define BENCH_MAX_EXTRA 4
+#define BENCH_MAX_THREADS 256
+#define BENCH_MSG_LEN 1024
+
+enum bench_param_type {
+	BENCH_PARAM_INT,	/* integer in [min, max] */
+	BENCH_PARAM_BOOL,	/* 0 or 1 */
+	BENCH_PARAM_CHOICE,	/* index into choices[] (NULL-terminated) */
+};
+
+struct bench_param_def {
+	const char *name;		/* Python keyword, '_' separated: "rb_batch_cnt" */
+	const char *cli;		/* the kernel bench's flag: "--rb-batch-cnt" */
+	enum bench_param_type type;
+	int64_t def;
+	int64_t min;
+	int64_t max;
+	const char *const *choices;	/* BENCH_PARAM_CHOICE only */
+	const char *help;
+};
+
+/* One sampling interval.  Counters are deltas over the interval. */
+struct bench_sample {
+	uint64_t interval_ns;		/* real length, CLOCK_MONOTONIC */
+	uint64_t hits;
+	uint64_t drops;
+	uint64_t false_hits;
+	uint64_t important_hits;
+	uint64_t extra[BENCH_MAX_EXTRA];	/* family counters, see bench.extra */
+};
+
+/* Common options, as the kernel bench's env. */
+struct bench_env {
+	uint64_t interval_ns;		/* sampling interval, default 1 s */
+	int warmup_samples;		/* samples taken before measuring */
+	int duration_samples;		/* samples kept */
+	int producer_cnt;
+	int consumer_cnt;
+	bool affinity;
+	/* CPU lists in assignment order; empty => consecutive CPUs from 0 */
+	int prod_cpus[BENCH_MAX_THREADS];
+	int prod_cpus_len;
+	int cons_cpus[BENCH_MAX_THREADS];
+	int cons_cpus_len;
+	bool verbose;
+};
+
+struct bench_ctx;
+struct bench_thread_arg;
+
+struct bench {
+	const char *name;		/* "rb-libbpf" */
+	const char *family;		/* "ringbuf" */
+	/*
+	 * How the kernel bench reports it, read by the Python layer:
+	 * "hits_drops", "ops" (M ops/s, ns/op), "local_storage",
+	 * "false_hits" (false positive rate), "hashmap_lookup", ...
+	 */
+	const char *report;
+	const char *help;
+	const struct bench_param_def *params;	/* terminated by .name == NULL */
+	const char *const *extra;	/* names of sample.extra[i], NULL-terminated */
+	int default_consumers;
+	int max_consumers;		/* 0: takes no consumer */
+	int max_producers;		/* 0: no limit beyond BENCH_MAX_THREADS */
+	bool no_bpf;			/* loads nothing: no privilege needed */
+
+	/* Cross-parameter checks, before anything is loaded.  -EINVAL + msg. */
+	int (*validate)(struct bench_ctx *ctx);
+	/* Open, configure, load, attach.  May leave partial state in ctx->priv:
+	 * teardown is always called after setup, even after setup failed. */
+	int (*setup)(struct bench_ctx *ctx);
+	/* Thread bodies: loop until bench_stopping(ctx); return 0 or -errno. */
+	int (*producer)(struct bench_ctx *ctx, int idx);
+	int (*consumer)(struct bench_ctx *ctx, int idx);
+	/* Wake threads blocked in the kernel so they see the stop flag. */
+	void (*stop)(struct bench_ctx *ctx);
+	/* Read-and-reset counters into *s (harness fills interval_ns). */
+	void (*measure)(struct bench_ctx *ctx, struct bench_sample *s);
+	/* NULL-safe: free everything setup made, whatever state it got to. */
+	void (*teardown)(struct bench_ctx *ctx);
+};
+
+/* Error classes, mapped to Python exceptions by the binding. */
+enum bench_err_kind {
+	BENCH_ERR_NONE,
+	BENCH_ERR_VALUE,	/* ValueError */
+	BENCH_ERR_UNSUPPORTED,	/* benchbpf.UnsupportedError */
+	BENCH_ERR_PERMISSION,	/* PermissionError */
+	BENCH_ERR_OS,		/* OSError with errno */
+	BENCH_ERR_BENCH,	/* benchbpf.BenchmarkError */
+};
+
+struct bench_error {
+	enum bench_err_kind kind;
+	int err;		/* positive errno */
+	char msg[BENCH_MSG_LEN];
+};
+
+struct bench_log {
+	char *buf;
+	size_t len;
+	size_t cap;
+	bool truncated;
+};
+
+struct bench_ctx {
+	const struct bench *bench;
+	struct bench_env env;
+	int64_t params[BENCH_MAX_PARAMS];	/* values, index as bench->params */
+	void *priv;			/* family state */
+	char trigger[64];		/* how producers fire, for metadata */
+
+	atomic_bool stop;
+	atomic_int running_threads;
+
+	pthread_mutex_t lock;		/* guards error, samples, done */
+	pthread_cond_t cond;		/* signalled on each sample and when done */
+	pthread_cond_t stop_cond;	/* wakes the sampler early on stop */
+	struct bench_error error;	/* first error wins */
+	struct bench_sample *samples;	/* warmup + duration */
+	int nr_samples_total;
+	int nr_samples;			/* taken so far */
+	bool done;
+
+	pthread_t *threads;		/* consumers then producers */
+	struct bench_thread_arg *thread_args;
+	int nr_threads;
+	bool sampler_started;
+	pthread_t sampler;
+	bool setup_called;
+	bool finished;
+
+	struct bench_log log;		/* libbpf messages during this run */
+};
+
+/* ---- registry ---- */
+const struct bench *bench_find(const char *name);
+const struct bench *const *bench_all(int *count);
+int bench_param_index(const struct bench *b, const char *name);
+
+/* ---- run lifecycle (harness.c) ----
+ * init -> start -> (wait)* -> finish.  finish always joins every thread
+ * and tears down; it is safe after any failure of start. */
+int bench_ctx_init(struct bench_ctx *ctx, const struct bench *b);
+int bench_start(struct bench_ctx *ctx);
+/* Wait up to timeout_ms for more than `seen` samples or the end.
+ * Returns the number of samples taken so far. */
+int bench_wait(struct bench_ctx *ctx, int seen, int timeout_ms);
+bool bench_done(struct bench_ctx *ctx);
+void bench_request_stop(struct bench_ctx *ctx);
+void bench_finish(struct bench_ctx *ctx);
+void bench_ctx_destroy(struct bench_ctx *ctx);
+
+/* ---- helpers for families ---- */
+static inline bool bench_stopping(struct bench_ctx *ctx)
+{
+	return atomic_load_explicit(&ctx->stop, memory_order_relaxed);
+}
+
+static inline int64_t bench_param(struct bench_ctx *ctx, const char *name)
+{
+	int i = bench_param_index(ctx->bench, name);
+
+	return i < 0 ? 0 : ctx->params[i];
+}
+
+/* Record the first error and ask every thread to stop.  Returns -err. */
+int bench_fail(struct bench_ctx *ctx, enum bench_err_kind kind, int err,
+	       const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+/* Classify a libbpf load/attach failure: EPERM/EINVAL/ENOENT/EOPNOTSUPP of a
+ * program kind the kernel refuses => UNSUPPORTED naming `what`. */
+int bench_fail_bpf(struct bench_ctx *ctx, int err, const char *what,
+		   const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+uint64_t bench_now_ns(void);
+int bench_nr_cpus(void);
+
+/* ---- libbpf glue (loader.c) ---- */
+/* Route libbpf's messages into this run's log (serialised by the caller). */
+void bench_log_begin(struct bench_ctx *ctx);
+void bench_log_end(struct bench_ctx *ctx);
+void bench_log_append(struct bench_log *log, const char *fmt, va_list ap);
+/* Mount tracefs if events/ is missing; returns 0 or -errno. */
+int bench_ensure_tracefs(struct bench_ctx *ctx);
+/* Raise RLIMIT_MEMLOCK for kernels that still charge it. */
+int bench_bump_memlock(void);
+
+/* ---- kernel feature probes (features.c) ---- */
+struct bench_feature {
+	char name[48];		/* "fentry", "raw_tp", "ringbuf", ... */
+	bool supported;
+	int err;		/* positive errno the kernel answered, 0 if supported */
+	char detail[256];	/* what was tried and what the kernel said */
+};
+
+/* Probe each attach kind and map type by loading (and where it matters
+ * attaching) a minimal program; everything is freed before returning.
+ * Fills up to max entries, returns how many. */
+int bench_probe_features(struct bench_feature *out, int max);
+
+#endif /* BENCHBPF_BENCH_H */

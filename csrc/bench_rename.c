@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: MIT
+/*
+ * rename-*: one producer renames its own thread in a loop by writing to
+ * its /proc comm file, which runs __set_task_comm and the task_rename
+ * tracepoint.  rename-base attaches nothing; the others attach one minimal
+ * program of one kind to that path, so the drop from rename-base is the
+ * cost of that attach kind.  A hit is one completed write, counted in user
+ * space.
+ *
+ * The kernel bench writes to /proc/self/comm, i.e. renames the process's
+ * main thread from the producer.  Here the producer renames itself through
+ * /proc/thread-self/comm: the same write(), comm_write() and
+ * __set_task_comm() path, without touching the caller's main thread.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <bpf/libbpf.h>
+
+#include "bench.h"
+#include "rename.skel.h"
+
+#define COMM_PATH "/proc/thread-self/comm"
+
+enum rename_kind {
+	RENAME_BASE,
+	RENAME_KPROBE,
+	RENAME_KRETPROBE,
+	RENAME_RAWTP,
+	RENAME_FENTRY,
+	RENAME_FEXIT,
+};
+
+struct rename_state {
+	_Alignas(128) atomic_ullong hits;
+	struct rename_bpf *skel;
+	struct bpf_link *link;
+};
+
+/* What each variant attaches, named as the kernel feature it needs. */
+static const struct {
+	const char *feature;
+	const char *what;
+} variants[] = {
+	[RENAME_BASE] = { NULL, NULL },
+	[RENAME_KPROBE] = { "kprobes", "a kprobe on __set_task_comm" },
+	[RENAME_KRETPROBE] = { "kretprobes", "a kretprobe on __set_task_comm" },
+	[RENAME_RAWTP] = { "raw tracepoint programs", "a raw_tp program on task_rename" },
+	[RENAME_FENTRY] = { "fentry programs (BPF trampolines)", "an fentry program on __set_task_comm" },
+	[RENAME_FEXIT] = { "fexit programs (BPF trampolines)", "an fexit program on __set_task_comm" },
+};
+
+static struct bpf_program *variant_prog(struct rename_bpf *skel, enum rename_kind kind)
+{
+	switch (kind) {
+	case RENAME_KPROBE: return skel->progs.rename_kprobe;
+	case RENAME_KRETPROBE: return skel->progs.rename_kretprobe;
+	case RENAME_RAWTP: return skel->progs.rename_rawtp;
+	case RENAME_FENTRY: return skel->progs.rename_fentry;
+	case RENAME_FEXIT: return skel->progs.rename_fexit;
+	default: return NULL;
+	}
+}
+
+static int rename_setup(struct bench_ctx *ctx, enum rename_kind kind)
+{
+	struct rename_state *st;
+	struct bpf_program *prog;
+	const char *what = variants[kind].what;
+	int err;
+
+	st = aligned_alloc(128, sizeof(*st));
+	if (!st)
+		return -ENOMEM;
+	memset(st, 0, sizeof(*st));
+	atomic_init(&st->hits, 0);
+	ctx->priv = st;
+	snprintf(ctx->trigger, sizeof(ctx->trigger), "write(%s)", COMM_PATH);
+	if (kind == RENAME_BASE)
+		return 0;
+
+	st->skel = rename_bpf__open();
+	if (!st->skel)
+		return bench_fail(ctx, BENCH_ERR_BENCH, errno,
+				  "%s: opening the rename BPF object failed: %s",
+				  ctx->bench->name, strerror(errno));
+	prog = variant_prog(st->skel, kind);
+	err = bpf_program__set_autoload(prog, true);
+	if (err)
+		return bench_fail(ctx, BENCH_ERR_BENCH, -err, "%s: enabling %s failed: %s",
+				  ctx->bench->name, what, strerror(-err));
+	err = rename_bpf__load(st->skel);
+	if (err)
+		return bench_fail_bpf(ctx, err, variants[kind].feature,
+				      "loading %s", what);
+	st->link = bpf_program__attach(prog);
+	if (!st->link)
+		return bench_fail_bpf(ctx, -errno, variants[kind].feature,
+				      "attaching %s", what);
+	return 0;
+}
+
+static int rename_setup_base(struct bench_ctx *ctx) { return rename_setup(ctx, RENAME_BASE); }
+static int rename_setup_kprobe(struct bench_ctx *ctx) { return rename_setup(ctx, RENAME_KPROBE); }
+static int rename_setup_kretprobe(struct bench_ctx *ctx) { return rename_setup(ctx, RENAME_KRETPROBE); }
+static int rename_setup_rawtp(struct bench_ctx *ctx) { return rename_setup(ctx, RENAME_RAWTP); }
+static int rename_setup_fentry(struct bench_ctx *ctx) { return rename_setup(ctx, RENAME_FENTRY); }
+static int rename_setup_fexit(struct bench_ctx *ctx) { return rename_setup(ctx, RENAME_FEXIT); }
+
+static void rename_teardown(struct bench_ctx *ctx)
+{
+	struct rename_state *st = ctx->priv;
+
+	if (!st)
+		return;
+	bpf_link__destroy(st->link);
+	rename_bpf__destroy(st->skel);
+	free(st);
+	ctx->priv = NULL;
+}
+
+/* Runs on a harness thread: the name it sets dies with the thread. */
+static int rename_producer(struct bench_ctx *ctx, int idx)
+{
+	struct rename_state *st = ctx->priv;
+	static const char name[] = "test_overhead";
+	int fd, ret = 0;
+
+	(void)idx;
+	fd = open(COMM_PATH, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	if (fd < 0)
+		return bench_fail(ctx, BENCH_ERR_OS, errno, "%s: cannot open %s: %s",
+				  ctx->bench->name, COMM_PATH, strerror(errno));
+	while (!bench_stopping(ctx)) {
+		/* The whole array, NUL included, as the kernel bench writes. */
+		if (write(fd, name, sizeof(name)) < 0) {
+			ret = bench_fail(ctx, BENCH_ERR_OS, errno, "%s: writing %s failed: %s",
+					 ctx->bench->name, COMM_PATH, strerror(errno));
+			break;
+		}
+		atomic_fetch_add_explicit(&st->hits, 1, memory_order_relaxed);
+	}
+	close(fd);
+	return ret;
+}
+
+static void rename_measure(struct bench_ctx *ctx, struct bench_sample *s)
+{
+	struct rename_state *st = ctx->priv;
+
+	s->hits = atomic_exchange(&st->hits, 0);
+}
+
+#define RENAME_BENCH(suffix, kind_setup, text, nobpf)			\
+	{								\
+		.name = "rename-" suffix,				\
+		.family = "rename",					\
+		.report = "hits_drops",					\
+		.help = text,						\
+		.no_bpf = nobpf,					\
+		.max_consumers = 0,					\
+		.max_producers = 1,					\
+		.setup = kind_setup,					\
+		.producer = rename_producer,				\
+		.measure = rename_measure,				\
+		.teardown = rename_teardown,				\
+	}
+
+const struct bench bench_rename_base = RENAME_BENCH("base", rename_setup_base,
+	"thread renames through /proc comm writes, nothing attached", true);
+const struct bench bench_rename_kprobe = RENAME_BENCH("kprobe", rename_setup_kprobe,
+	"thread renames with a kprobe on __set_task_comm", false);
+const struct bench bench_rename_kretprobe = RENAME_BENCH("kretprobe", rename_setup_kretprobe,
+	"thread renames with a kretprobe on __set_task_comm", false);
+const struct bench bench_rename_rawtp = RENAME_BENCH("rawtp", rename_setup_rawtp,
+	"thread renames with a raw_tp program on task_rename", false);
+const struct bench bench_rename_fentry = RENAME_BENCH("fentry", rename_setup_fentry,
+	"thread renames with an fentry program on __set_task_comm", false);
+const struct bench bench_rename_fexit = RENAME_BENCH("fexit", rename_setup_fexit,
+	"thread renames with an fexit program on __set_task_comm", false);

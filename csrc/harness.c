@@ -1,0 +1,414 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The run loop: threads, sampling, stop and cleanup.  No globals: all state
+ * is in the caller's struct bench_ctx.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bench.h"
+
+struct bench_thread_arg {
+	struct bench_ctx *ctx;
+	int idx;
+	bool producer;
+};
+
+uint64_t bench_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+int bench_nr_cpus(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n > 0 ? (int)n : 1;
+}
+
+static int vfail(struct bench_ctx *ctx, enum bench_err_kind kind, int err,
+		 const char *fmt, va_list ap)
+{
+	pthread_mutex_lock(&ctx->lock);
+	if (ctx->error.kind == BENCH_ERR_NONE) {
+		ctx->error.kind = kind;
+		ctx->error.err = err;
+		vsnprintf(ctx->error.msg, sizeof(ctx->error.msg), fmt, ap);
+	}
+	pthread_mutex_unlock(&ctx->lock);
+	bench_request_stop(ctx);
+	return -err;
+}
+
+int bench_fail(struct bench_ctx *ctx, enum bench_err_kind kind, int err,
+	       const char *fmt, ...)
+{
+	va_list ap;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = vfail(ctx, kind, err, fmt, ap);
+	va_end(ap);
+	return ret;
+}
+
+int bench_fail_bpf(struct bench_ctx *ctx, int err, const char *what,
+		   const char *fmt, ...)
+{
+	enum bench_err_kind kind;
+	char detail[BENCH_MSG_LEN / 2];
+	va_list ap;
+
+	if (err < 0)
+		err = -err;
+	va_start(ap, fmt);
+	vsnprintf(detail, sizeof(detail), fmt, ap);
+	va_end(ap);
+
+	switch (err) {
+	case EPERM:
+		kind = geteuid() == 0 ? BENCH_ERR_UNSUPPORTED : BENCH_ERR_PERMISSION;
+		break;
+	case ENOENT:
+	case EOPNOTSUPP:
+	case ENOSYS:
+	case 524: /* ENOTSUPP, kernel-internal "not supported" */
+		kind = BENCH_ERR_UNSUPPORTED;
+		break;
+	default:
+		kind = BENCH_ERR_BENCH;
+	}
+	if (kind == BENCH_ERR_UNSUPPORTED)
+		return bench_fail(ctx, kind, err,
+				  "%s: %s unavailable on this kernel: it answered %s (%s)",
+				  ctx->bench->name, what, strerror(err), detail);
+	return bench_fail(ctx, kind, err, "%s: %s: %s (%s)", ctx->bench->name,
+			  detail, strerror(err), what);
+}
+
+int bench_ctx_init(struct bench_ctx *ctx, const struct bench *b)
+{
+	int i;
+
+	memset(ctx, 0, sizeof(*ctx));
+	ctx->bench = b;
+	ctx->env.interval_ns = 1000000000ull;
+	ctx->env.warmup_samples = 1;
+	ctx->env.duration_samples = 5;
+	ctx->env.producer_cnt = 1;
+	ctx->env.consumer_cnt = b->default_consumers;
+	for (i = 0; b->params && b->params[i].name && i < BENCH_MAX_PARAMS; i++)
+		ctx->params[i] = b->params[i].def;
+	atomic_init(&ctx->stop, false);
+	atomic_init(&ctx->running_threads, 0);
+	pthread_mutex_init(&ctx->lock, NULL);
+	{
+		pthread_condattr_t attr;
+
+		pthread_condattr_init(&attr);
+		pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+		pthread_cond_init(&ctx->cond, &attr);
+		pthread_cond_init(&ctx->stop_cond, &attr);
+		pthread_condattr_destroy(&attr);
+	}
+	return 0;
+}
+
+void bench_ctx_destroy(struct bench_ctx *ctx)
+{
+	if (!ctx->finished)
+		bench_finish(ctx);
+	free(ctx->samples);
+	ctx->samples = NULL;
+	free(ctx->log.buf);
+	ctx->log.buf = NULL;
+	pthread_cond_destroy(&ctx->cond);
+	pthread_cond_destroy(&ctx->stop_cond);
+	pthread_mutex_destroy(&ctx->lock);
+}
+
+void bench_request_stop(struct bench_ctx *ctx)
+{
+	atomic_store(&ctx->stop, true);
+	pthread_mutex_lock(&ctx->lock);
+	pthread_cond_broadcast(&ctx->stop_cond);
+	pthread_mutex_unlock(&ctx->lock);
+}
+
+bool bench_done(struct bench_ctx *ctx)
+{
+	bool done;
+
+	pthread_mutex_lock(&ctx->lock);
+	done = ctx->done;
+	pthread_mutex_unlock(&ctx->lock);
+	return done;
+}
+
+/* Common options the kernel bench would only discover after loading. */
+static int validate_env(struct bench_ctx *ctx)
+{
+	const struct bench *b = ctx->bench;
+	struct bench_env *env = &ctx->env;
+	int nr_cpus = bench_nr_cpus(), i, next;
+
+	if (env->producer_cnt < 1 || env->producer_cnt > BENCH_MAX_THREADS ||
+	    (b->max_producers && env->producer_cnt > b->max_producers))
+		return bench_fail(ctx, BENCH_ERR_VALUE, EINVAL,
+				  "producers=%d out of range: %s takes 1..%d producers",
+				  env->producer_cnt, b->name,
+				  b->max_producers ? b->max_producers : BENCH_MAX_THREADS);
+	if (env->consumer_cnt < 0 || env->consumer_cnt > b->max_consumers)
+		return bench_fail(ctx, BENCH_ERR_VALUE, EINVAL,
+				  b->max_consumers ?
+				  "consumers=%d out of range: %s takes 0..%d consumers" :
+				  "consumers=%d not allowed: %s takes no consumer (0..%d)",
+				  env->consumer_cnt, b->name, b->max_consumers);
+	if (env->warmup_samples < 0 || env->duration_samples < 1)
+		return bench_fail(ctx, BENCH_ERR_VALUE, EINVAL,
+				  "warmup=%d/duration=%d intervals: need warmup >= 0 and duration >= 1",
+				  env->warmup_samples, env->duration_samples);
+	if (env->interval_ns < 1000000ull)
+		return bench_fail(ctx, BENCH_ERR_VALUE, EINVAL,
+				  "interval=%llu ns too short: at least 1 ms",
+				  (unsigned long long)env->interval_ns);
+	if (!env->affinity)
+		return 0;
+	/* Same assignment as the kernel bench: consumers from the consumer
+	 * set (or CPU 0 up), producers from theirs (or after the consumers). */
+	for (i = 0; i < env->cons_cpus_len; i++)
+		if (env->cons_cpus[i] < 0 || env->cons_cpus[i] >= nr_cpus)
+			return bench_fail(ctx, BENCH_ERR_VALUE, EINVAL,
+					  "cons_affinity names CPU %d: this machine has CPUs 0..%d",
+					  env->cons_cpus[i], nr_cpus - 1);
+	for (i = 0; i < env->prod_cpus_len; i++)
+		if (env->prod_cpus[i] < 0 || env->prod_cpus[i] >= nr_cpus)
+			return bench_fail(ctx, BENCH_ERR_VALUE, EINVAL,
+					  "prod_affinity names CPU %d: this machine has CPUs 0..%d",
+					  env->prod_cpus[i], nr_cpus - 1);
+	if (env->cons_cpus_len && env->consumer_cnt > env->cons_cpus_len)
+		return bench_fail(ctx, BENCH_ERR_VALUE, EINVAL,
+				  "cons_affinity lists %d CPUs for consumers=%d: list one CPU per consumer",
+				  env->cons_cpus_len, env->consumer_cnt);
+	if (env->prod_cpus_len && env->producer_cnt > env->prod_cpus_len)
+		return bench_fail(ctx, BENCH_ERR_VALUE, EINVAL,
+				  "prod_affinity lists %d CPUs for producers=%d: list one CPU per producer",
+				  env->prod_cpus_len, env->producer_cnt);
+	next = env->cons_cpus_len ? 0 : env->consumer_cnt;
+	if (!env->cons_cpus_len && env->consumer_cnt > nr_cpus)
+		return bench_fail(ctx, BENCH_ERR_VALUE, EINVAL,
+				  "affinity=True with consumers=%d needs CPUs 0..%d; this machine has CPUs 0..%d",
+				  env->consumer_cnt, env->consumer_cnt - 1, nr_cpus - 1);
+	if (!env->prod_cpus_len && next + env->producer_cnt > nr_cpus)
+		return bench_fail(ctx, BENCH_ERR_VALUE, EINVAL,
+				  "affinity=True with consumers=%d, producers=%d needs CPUs 0..%d; this machine has CPUs 0..%d (pass prod_affinity)",
+				  env->consumer_cnt, env->producer_cnt,
+				  next + env->producer_cnt - 1, nr_cpus - 1);
+	return 0;
+}
+
+static int thread_cpu(struct bench_ctx *ctx, bool producer, int idx)
+{
+	struct bench_env *env = &ctx->env;
+
+	if (producer) {
+		if (env->prod_cpus_len)
+			return env->prod_cpus[idx];
+		return (env->cons_cpus_len ? 0 : env->consumer_cnt) + idx;
+	}
+	return env->cons_cpus_len ? env->cons_cpus[idx] : idx;
+}
+
+static void *thread_main(void *p)
+{
+	struct bench_thread_arg *arg = p;
+	struct bench_ctx *ctx = arg->ctx;
+	int (*body)(struct bench_ctx *, int);
+	int err;
+
+	body = arg->producer ? ctx->bench->producer : ctx->bench->consumer;
+	err = body ? body(ctx, arg->idx) : 0;
+	if (err < 0)
+		bench_fail(ctx, BENCH_ERR_BENCH, -err, "%s #%d failed: %s",
+			   arg->producer ? "producer" : "consumer", arg->idx,
+			   strerror(-err));
+	atomic_fetch_sub(&ctx->running_threads, 1);
+	return NULL;
+}
+
+static void timespec_at(struct timespec *ts, uint64_t ns)
+{
+	ts->tv_sec = ns / 1000000000ull;
+	ts->tv_nsec = ns % 1000000000ull;
+}
+
+/* Takes one sample per interval at absolute deadlines, so a late wake-up
+ * does not shift the following intervals. */
+static void *sampler_main(void *p)
+{
+	struct bench_ctx *ctx = p;
+	uint64_t start = bench_now_ns(), prev = start, now;
+	struct bench_sample s;
+	struct timespec ts;
+	int k;
+
+	for (k = 1; k <= ctx->nr_samples_total; k++) {
+		uint64_t deadline = start + k * ctx->env.interval_ns;
+
+		timespec_at(&ts, deadline);
+		pthread_mutex_lock(&ctx->lock);
+		while (!bench_stopping(ctx) && bench_now_ns() < deadline)
+			pthread_cond_timedwait(&ctx->stop_cond, &ctx->lock, &ts);
+		pthread_mutex_unlock(&ctx->lock);
+		if (bench_stopping(ctx))
+			break;
+
+		memset(&s, 0, sizeof(s));
+		now = bench_now_ns();
+		ctx->bench->measure(ctx, &s);
+		s.interval_ns = now - prev;
+		prev = now;
+
+		pthread_mutex_lock(&ctx->lock);
+		ctx->samples[ctx->nr_samples++] = s;
+		pthread_cond_broadcast(&ctx->cond);
+		pthread_mutex_unlock(&ctx->lock);
+	}
+	pthread_mutex_lock(&ctx->lock);
+	ctx->done = true;
+	pthread_cond_broadcast(&ctx->cond);
+	pthread_mutex_unlock(&ctx->lock);
+	return NULL;
+}
+
+/* Workers inherit the creator's signal mask: block everything so signals
+ * (Ctrl-C) are delivered to the caller's thread only. */
+static int spawn(struct bench_ctx *ctx, pthread_t *t, void *(*fn)(void *),
+		 void *arg, int cpu)
+{
+	sigset_t all, old;
+	pthread_attr_t attr;
+	cpu_set_t set;
+	int err;
+
+	pthread_attr_init(&attr);
+	if (cpu >= 0) {
+		CPU_ZERO(&set);
+		CPU_SET(cpu, &set);
+		pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
+	}
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	err = pthread_create(t, &attr, fn, arg);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	pthread_attr_destroy(&attr);
+	if (err)
+		return bench_fail(ctx, BENCH_ERR_OS, err,
+				  "cannot start thread%s: %s",
+				  cpu >= 0 ? " on its CPU" : "", strerror(err));
+	return 0;
+}
+
+int bench_start(struct bench_ctx *ctx)
+{
+	const struct bench *b = ctx->bench;
+	struct bench_env *env = &ctx->env;
+	int n, i, err;
+
+	err = validate_env(ctx);
+	if (err)
+		return err;
+	if (b->validate) {
+		err = b->validate(ctx);
+		if (err)
+			return bench_fail(ctx, BENCH_ERR_VALUE, -err,
+					  "%s: invalid options", b->name);
+	}
+
+	ctx->nr_samples_total = env->warmup_samples + env->duration_samples;
+	ctx->samples = calloc(ctx->nr_samples_total, sizeof(*ctx->samples));
+	n = env->consumer_cnt + env->producer_cnt;
+	ctx->threads = calloc(n, sizeof(*ctx->threads));
+	ctx->thread_args = calloc(n, sizeof(*ctx->thread_args));
+	if (!ctx->samples || !ctx->threads || !ctx->thread_args)
+		return bench_fail(ctx, BENCH_ERR_OS, ENOMEM, "out of memory");
+
+	ctx->setup_called = true;
+	if (b->setup) {
+		err = b->setup(ctx);
+		if (err)
+			return bench_fail(ctx, BENCH_ERR_BENCH, -err,
+					  "%s: setup failed: %s", b->name, strerror(-err));
+	}
+
+	for (i = 0; i < n; i++) {
+		struct bench_thread_arg *arg = &ctx->thread_args[i];
+
+		arg->ctx = ctx;
+		arg->producer = i >= env->consumer_cnt;
+		arg->idx = arg->producer ? i - env->consumer_cnt : i;
+		atomic_fetch_add(&ctx->running_threads, 1);
+		err = spawn(ctx, &ctx->threads[i], thread_main, arg,
+			    env->affinity ? thread_cpu(ctx, arg->producer, arg->idx) : -1);
+		if (err) {
+			atomic_fetch_sub(&ctx->running_threads, 1);
+			return err;
+		}
+		ctx->nr_threads++;
+	}
+
+	err = spawn(ctx, &ctx->sampler, sampler_main, ctx, -1);
+	if (err)
+		return err;
+	ctx->sampler_started = true;
+	return 0;
+}
+
+int bench_wait(struct bench_ctx *ctx, int seen, int timeout_ms)
+{
+	struct timespec ts;
+	int n;
+
+	timespec_at(&ts, bench_now_ns() + (uint64_t)timeout_ms * 1000000ull);
+	pthread_mutex_lock(&ctx->lock);
+	while (!ctx->done && ctx->nr_samples <= seen) {
+		if (pthread_cond_timedwait(&ctx->cond, &ctx->lock, &ts) == ETIMEDOUT)
+			break;
+	}
+	n = ctx->nr_samples;
+	pthread_mutex_unlock(&ctx->lock);
+	return n;
+}
+
+void bench_finish(struct bench_ctx *ctx)
+{
+	int i;
+
+	if (ctx->finished)
+		return;
+	bench_request_stop(ctx);
+	if (ctx->setup_called && ctx->bench->stop)
+		ctx->bench->stop(ctx);
+	for (i = 0; i < ctx->nr_threads; i++)
+		pthread_join(ctx->threads[i], NULL);
+	if (ctx->sampler_started)
+		pthread_join(ctx->sampler, NULL);
+	if (ctx->setup_called && ctx->bench->teardown)
+		ctx->bench->teardown(ctx);
+	free(ctx->threads);
+	ctx->threads = NULL;
+	free(ctx->thread_args);
+	ctx->thread_args = NULL;
+	ctx->nr_threads = 0;
+	ctx->finished = true;
+}

@@ -1,0 +1,609 @@
+// SPDX-License-Identifier: MIT
+/*
+ * benchbpf._core: the only file that touches the CPython API.
+ *
+ * Multi-phase init with module state.  A run releases the GIL for its whole
+ * length; the calling thread wakes at least every 100 ms to check signals and
+ * to hand finished samples to an optional Python callback.  Worker threads
+ * never see a PyObject: errors come back in struct bench_error and become
+ * exceptions here, once the GIL is held again.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <pythread.h>
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <bpf/libbpf.h>
+
+#include "bench.h"
+
+#define WAKE_MS 100
+
+/* Weak until every build carries the probes: a core without them says so. */
+int bench_probe_features(struct bench_feature *out, int max) __attribute__((weak));
+
+typedef struct {
+	PyObject *benchmark_error;	/* benchbpf.BenchmarkError(RuntimeError) */
+	PyObject *unsupported_error;	/* benchbpf.UnsupportedError(BenchmarkError) */
+	PyThread_type_lock run_lock;	/* one run at a time per process */
+} core_state;
+
+static core_state *get_state(PyObject *module)
+{
+	return (core_state *)PyModule_GetState(module);
+}
+
+/* ---- describing the registry ---- */
+
+static const char *param_type_name(enum bench_param_type t)
+{
+	switch (t) {
+	case BENCH_PARAM_BOOL: return "bool";
+	case BENCH_PARAM_CHOICE: return "choice";
+	default: return "int";
+	}
+}
+
+static PyObject *describe_param(const struct bench_param_def *p)
+{
+	PyObject *choices = NULL, *d = NULL;
+	int i;
+
+	if (p->type == BENCH_PARAM_CHOICE && p->choices) {
+		choices = PyTuple_New(0);
+		for (i = 0; choices && p->choices[i]; i++) {
+			PyObject *s = PyUnicode_FromString(p->choices[i]);
+
+			if (!s || _PyTuple_Resize(&choices, i + 1) < 0) {
+				Py_XDECREF(s);
+				Py_CLEAR(choices);
+				break;
+			}
+			PyTuple_SET_ITEM(choices, i, s);
+		}
+		if (!choices)
+			goto cleanup;
+	} else {
+		choices = Py_NewRef(Py_None);
+	}
+	d = Py_BuildValue("{s:s,s:s,s:s,s:L,s:L,s:L,s:O,s:s}",
+			  "name", p->name, "cli", p->cli ? p->cli : "",
+			  "type", param_type_name(p->type),
+			  "default", (long long)p->def, "min", (long long)p->min,
+			  "max", (long long)p->max, "choices", choices,
+			  "help", p->help ? p->help : "");
+cleanup:
+	Py_XDECREF(choices);
+	return d;
+}
+
+static PyObject *describe_bench(const struct bench *b)
+{
+	PyObject *params = NULL, *extra = NULL, *d = NULL, *item;
+	int i;
+
+	params = PyList_New(0);
+	extra = PyList_New(0);
+	if (!params || !extra)
+		goto cleanup;
+	for (i = 0; b->params && b->params[i].name; i++) {
+		item = describe_param(&b->params[i]);
+		if (!item || PyList_Append(params, item) < 0) {
+			Py_XDECREF(item);
+			goto cleanup;
+		}
+		Py_DECREF(item);
+	}
+	for (i = 0; b->extra && b->extra[i] && i < BENCH_MAX_EXTRA; i++) {
+		item = PyUnicode_FromString(b->extra[i]);
+		if (!item || PyList_Append(extra, item) < 0) {
+			Py_XDECREF(item);
+			goto cleanup;
+		}
+		Py_DECREF(item);
+	}
+	d = Py_BuildValue("{s:s,s:s,s:s,s:s,s:O,s:O,s:i,s:i,s:i,s:O}",
+			  "name", b->name, "family", b->family,
+			  "report", b->report ? b->report : "hits_drops",
+			  "help", b->help ? b->help : "", "params", params,
+			  "extra", extra, "default_consumers", b->default_consumers,
+			  "max_consumers", b->max_consumers,
+			  "max_producers", b->max_producers ? b->max_producers : BENCH_MAX_THREADS,
+			  "needs_bpf", b->no_bpf ? Py_False : Py_True);
+cleanup:
+	Py_XDECREF(params);
+	Py_XDECREF(extra);
+	return d;
+}
+
+static PyObject *core_benchmarks(PyObject *module, PyObject *unused)
+{
+	const struct bench *const *all;
+	PyObject *list, *item;
+	int n, i;
+
+	all = bench_all(&n);
+	list = PyList_New(0);
+	for (i = 0; list && i < n; i++) {
+		item = describe_bench(all[i]);
+		if (!item || PyList_Append(list, item) < 0) {
+			Py_XDECREF(item);
+			Py_CLEAR(list);
+			break;
+		}
+		Py_DECREF(item);
+	}
+	return list;
+}
+
+/* ---- reading options ---- */
+
+static int dict_int(PyObject *d, const char *key, long long *out, bool *found)
+{
+	PyObject *v = PyDict_GetItemString(d, key);	/* borrowed */
+
+	*found = v != NULL;
+	if (!v)
+		return 0;
+	if (!PyLong_Check(v)) {
+		PyErr_Format(PyExc_TypeError, "%s must be an int, not %s", key,
+			     Py_TYPE(v)->tp_name);
+		return -1;
+	}
+	*out = PyLong_AsLongLong(v);
+	return (*out == -1 && PyErr_Occurred()) ? -1 : 0;
+}
+
+static int read_cpus(PyObject *d, const char *key, int *cpus, int *len)
+{
+	PyObject *v = PyDict_GetItemString(d, key), *seq = NULL;
+	Py_ssize_t i, n;
+	int ret = -1;
+
+	*len = 0;
+	if (!v || v == Py_None)
+		return 0;
+	seq = PySequence_Fast(v, "CPU set must be a sequence of ints");
+	if (!seq)
+		goto cleanup;
+	n = PySequence_Fast_GET_SIZE(seq);
+	if (n > BENCH_MAX_THREADS) {
+		PyErr_Format(PyExc_ValueError, "%s lists %zd CPUs: at most %d",
+			     key, n, BENCH_MAX_THREADS);
+		goto cleanup;
+	}
+	for (i = 0; i < n; i++) {
+		long c = PyLong_AsLong(PySequence_Fast_GET_ITEM(seq, i));
+
+		if (c == -1 && PyErr_Occurred())
+			goto cleanup;
+		cpus[i] = (int)c;
+	}
+	*len = (int)n;
+	ret = 0;
+cleanup:
+	Py_XDECREF(seq);
+	return ret;
+}
+
+static int read_env(struct bench_ctx *ctx, PyObject *env)
+{
+	struct bench_env *e = &ctx->env;
+	long long v;
+	bool found;
+
+	if (dict_int(env, "interval_ns", &v, &found) < 0)
+		return -1;
+	if (found)
+		e->interval_ns = v < 0 ? 0 : (uint64_t)v;
+#define INT_FIELD(key, field)						\
+	if (dict_int(env, key, &v, &found) < 0)				\
+		return -1;						\
+	if (found) {							\
+		if (v < INT_MIN || v > INT_MAX) {			\
+			PyErr_Format(PyExc_ValueError, "%s=%lld out of range", key, v); \
+			return -1;					\
+		}							\
+		e->field = (int)v;					\
+	}
+	INT_FIELD("warmup_samples", warmup_samples)
+	INT_FIELD("duration_samples", duration_samples)
+	INT_FIELD("producers", producer_cnt)
+	INT_FIELD("consumers", consumer_cnt)
+#undef INT_FIELD
+	e->affinity = PyObject_IsTrue(PyDict_GetItemString(env, "affinity") ?: Py_False) == 1;
+	e->verbose = PyObject_IsTrue(PyDict_GetItemString(env, "verbose") ?: Py_False) == 1;
+	if (read_cpus(env, "prod_affinity", e->prod_cpus, &e->prod_cpus_len) < 0 ||
+	    read_cpus(env, "cons_affinity", e->cons_cpus, &e->cons_cpus_len) < 0)
+		return -1;
+	if (e->prod_cpus_len || e->cons_cpus_len)
+		e->affinity = true;
+	return 0;
+}
+
+static int read_params(struct bench_ctx *ctx, PyObject *params)
+{
+	const struct bench *b = ctx->bench;
+	PyObject *key, *value;
+	Py_ssize_t pos = 0;
+
+	while (PyDict_Next(params, &pos, &key, &value)) {
+		const struct bench_param_def *p;
+		const char *name = PyUnicode_AsUTF8(key);
+		long long v;
+		int i;
+
+		if (!name)
+			return -1;
+		i = bench_param_index(b, name);
+		if (i < 0) {
+			PyErr_Format(PyExc_TypeError, "%s takes no parameter %R", b->name, key);
+			return -1;
+		}
+		p = &b->params[i];
+		if (!PyLong_Check(value)) {
+			PyErr_Format(PyExc_TypeError, "%s must be an int, not %s",
+				     name, Py_TYPE(value)->tp_name);
+			return -1;
+		}
+		v = PyLong_AsLongLong(value);
+		if (v == -1 && PyErr_Occurred())
+			return -1;
+		if (v < p->min || v > p->max) {
+			PyErr_Format(PyExc_ValueError, "%s=%lld out of range: allowed %lld..%lld",
+				     name, v, (long long)p->min, (long long)p->max);
+			return -1;
+		}
+		ctx->params[i] = v;
+	}
+	return 0;
+}
+
+/* ---- results and errors ---- */
+
+static PyObject *sample_tuple(const struct bench_sample *s)
+{
+	return Py_BuildValue("(KKKKK(KKKK))",
+			     (unsigned long long)s->interval_ns,
+			     (unsigned long long)s->hits,
+			     (unsigned long long)s->drops,
+			     (unsigned long long)s->false_hits,
+			     (unsigned long long)s->important_hits,
+			     (unsigned long long)s->extra[0],
+			     (unsigned long long)s->extra[1],
+			     (unsigned long long)s->extra[2],
+			     (unsigned long long)s->extra[3]);
+}
+
+static PyObject *log_string(struct bench_ctx *ctx)
+{
+	if (!ctx->log.buf)
+		return PyUnicode_FromString("");
+	return PyUnicode_DecodeUTF8(ctx->log.buf, ctx->log.len, "replace");
+}
+
+static void raise_bench_error(core_state *st, struct bench_ctx *ctx)
+{
+	struct bench_error *e = &ctx->error;
+	PyObject *type, *exc = NULL, *log = NULL;
+
+	switch (e->kind) {
+	case BENCH_ERR_VALUE: type = PyExc_ValueError; break;
+	case BENCH_ERR_UNSUPPORTED: type = st->unsupported_error; break;
+	case BENCH_ERR_PERMISSION: type = PyExc_PermissionError; break;
+	case BENCH_ERR_OS: type = PyExc_OSError; break;
+	default: type = st->benchmark_error; break;
+	}
+	if (type == PyExc_OSError || type == PyExc_PermissionError)
+		exc = PyObject_CallFunction(type, "is", e->err, e->msg);
+	else
+		exc = PyObject_CallFunction(type, "s", e->msg);
+	if (!exc)
+		return;
+	log = log_string(ctx);
+	if (log) {
+		PyObject_SetAttrString(exc, "log", log);
+		if (type != PyExc_OSError && type != PyExc_PermissionError) {
+			PyObject *no = PyLong_FromLong(e->err);
+
+			if (no)
+				PyObject_SetAttrString(exc, "errno", no);
+			Py_XDECREF(no);
+		}
+	}
+	PyErr_Clear();
+	PyErr_SetObject(type, exc);
+	Py_XDECREF(log);
+	Py_DECREF(exc);
+}
+
+/* Take the process-wide run lock without blocking Ctrl-C. */
+static int acquire_run_lock(core_state *st)
+{
+	PyLockStatus r;
+
+	for (;;) {
+		Py_BEGIN_ALLOW_THREADS
+		r = PyThread_acquire_lock_timed(st->run_lock, WAKE_MS * 1000, 0);
+		Py_END_ALLOW_THREADS
+		if (r == PY_LOCK_ACQUIRED)
+			return 0;
+		if (PyErr_CheckSignals() < 0)
+			return -1;
+	}
+}
+
+static int deliver(PyObject *callback, struct bench_ctx *ctx, int from, int to)
+{
+	int i;
+
+	for (i = from; i < to; i++) {
+		PyObject *t = sample_tuple(&ctx->samples[i]), *r;
+
+		if (!t)
+			return -1;
+		r = PyObject_CallFunction(callback, "iO", i, t);
+		Py_DECREF(t);
+		if (!r)
+			return -1;
+		Py_DECREF(r);
+	}
+	return 0;
+}
+
+static PyObject *build_result(struct bench_ctx *ctx)
+{
+	PyObject *samples = NULL, *log = NULL, *result = NULL;
+	int i;
+
+	samples = PyList_New(ctx->nr_samples);
+	if (!samples)
+		goto cleanup;
+	for (i = 0; i < ctx->nr_samples; i++) {
+		PyObject *t = sample_tuple(&ctx->samples[i]);
+
+		if (!t)
+			goto cleanup;
+		PyList_SET_ITEM(samples, i, t);
+	}
+	log = log_string(ctx);
+	if (!log)
+		goto cleanup;
+	result = Py_BuildValue("{s:O,s:i,s:s,s:O}", "samples", samples,
+			       "warmup_samples", ctx->env.warmup_samples,
+			       "trigger", ctx->trigger, "log", log);
+cleanup:
+	Py_XDECREF(samples);
+	Py_XDECREF(log);
+	return result;
+}
+
+PyDoc_STRVAR(core_run_doc,
+"run(name, env, params, callback=None) -> dict\n\n"
+"Run one benchmark.  env holds the common options (interval_ns,\n"
+"warmup_samples, duration_samples, producers, consumers, affinity,\n"
+"prod_affinity, cons_affinity, verbose); params the benchmark's own.\n"
+"callback(index, sample_tuple) is called as each sample arrives.");
+
+static PyObject *core_run(PyObject *module, PyObject *args, PyObject *kwargs)
+{
+	static char *kwlist[] = { "name", "env", "params", "callback", NULL };
+	core_state *st = get_state(module);
+	const char *name;
+	PyObject *env, *params, *callback = Py_None, *result = NULL;
+	struct bench_ctx *ctx = NULL;
+	const struct bench *b;
+	bool locked = false, started = false, py_error = false;
+	int seen = 0, n, err = 0;
+	bool done = false;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kwargs, "sO!O!|O:run", kwlist, &name,
+					 &PyDict_Type, &env, &PyDict_Type, &params,
+					 &callback))
+		return NULL;
+	if (callback != Py_None && !PyCallable_Check(callback)) {
+		PyErr_SetString(PyExc_TypeError, "callback must be callable or None");
+		return NULL;
+	}
+	b = bench_find(name);
+	if (!b) {
+		PyErr_Format(PyExc_ValueError, "unknown benchmark %R", PyTuple_GET_ITEM(args, 0));
+		return NULL;
+	}
+	ctx = malloc(sizeof(*ctx));
+	if (!ctx)
+		return PyErr_NoMemory();
+	bench_ctx_init(ctx, b);
+	if (read_env(ctx, env) < 0 || read_params(ctx, params) < 0)
+		goto cleanup;
+
+	if (acquire_run_lock(st) < 0)
+		goto cleanup;
+	locked = true;
+
+	bench_log_begin(ctx);
+	started = true;
+	Py_BEGIN_ALLOW_THREADS
+	err = bench_start(ctx);
+	Py_END_ALLOW_THREADS
+
+	while (!err && !done) {
+		Py_BEGIN_ALLOW_THREADS
+		n = bench_wait(ctx, seen, WAKE_MS);
+		done = bench_done(ctx);
+		Py_END_ALLOW_THREADS
+		if (callback != Py_None && n > seen && deliver(callback, ctx, seen, n) < 0) {
+			py_error = true;
+			break;
+		}
+		seen = n;
+		/* KeyboardInterrupt (or any signal handler's exception) ends
+		 * the run; cleanup below still joins and frees everything. */
+		if (PyErr_CheckSignals() < 0) {
+			py_error = true;
+			break;
+		}
+	}
+
+cleanup:
+	if (ctx) {
+		PyObject *et = NULL, *ev = NULL, *tb = NULL;
+
+		/* Keep a pending exception across the blocking cleanup. */
+		PyErr_Fetch(&et, &ev, &tb);
+		Py_BEGIN_ALLOW_THREADS
+		bench_finish(ctx);
+		Py_END_ALLOW_THREADS
+		if (started)
+			bench_log_end(ctx);
+		PyErr_Restore(et, ev, tb);
+		if (!PyErr_Occurred() && !py_error) {
+			if (ctx->error.kind != BENCH_ERR_NONE)
+				raise_bench_error(st, ctx);
+			else if (started)
+				result = build_result(ctx);
+		}
+		bench_ctx_destroy(ctx);
+		free(ctx);
+	}
+	if (locked)
+		PyThread_release_lock(st->run_lock);
+	return result;
+}
+
+static PyObject *core_probe_features(PyObject *module, PyObject *unused)
+{
+	core_state *st = get_state(module);
+	struct bench_feature *feats;
+	PyObject *list = NULL;
+	int n = 0, i;
+
+	if (!bench_probe_features) {
+		PyErr_SetString(st->unsupported_error, "this build has no feature probes");
+		return NULL;
+	}
+	feats = calloc(64, sizeof(*feats));
+	if (!feats)
+		return PyErr_NoMemory();
+	if (acquire_run_lock(st) < 0)
+		goto cleanup;
+	Py_BEGIN_ALLOW_THREADS
+	n = bench_probe_features(feats, 64);
+	Py_END_ALLOW_THREADS
+	PyThread_release_lock(st->run_lock);
+	list = PyList_New(0);
+	for (i = 0; list && i < n; i++) {
+		PyObject *t = Py_BuildValue("(sOis)", feats[i].name,
+					    feats[i].supported ? Py_True : Py_False,
+					    feats[i].err, feats[i].detail);
+
+		if (!t || PyList_Append(list, t) < 0) {
+			Py_XDECREF(t);
+			Py_CLEAR(list);
+		}
+		Py_XDECREF(t);
+	}
+cleanup:
+	free(feats);
+	return list;
+}
+
+static PyObject *core_libbpf_version(PyObject *module, PyObject *unused)
+{
+	return PyUnicode_FromString(libbpf_version_string());
+}
+
+static PyMethodDef core_methods[] = {
+	{ "benchmarks", core_benchmarks, METH_NOARGS,
+	  "benchmarks() -> list of dicts describing every registered benchmark" },
+	{ "run", (PyCFunction)(void (*)(void))core_run, METH_VARARGS | METH_KEYWORDS,
+	  core_run_doc },
+	{ "probe_features", core_probe_features, METH_NOARGS,
+	  "probe_features() -> list of (name, supported, errno, detail)" },
+	{ "libbpf_version", core_libbpf_version, METH_NOARGS,
+	  "libbpf_version() -> version string of the libbpf in use" },
+	{ NULL, NULL, 0, NULL },
+};
+
+static int core_exec(PyObject *module)
+{
+	core_state *st = get_state(module);
+
+	st->benchmark_error = PyErr_NewExceptionWithDoc(
+		"benchbpf.BenchmarkError",
+		"A benchmark failed to set up or run; .log holds libbpf's messages.",
+		PyExc_RuntimeError, NULL);
+	if (!st->benchmark_error)
+		return -1;
+	st->unsupported_error = PyErr_NewExceptionWithDoc(
+		"benchbpf.UnsupportedError",
+		"This kernel lacks a feature the benchmark needs; the message names it.",
+		st->benchmark_error, NULL);
+	if (!st->unsupported_error)
+		return -1;
+	st->run_lock = PyThread_allocate_lock();
+	if (!st->run_lock) {
+		PyErr_NoMemory();
+		return -1;
+	}
+	if (PyModule_AddObjectRef(module, "BenchmarkError", st->benchmark_error) < 0 ||
+	    PyModule_AddObjectRef(module, "UnsupportedError", st->unsupported_error) < 0 ||
+	    PyModule_AddIntConstant(module, "MAX_THREADS", BENCH_MAX_THREADS) < 0)
+		return -1;
+	bench_bump_memlock();
+	return 0;
+}
+
+static int core_traverse(PyObject *module, visitproc visit, void *arg)
+{
+	core_state *st = get_state(module);
+
+	Py_VISIT(st->benchmark_error);
+	Py_VISIT(st->unsupported_error);
+	return 0;
+}
+
+static int core_clear(PyObject *module)
+{
+	core_state *st = get_state(module);
+
+	Py_CLEAR(st->benchmark_error);
+	Py_CLEAR(st->unsupported_error);
+	return 0;
+}
+
+static void core_free(void *module)
+{
+	core_state *st = get_state(module);
+
+	core_clear(module);
+	if (st->run_lock) {
+		PyThread_free_lock(st->run_lock);
+		st->run_lock = NULL;
+	}
+}
+
+static PyModuleDef_Slot core_slots[] = {
+	{ Py_mod_exec, core_exec },
+	{ 0, NULL },
+};
+
+static struct PyModuleDef core_module = {
+	PyModuleDef_HEAD_INIT,
+	.m_name = "benchbpf._core",
+	.m_doc = "C core of benchbpf: runs the kernel's BPF benchmarks.",
+	.m_size = sizeof(core_state),
+	.m_methods = core_methods,
+	.m_slots = core_slots,
+	.m_traverse = core_traverse,
+	.m_clear = core_clear,
+	.m_free = core_free,
+};
+
+PyMODINIT_FUNC PyInit__core(void)
+{
+	return PyModuleDef_Init(&core_module);
+}
