@@ -3,11 +3,10 @@
 PLUS_MINUS = "\u00b1"
 
 
-def progress_line(result_or_info, index, sample, producers):
+def progress_line(report, index, sample, producers, interval_ns=1_000_000_000):
     """The per-interval 'Iter' line the kernel bench prints."""
-    report = result_or_info
     delta_ns = sample.interval_ns
-    head = f"Iter {index:3d} ({(delta_ns - 1_000_000_000) / 1000.0:7.3f}us): "
+    head = f"Iter {index:3d} ({(delta_ns - interval_ns) / 1000.0:7.3f}us): "
     if report == "ops":
         hits = sample.hits_mps
         return head + f"hits {hits:8.3f}M/s ({hits / producers:7.3f}M/prod)"

@@ -5,6 +5,7 @@
     benchbpf --rb-sampled -c1 rb-custom --json out.json
 """
 import argparse
+import os
 import sys
 
 from . import _runner
@@ -125,9 +126,10 @@ def main(argv=None):
         print(f"benchbpf: error: {e}", file=sys.stderr)
         return 2
     producers = args.producers
+    interval_ns = int(round(args.interval * 1e9))
 
     def show(sample, index, warmup):
-        print(progress_line(info.report, index, sample, producers), flush=True)
+        print(progress_line(info.report, index, sample, producers, interval_ns), flush=True)
 
     print(f"Setting up benchmark '{args.bench}'...", flush=True)
     try:
@@ -152,6 +154,10 @@ def main(argv=None):
     except KeyboardInterrupt:
         print("benchbpf: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # Reader went away (| head): the run was stopped and cleaned up.
+        sys.stdout = open(os.devnull, "w")
+        return 141
     print(result.summary())
     if args.json:
         result.to_json(args.json)

@@ -185,6 +185,11 @@ class Result:
     def __str__(self):
         return self.summary()
 
+    def plot(self, ax=None, counter="hits"):
+        """Per-sample rate over time (needs matplotlib)."""
+        from .analysis import plot
+        return plot(self, ax=ax, counter=counter)
+
     def _repr_html_(self):
         rows = "".join(
             f"<tr><td>{i}</td><td>{s.interval_ns / 1e6:.1f}</td>"
