@@ -1,6 +1,7 @@
 """Build benchbpf: BPF objects -> skeletons -> the benchbpf._core extension."""
 import glob
 import os
+import platform
 import shutil
 import subprocess
 import sys
@@ -49,6 +50,24 @@ def _run(cmd, stdout=None):
     subprocess.run(cmd, check=True, stdout=stdout)
 
 
+def _bpf_arch():
+    """The arch name libbpf's bpf_tracing.h wants for PT_REGS access."""
+    machine = platform.machine()
+    return {"x86_64": "x86", "aarch64": "arm64", "s390x": "s390", "ppc64le": "powerpc",
+            "riscv64": "riscv", "loongarch64": "loongarch"}.get(machine, machine)
+
+
+def _system_includes():
+    """Multiarch headers (asm/errno.h...) that clang -target bpf does not search."""
+    try:
+        triple = subprocess.run(["gcc", "-print-multiarch"], capture_output=True,
+                                text=True).stdout.strip()
+    except OSError:
+        triple = ""
+    path = os.path.join("/usr/include", triple) if triple else ""
+    return ["-idirafter", path] if path and os.path.isdir(path) else []
+
+
 def build_bpf():
     """Compile every bpf/*.bpf.c and generate its skeleton in build/gen."""
     os.makedirs(GEN, exist_ok=True)
@@ -72,8 +91,8 @@ def build_bpf():
         skel = os.path.join(GEN, family + ".skel.h")
         if _stale(obj, [src] + headers):
             _run([clang, "-g", "-O2", "-Wall", "-target", "bpf",
-                  "-D__TARGET_ARCH_x86", "-I", os.path.join(HERE, "bpf"),
-                  "-I", GEN, "-c", src, "-o", obj])
+                  f"-D__TARGET_ARCH_{_bpf_arch()}", "-I", os.path.join(HERE, "bpf"),
+                  "-I", GEN, *_system_includes(), "-c", src, "-o", obj])
         if _stale(skel, [obj]):
             tmp = skel + ".tmp"
             with open(tmp, "w") as f:
@@ -102,8 +121,12 @@ def _extension():
                      "-fno-strict-aliasing"] + cflags
     extra_link = list(libs) + ["-lelf", "-lz", "-lpthread"]
     if os.environ.get("BENCHBPF_SANITIZE"):
-        san = "-fsanitize=" + os.environ["BENCHBPF_SANITIZE"]
+        kinds = os.environ["BENCHBPF_SANITIZE"]
+        san = "-fsanitize=" + kinds
         extra_compile += [san, "-fno-omit-frame-pointer", "-g", "-O1"]
+        if "undefined" in kinds.split(","):
+            # Undefined behaviour must fail the run, not scroll past.
+            extra_compile.append("-fno-sanitize-recover=all")
         extra_link += [san]
     return Extension(
         "benchbpf._core",

@@ -9,11 +9,21 @@ __version__ = "0.1.0"
 
 from ._core import BenchmarkError, UnsupportedError
 from ._runner import COMMON_OPTIONS, describe, list_benchmarks, run
+from ._concurrency import ConcurrentRunWarning
 from .result import Result, Sample
+from .analysis import Comparison, Sweep, compare, plot, sweep
 from . import count
 from . import rename
+from . import trigger
+# The functions shadow their modules as attributes; import studies and
+# probes by name: from benchbpf.ringbuf import study.
+from .ringbuf import ringbuf, perfbuf, study as ringbuf_study
+from .features import Feature, Features, features
 
 __all__ = [
     "BenchmarkError", "UnsupportedError", "COMMON_OPTIONS", "Result", "Sample",
-    "describe", "list_benchmarks", "run", "count",
+    "describe", "list_benchmarks", "run", "ConcurrentRunWarning",
+    "Comparison", "Sweep", "compare", "plot", "sweep",
+    "count", "rename", "trigger", "ringbuf", "perfbuf", "ringbuf_study",
+    "Feature", "Features", "features",
 ]

@@ -1,8 +1,11 @@
 """CPU sets: lists of ints or the kernel's "0,2-4" strings."""
 
 
-def parse_cpuset(value, name):
-    """Return a tuple of CPU numbers from "0,2-4", an int, or an iterable of ints."""
+def parse_cpuset(value, name, nr_cpus=None):
+    """Return a tuple of CPU numbers from "0,2-4", an int, or an iterable of ints.
+
+    With nr_cpus, a range reaching past the last CPU is refused before it is
+    expanded, so that "0-99999999999" costs nothing."""
     if value is None:
         return None
     if isinstance(value, bool):
@@ -24,6 +27,9 @@ def parse_cpuset(value, name):
                     "(use e.g. '0,2-4')") from None
             if first < 0 or last < first:
                 raise ValueError(f"{name}={value!r}: bad range {part!r}")
+            if nr_cpus is not None and last >= nr_cpus:
+                raise ValueError(f"{name}={value!r} names CPU {max(first, nr_cpus)}: "
+                                 f"this machine has CPUs 0..{nr_cpus - 1}")
             cpus.extend(range(first, last + 1))
     else:
         try:

@@ -5,9 +5,11 @@ import math
 import numbers
 import os
 import platform
+import resource
 from types import MappingProxyType
 
 from . import _core
+from ._concurrency import RunMarker
 from ._cpuset import parse_cpuset
 from .result import Result, Sample
 
@@ -126,12 +128,17 @@ def _lookup(name):
 def _seconds(name, value, minimum, allow_zero):
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name}={value!r}: must be a number of seconds")
-    value = float(value)
+    given = value
+    try:
+        value = float(value)
+    except OverflowError:   # an int too big for a float
+        value = math.inf
     low_ok = value >= 0 if allow_zero else value > 0
     if not math.isfinite(value) or not low_ok or value > MAX_SECONDS or \
             (value and value < minimum):
-        lo = "0" if allow_zero else f"{minimum:g}"
-        raise ValueError(f"{name}={value!r} out of range: seconds in {lo}..{MAX_SECONDS}")
+        # Between 0 and one interval is not allowed either: say so.
+        lo = f"0 or {minimum:g}" if allow_zero else f"{minimum:g}"
+        raise ValueError(f"{name}={given!r} out of range: seconds in {lo}..{MAX_SECONDS}")
     return value
 
 
@@ -157,18 +164,18 @@ def _online_cpus():
 
 
 def _has_bpf_privilege():
-    if os.geteuid() == 0:
-        return True
+    # Effective capabilities, not the uid: root in a container with its
+    # capabilities dropped cannot load programs either.
     try:
         with open("/proc/self/status") as f:
             for line in f:
                 if line.startswith("CapEff:"):
                     caps = int(line.split()[1], 16)
                     sys_admin, perfmon, bpf = 1 << 21, 1 << 38, 1 << 39
-                    return bool(caps & sys_admin) or (caps & bpf and caps & perfmon)
+                    return bool(caps & sys_admin) or bool(caps & bpf and caps & perfmon)
     except OSError:
         pass
-    return False
+    return os.geteuid() == 0
 
 
 def _build_env(info, opts):
@@ -200,7 +207,7 @@ def _build_env(info, opts):
         "verbose": opts["verbose"],
     }
     for key, count in (("prod_affinity", producers), ("cons_affinity", consumers)):
-        cpus = parse_cpuset(opts[key], key)
+        cpus = parse_cpuset(opts[key], key, nr_cpus)
         if cpus is None:
             continue
         bad = [c for c in cpus if c >= nr_cpus]
@@ -241,7 +248,11 @@ def _cpu_model():
     return _CPU_MODEL
 
 
-def _metadata(info, raw, started):
+def _rlimit(value):
+    return "unlimited" if value in (-1, resource.RLIM_INFINITY) else value
+
+
+def _metadata(info, raw, started, concurrent):
     from . import __version__
     return {
         "kernel": platform.release(),
@@ -255,6 +266,14 @@ def _metadata(info, raw, started):
         "trigger": raw["trigger"] or None,
         "family": info.family,
         "report": info.report,
+        # True when this run found tracefs unmounted and mounted it.
+        "tracefs_mounted": raw["tracefs_mounted"],
+        # As the run saw it, and before the core raised it at import.
+        "rlimit_memlock": _rlimit(resource.getrlimit(resource.RLIMIT_MEMLOCK)[0]),
+        "rlimit_memlock_at_import": _rlimit(_core.MEMLOCK_AT_IMPORT)
+        if _core.MEMLOCK_AT_IMPORT >= -1 else None,
+        # Other benchbpf processes running meanwhile (None: could not tell).
+        "concurrent_runs": concurrent,
     }
 
 
@@ -303,7 +322,8 @@ def run(name, *, warmup=1, duration=5, interval=1.0, producers=1, consumers=None
         callback(Sample.from_raw(raw_sample, extra_names), index, index < nwarm)
 
     started = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
-    raw = _core.run(name, env, core_params, on_sample if callback else None)
+    with RunMarker(name) as marker:
+        raw = _core.run(name, env, core_params, on_sample if callback else None)
     samples = [Sample.from_raw(t, extra_names) for t in raw["samples"]]
     common = {
         "warmup": warmup, "duration": duration, "interval": interval,
@@ -317,5 +337,5 @@ def run(name, *, warmup=1, duration=5, interval=1.0, producers=1, consumers=None
         params={**common, **shown_params},
         samples=tuple(samples[nwarm:]),
         warmup_samples=tuple(samples[:nwarm]),
-        metadata=_metadata(info, raw, started),
+        metadata=_metadata(info, raw, started, marker.count),
     )

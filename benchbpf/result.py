@@ -139,6 +139,17 @@ class Result:
         return self.mean
 
     @property
+    def throughput_mbps(self):
+        """Payload moved per second, MB/s (10**6 bytes): mean hits * params['record_size'].
+
+        Only for benchmarks that move records (ring and perf buffers)."""
+        size = self.params.get("record_size")
+        if size is None:
+            raise ValueError(f"{self.name} moves no records: throughput_mbps needs "
+                             "a record_size parameter")
+        return self.mean * size
+
+    @property
     def producers(self):
         return self.params.get("producers", 1)
 

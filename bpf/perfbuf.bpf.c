@@ -25,6 +25,9 @@ struct {
 } perfbuf SEC(".maps");
 
 const volatile int batch_cnt = 0;
+/* Emit only for this process's getpgid() calls (0: for everyone's), so
+ * that other processes calling getpgid() do not add records. */
+const volatile __u32 filter_tgid = 0;
 const volatile __u32 record_size = RB_DEFAULT_RECORD_SIZE;
 
 long dropped __attribute__((aligned(128))) = 0;
@@ -37,6 +40,8 @@ static __always_inline int produce_batch(void *ctx)
 {
 	int i;
 
+	if (filter_tgid && (bpf_get_current_pid_tgid() >> 32) != filter_tgid)
+		return 0;
 	for (i = 0; i < batch_cnt; i++) {
 		if (bpf_perf_event_output(ctx, &perfbuf, BPF_F_CURRENT_CPU,
 					  payload, record_size))

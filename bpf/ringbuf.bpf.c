@@ -27,6 +27,9 @@ struct {
 } ringbuf SEC(".maps");
 
 const volatile int batch_cnt = 0;
+/* Emit only for this process's getpgid() calls (0: for everyone's), so
+ * that other processes calling getpgid() do not add records. */
+const volatile __u32 filter_tgid = 0;
 const volatile long use_output = 0;
 /* Notification sampling: wake the consumer only once this much data is
  * waiting (0: wake on every record, the kernel's default policy). */
@@ -59,6 +62,8 @@ static __always_inline int produce_batch(void)
 	long *rec, flags;
 	int i;
 
+	if (filter_tgid && (bpf_get_current_pid_tgid() >> 32) != filter_tgid)
+		return 0;
 	if (!use_output) {
 		for (i = 0; i < batch_cnt; i++) {
 			rec = bpf_ringbuf_reserve(&ringbuf, record_size, 0);

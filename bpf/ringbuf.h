@@ -24,6 +24,13 @@
 #define RB_DEFAULT_RINGBUF_SZ	(512 * 1024)
 #define PB_DEFAULT_PERFBUF_PAGES 128
 
+/*
+ * Most records per batch: the verifier walks the batch loop once per
+ * record and gives up past a million instructions (about 5000 records
+ * with sampling on this kernel).
+ */
+#define RB_MAX_BATCH		4000
+
 /* Ring buffer record header: 32-bit length (with busy/discard bits) and a
  * 32-bit page offset. */
 #define RB_HDR_SZ		8

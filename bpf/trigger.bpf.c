@@ -13,6 +13,7 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
+#include <bpf/usdt.bpf.h>
 
 #include "trigger.h"
 
@@ -136,6 +137,14 @@ int trig_uprobe(void *ctx)
  * attached with a raw BPF_LINK_CREATE (libbpf 1.1 has no uprobe.multi). */
 SEC("?uprobe")
 int trig_uprobe_multi(void *ctx)
+{
+	count_hit();
+	return 0;
+}
+
+/* USDT probe benchbpf:trig_nop (the C side emits its note). */
+SEC("?usdt")
+int trig_usdt(struct pt_regs *ctx)
 {
 	count_hit();
 	return 0;

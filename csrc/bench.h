@@ -130,6 +130,7 @@ struct bench_ctx {
 	int64_t params[BENCH_MAX_PARAMS];	/* values, index as bench->params */
 	void *priv;			/* family state */
 	char trigger[64];		/* how producers fire, for metadata */
+	bool tracefs_mounted;		/* this run mounted tracefs (metadata) */
 
 	atomic_bool stop;
 	atomic_int running_threads;
@@ -171,6 +172,9 @@ bool bench_done(struct bench_ctx *ctx);
 void bench_request_stop(struct bench_ctx *ctx);
 void bench_finish(struct bench_ctx *ctx);
 void bench_ctx_destroy(struct bench_ctx *ctx);
+/* How many runs got as far as setup since the core was loaded: lets tests
+ * prove that a rejected option loaded nothing. */
+unsigned long bench_setup_count(void);
 
 /* ---- helpers for families ---- */
 static inline bool bench_stopping(struct bench_ctx *ctx)
@@ -204,6 +208,12 @@ void bench_log_end(struct bench_ctx *ctx);
 void bench_log_append(struct bench_log *log, const char *fmt, va_list ap);
 /* Mount tracefs if events/ is missing; returns 0 or -errno. */
 int bench_ensure_tracefs(struct bench_ctx *ctx);
+/* UNSUPPORTED unless the kernel exposes its BTF; returns 0 or -errno. */
+int bench_check_btf(struct bench_ctx *ctx);
+/* OS error (EMFILE) unless `need` more descriptors can be opened. */
+int bench_check_fds(struct bench_ctx *ctx, int need);
+/* Whether this process may load and attach tracing BPF programs. */
+bool bench_bpf_privileged(void);
 /* Raise RLIMIT_MEMLOCK for kernels that still charge it. */
 int bench_bump_memlock(void);
 

@@ -67,6 +67,18 @@ static struct bpf_program *variant_prog(struct rename_bpf *skel, enum rename_kin
 	}
 }
 
+static const char *errno_name(int err)
+{
+	const char *s;
+
+	if (err < 0)
+		err = -err;
+	if (err == 524)
+		return "ENOTSUPP";
+	s = strerrorname_np(err);
+	return s ? s : "unknown errno";
+}
+
 static int rename_setup(struct bench_ctx *ctx, enum rename_kind kind)
 {
 	struct rename_state *st;
@@ -97,11 +109,13 @@ static int rename_setup(struct bench_ctx *ctx, enum rename_kind kind)
 	err = rename_bpf__load(st->skel);
 	if (err)
 		return bench_fail_bpf(ctx, err, variants[kind].feature,
-				      "loading %s", what);
+				      "loading %s: %s", what, errno_name(err));
 	st->link = bpf_program__attach(prog);
-	if (!st->link)
-		return bench_fail_bpf(ctx, -errno, variants[kind].feature,
-				      "attaching %s", what);
+	if (!st->link) {
+		err = -errno;
+		return bench_fail_bpf(ctx, err, variants[kind].feature,
+				      "attaching %s: %s", what, errno_name(err));
+	}
 	return 0;
 }
 

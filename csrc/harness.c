@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -20,6 +22,17 @@ struct bench_thread_arg {
 	int idx;
 	bool producer;
 };
+
+/* Descriptors a BPF run may open besides one per CPU (perf buffers):
+ * objects, maps, programs, links, libbpf's probes, tracefs files. */
+#define BENCH_FD_HEADROOM 64
+
+static atomic_ulong setup_count;
+
+unsigned long bench_setup_count(void)
+{
+	return atomic_load(&setup_count);
+}
 
 uint64_t bench_now_ns(void)
 {
@@ -36,6 +49,29 @@ int bench_nr_cpus(void)
 	return n > 0 ? (int)n : 1;
 }
 
+/* Running out of file descriptors shows up as any call failing anywhere;
+ * whatever failed, the cure is the same, so the message names it. */
+static void fd_hint(struct bench_error *e)
+{
+	size_t len = strlen(e->msg);
+	struct rlimit r;
+
+	if (e->err == ENFILE) {
+		snprintf(e->msg + len, sizeof(e->msg) - len,
+			 " [the system's file table is full: raise fs.file-max]");
+		return;
+	}
+	if (getrlimit(RLIMIT_NOFILE, &r) == 0 && r.rlim_cur != RLIM_INFINITY)
+		snprintf(e->msg + len, sizeof(e->msg) - len,
+			 " [out of file descriptors: the open-files limit is %llu; "
+			 "raise it, e.g. ulimit -n %llu]",
+			 (unsigned long long)r.rlim_cur,
+			 (unsigned long long)(r.rlim_cur < 4096 ? 4096 : r.rlim_cur * 2));
+	else
+		snprintf(e->msg + len, sizeof(e->msg) - len,
+			 " [out of file descriptors: raise the open-files limit, ulimit -n]");
+}
+
 static int vfail(struct bench_ctx *ctx, enum bench_err_kind kind, int err,
 		 const char *fmt, va_list ap)
 {
@@ -44,6 +80,10 @@ static int vfail(struct bench_ctx *ctx, enum bench_err_kind kind, int err,
 		ctx->error.kind = kind;
 		ctx->error.err = err;
 		vsnprintf(ctx->error.msg, sizeof(ctx->error.msg), fmt, ap);
+		if (err == EMFILE || err == ENFILE) {
+			ctx->error.kind = BENCH_ERR_OS;
+			fd_hint(&ctx->error);
+		}
 	}
 	pthread_mutex_unlock(&ctx->lock);
 	bench_request_stop(ctx);
@@ -62,6 +102,17 @@ int bench_fail(struct bench_ctx *ctx, enum bench_err_kind kind, int err,
 	return ret;
 }
 
+/* Before 5.11 BPF memory counted against RLIMIT_MEMLOCK, not the cgroup. */
+static bool kernel_charges_memlock(void)
+{
+	struct utsname u;
+	int major = 0, minor = 0;
+
+	if (uname(&u) || sscanf(u.release, "%d.%d", &major, &minor) != 2)
+		return false;
+	return major < 5 || (major == 5 && minor < 11);
+}
+
 int bench_fail_bpf(struct bench_ctx *ctx, int err, const char *what,
 		   const char *fmt, ...)
 {
@@ -77,7 +128,9 @@ int bench_fail_bpf(struct bench_ctx *ctx, int err, const char *what,
 
 	switch (err) {
 	case EPERM:
-		kind = geteuid() == 0 ? BENCH_ERR_UNSUPPORTED : BENCH_ERR_PERMISSION;
+		/* A privileged process refused is a kernel policy (lockdown);
+		 * an unprivileged one just lacks the capabilities. */
+		kind = bench_bpf_privileged() ? BENCH_ERR_UNSUPPORTED : BENCH_ERR_PERMISSION;
 		break;
 	case ENOENT:
 	case EOPNOTSUPP:
@@ -87,6 +140,25 @@ int bench_fail_bpf(struct bench_ctx *ctx, int err, const char *what,
 		break;
 	default:
 		kind = BENCH_ERR_BENCH;
+	}
+	if (kind == BENCH_ERR_PERMISSION)
+		return bench_fail(ctx, kind, err,
+				  "%s: %s: %s: loading BPF programs needs root, or CAP_BPF "
+				  "and CAP_PERFMON (%s)",
+				  ctx->bench->name, detail, strerror(err), what);
+	if (kind == BENCH_ERR_UNSUPPORTED && err == EPERM && kernel_charges_memlock()) {
+		struct rlimit r;
+
+		/* Kernels before 5.11 charge BPF memory to RLIMIT_MEMLOCK and
+		 * answer EPERM when it is exhausted; the core raises it at
+		 * import, which may not have been allowed. */
+		if (getrlimit(RLIMIT_MEMLOCK, &r) == 0 && r.rlim_cur != RLIM_INFINITY)
+			return bench_fail(ctx, kind, err,
+					  "%s: %s unavailable on this kernel: it answered %s (%s); "
+					  "if this kernel is older than 5.11, RLIMIT_MEMLOCK (%llu bytes) "
+					  "may be the cause: ulimit -l unlimited",
+					  ctx->bench->name, what, strerror(err), detail,
+					  (unsigned long long)r.rlim_cur);
 	}
 	if (kind == BENCH_ERR_UNSUPPORTED)
 		return bench_fail(ctx, kind, err,
@@ -343,6 +415,17 @@ int bench_start(struct bench_ctx *ctx)
 	if (!ctx->samples || !ctx->threads || !ctx->thread_args)
 		return bench_fail(ctx, BENCH_ERR_OS, ENOMEM, "out of memory");
 
+	/* Checked here, before setup, so that nothing is loaded where no
+	 * BPF benchmark could run: too few descriptors, no kernel BTF. */
+	if (!b->no_bpf) {
+		err = bench_check_fds(ctx, BENCH_FD_HEADROOM + bench_nr_cpus());
+		if (!err)
+			err = bench_check_btf(ctx);
+		if (err)
+			return err;
+	}
+
+	atomic_fetch_add(&setup_count, 1);
 	ctx->setup_called = true;
 	if (b->setup) {
 		err = b->setup(ctx);

@@ -3,6 +3,7 @@
  * libbpf glue shared by every family: message capture, tracefs, rlimits.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,7 +11,10 @@
 #include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+
+#include <linux/capability.h>
 
 #include <bpf/libbpf.h>
 
@@ -97,14 +101,26 @@ int bench_ensure_tracefs(struct bench_ctx *ctx)
 		"/sys/kernel/debug/tracing/events",
 	};
 	struct stat st;
+	bool denied = false;
 	size_t i;
 
-	for (i = 0; i < sizeof(roots) / sizeof(roots[0]); i++)
+	for (i = 0; i < sizeof(roots) / sizeof(roots[0]); i++) {
 		if (stat(roots[i], &st) == 0 && S_ISDIR(st.st_mode))
 			return 0;
+		denied |= errno == EACCES;
+	}
+	/* Mounted but closed to this user: mounting again cannot help. */
+	if (denied)
+		return bench_fail(ctx, BENCH_ERR_PERMISSION, EACCES,
+				  "%s: tracefs (/sys/kernel/tracing) is not accessible to this user: "
+				  "attaching to tracepoints needs root, or CAP_BPF and CAP_PERFMON",
+				  ctx->bench->name);
 	/* libbpf reads tracepoint ids from tracefs: mount it where it looks */
-	if (mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL) == 0)
+	if (mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL) == 0) {
+		/* The machine was changed on the user's behalf: say so. */
+		ctx->tracefs_mounted = true;
 		return 0;
+	}
 	return bench_fail(ctx, errno == EPERM ? BENCH_ERR_PERMISSION : BENCH_ERR_UNSUPPORTED,
 			  errno,
 			  "%s: tracefs is not mounted and mounting it at /sys/kernel/tracing failed (%s); "
@@ -112,10 +128,97 @@ int bench_ensure_tracefs(struct bench_ctx *ctx)
 			  ctx->bench->name, strerror(errno));
 }
 
+int bench_check_btf(struct bench_ctx *ctx)
+{
+	static const char path[] = "/sys/kernel/btf/vmlinux";
+	enum bench_err_kind kind;
+	int err;
+
+	/* Every object is built against vmlinux.h and relocated with CO-RE:
+	 * without the kernel's BTF, libbpf would fail later and vaguely. */
+	if (access(path, R_OK) == 0)
+		return 0;
+	err = errno;
+	switch (err) {
+	case ENOENT:
+	case ENOTDIR:
+		kind = BENCH_ERR_UNSUPPORTED;
+		break;
+	case EACCES:
+		kind = BENCH_ERR_PERMISSION;
+		break;
+	default:
+		kind = BENCH_ERR_OS;
+	}
+	return bench_fail(ctx, kind, err,
+			  "%s: kernel BTF (%s) unavailable: %s; benchbpf needs a kernel "
+			  "built with CONFIG_DEBUG_INFO_BTF=y",
+			  ctx->bench->name, path, strerror(err));
+}
+
+int bench_check_fds(struct bench_ctx *ctx, int need)
+{
+	struct rlimit r;
+	struct dirent *d;
+	DIR *dir = NULL;
+	long open_fds = 0;
+	int ret = 0;
+
+	if (getrlimit(RLIMIT_NOFILE, &r) || r.rlim_cur == RLIM_INFINITY)
+		goto cleanup;
+	dir = opendir("/proc/self/fd");
+	if (!dir) {
+		if (errno == EMFILE || errno == ENFILE)
+			ret = bench_fail(ctx, BENCH_ERR_OS, errno,
+					 "%s: no file descriptor left to start with",
+					 ctx->bench->name);
+		goto cleanup;	/* no /proc: let the run find out */
+	}
+	while ((d = readdir(dir)))
+		if (d->d_name[0] != '.')
+			open_fds++;
+	open_fds--;	/* the directory's own */
+	/*
+	 * libbpf probes kernel features the first time it loads an object and
+	 * caches the answers for the life of the process: a probe that fails
+	 * for want of a descriptor would make every later run in this process
+	 * fail too.  So refuse before loading anything, while it is clean.
+	 */
+	if ((long long)r.rlim_cur - open_fds < need)
+		ret = bench_fail(ctx, BENCH_ERR_OS, EMFILE,
+				 "%s: %ld of %llu file descriptors in use, it needs about %d free",
+				 ctx->bench->name, open_fds, (unsigned long long)r.rlim_cur,
+				 need);
+cleanup:
+	if (dir)
+		closedir(dir);
+	return ret;
+}
+
+bool bench_bpf_privileged(void)
+{
+	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3];
+
+	/* Effective capabilities, not the uid: root in a container with
+	 * its capabilities dropped cannot load programs either. */
+	if (syscall(SYS_capget, &hdr, data))
+		return geteuid() == 0;
+#define HAS_CAP(c) (data[(c) / 32].effective & (1u << ((c) % 32)))
+	return HAS_CAP(CAP_SYS_ADMIN) || (HAS_CAP(CAP_BPF) && HAS_CAP(CAP_PERFMON));
+#undef HAS_CAP
+}
+
 int bench_bump_memlock(void)
 {
 	struct rlimit r = { RLIM_INFINITY, RLIM_INFINITY };
 
 	/* Kernels >= 5.11 charge BPF memory to cgroups and ignore this. */
+	if (setrlimit(RLIMIT_MEMLOCK, &r) == 0)
+		return 0;
+	/* Without CAP_SYS_RESOURCE the hard limit stays: go up to it. */
+	if (getrlimit(RLIMIT_MEMLOCK, &r) || r.rlim_cur == r.rlim_max)
+		return -EPERM;
+	r.rlim_cur = r.rlim_max;
 	return setrlimit(RLIMIT_MEMLOCK, &r) ? -errno : 0;
 }

@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include <bpf/libbpf.h>
 
@@ -372,9 +373,10 @@ static PyObject *build_result(struct bench_ctx *ctx)
 	log = log_string(ctx);
 	if (!log)
 		goto cleanup;
-	result = Py_BuildValue("{s:O,s:i,s:s,s:O}", "samples", samples,
+	result = Py_BuildValue("{s:O,s:i,s:s,s:O,s:O}", "samples", samples,
 			       "warmup_samples", ctx->env.warmup_samples,
-			       "trigger", ctx->trigger, "log", log);
+			       "trigger", ctx->trigger, "log", log,
+			       "tracefs_mounted", ctx->tracefs_mounted ? Py_True : Py_False);
 cleanup:
 	Py_XDECREF(samples);
 	Py_XDECREF(log);
@@ -460,6 +462,11 @@ cleanup:
 		if (started)
 			bench_log_end(ctx);
 		PyErr_Restore(et, ev, tb);
+		/* A Ctrl-C that came while the GIL was released (setup,
+		 * teardown) wins over the run's own outcome: the caller asked
+		 * to stop, and a setup error may be only its side effect. */
+		if (!PyErr_Occurred() && !py_error && PyErr_CheckSignals() < 0)
+			py_error = true;
 		if (!PyErr_Occurred() && !py_error) {
 			if (ctx->error.kind != BENCH_ERR_NONE)
 				raise_bench_error(st, ctx);
@@ -516,6 +523,11 @@ static PyObject *core_libbpf_version(PyObject *module, PyObject *unused)
 	return PyUnicode_FromString(libbpf_version_string());
 }
 
+static PyObject *core_setup_count(PyObject *module, PyObject *unused)
+{
+	return PyLong_FromUnsignedLong(bench_setup_count());
+}
+
 static PyMethodDef core_methods[] = {
 	{ "benchmarks", core_benchmarks, METH_NOARGS,
 	  "benchmarks() -> list of dicts describing every registered benchmark" },
@@ -525,6 +537,8 @@ static PyMethodDef core_methods[] = {
 	  "probe_features() -> list of (name, supported, errno, detail)" },
 	{ "libbpf_version", core_libbpf_version, METH_NOARGS,
 	  "libbpf_version() -> version string of the libbpf in use" },
+	{ "setup_count", core_setup_count, METH_NOARGS,
+	  "setup_count() -> how many runs reached setup in this process" },
 	{ NULL, NULL, 0, NULL },
 };
 
@@ -553,7 +567,25 @@ static int core_exec(PyObject *module)
 	    PyModule_AddObjectRef(module, "UnsupportedError", st->unsupported_error) < 0 ||
 	    PyModule_AddIntConstant(module, "MAX_THREADS", BENCH_MAX_THREADS) < 0)
 		return -1;
-	bench_bump_memlock();
+	/* What the limit was before the core raised it, for metadata: a
+	 * low limit the core could not raise explains EPERM on old kernels. */
+	{
+		struct rlimit r;
+		long long before = -2;	/* unknown */
+		PyObject *v;
+		int err;
+
+		if (getrlimit(RLIMIT_MEMLOCK, &r) == 0)
+			before = r.rlim_cur == RLIM_INFINITY ? -1 : (long long)r.rlim_cur;
+		bench_bump_memlock();
+		v = PyLong_FromLongLong(before);
+		if (!v)
+			return -1;
+		err = PyModule_AddObjectRef(module, "MEMLOCK_AT_IMPORT", v);
+		Py_DECREF(v);
+		if (err < 0)
+			return -1;
+	}
 	return 0;
 }
 

@@ -50,12 +50,14 @@ def nr_threads():
 
 @pytest.fixture(scope="session", autouse=True)
 def nothing_left_loaded():
-    """After the whole suite, nothing it loaded may still be in the kernel."""
-    before = loaded_bpf_objects()
+    """After the whole suite, nothing it loaded may still be in the kernel:
+    no BPF descriptor in this process, and no object loaded meanwhile that
+    no process holds (objects other processes on the machine hold are theirs)."""
+    import leakcheck
+
+    before = leakcheck.kernel_objects()
     yield
-    after = loaded_bpf_objects()
-    if before is not None and after is not None:
-        # Tests that assert this themselves run alone; here other processes
-        # on the machine could only add objects, never ours.
-        ours = after - before
-        assert not ours, f"BPF objects left loaded after the test suite: {sorted(ours)}"
+    held = leakcheck.snapshot().bpf_fds
+    assert not held, f"BPF descriptors still open after the test suite: {held}"
+    orphans = leakcheck.orphaned_objects(before)
+    assert not orphans, f"BPF objects left loaded after the test suite: {orphans}"

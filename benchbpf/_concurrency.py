@@ -1,0 +1,168 @@
+"""Seeing other benchbpf runs on the same machine.
+
+Two benchmarks running at once compete for CPUs, caches and kernel locks,
+so both figures are disturbed.  Each run holds an flock'ed marker file for
+its whole length; a run looks for markers held by other processes when it
+starts and when it ends, warns, and counts them in its metadata.  A run that
+finds another one running also appends its pid to that one's marker, so the
+run that started first learns about one that came and went meanwhile.
+Detection is best effort: a run never fails because of it.
+"""
+import itertools
+import os
+import tempfile
+import warnings
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - not Linux
+    fcntl = None
+
+__all__ = ["ConcurrentRunWarning", "RunMarker", "lock_dir"]
+
+_SEQ = itertools.count()
+
+
+class ConcurrentRunWarning(RuntimeWarning):
+    """Another benchbpf process ran at the same time: both measurements are disturbed."""
+
+
+def lock_dir():
+    """Where markers live: $BENCHBPF_LOCK_DIR, /run/benchbpf for root, else a per-user /tmp dir."""
+    d = os.environ.get("BENCHBPF_LOCK_DIR")
+    if d:
+        return d
+    if os.access("/run", os.W_OK):
+        return "/run/benchbpf"
+    return os.path.join(tempfile.gettempdir(), f"benchbpf-{os.getuid()}")
+
+
+def _alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+class RunMarker:
+    """Context manager: holds this run's marker, collects the other runs seen."""
+
+    def __init__(self, name):
+        self.name = name
+        self.fd = -1
+        self.path = None
+        self.dir = None
+        self.others = set()
+        self._warned = set()
+        self.detected = False
+
+    def __enter__(self):
+        if fcntl is None:
+            return self
+        try:
+            self.dir = lock_dir()
+            os.makedirs(self.dir, mode=0o755, exist_ok=True)
+            self.path = os.path.join(self.dir, f"{os.getpid()}-{next(_SEQ)}.lock")
+            self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC,
+                              0o644)
+            fcntl.flock(self.fd, fcntl.LOCK_EX)
+            self.detected = True
+            self._scan()
+        except OSError:
+            self._release()
+        except BaseException:
+            # Ctrl-C half-way: leave no file and no descriptor behind.
+            self._release()
+            raise
+        self._warn()
+        return self
+
+    def __exit__(self, et, ev, tb):
+        if self.fd >= 0 and et is None:
+            try:
+                self._scan()
+                self._read_visitors()
+            except OSError:
+                pass
+        self._release()
+        if et is None:
+            self._warn()
+        return False
+
+    @property
+    def count(self):
+        """Other runs seen, or None where detection was impossible."""
+        return len(self.others) if self.detected else None
+
+    def _scan(self):
+        me = os.getpid()
+        for entry in os.listdir(self.dir):
+            pid, dash, _ = entry.partition("-")
+            if not dash or not entry.endswith(".lock") or not pid.isdigit():
+                continue
+            pid = int(pid)
+            if pid == me:   # this process's runs are serialised by the core
+                continue
+            path = os.path.join(self.dir, entry)
+            try:
+                fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CLOEXEC)
+            except PermissionError:
+                try:
+                    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+                except OSError:
+                    continue
+            except OSError:
+                continue
+            try:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+                except BlockingIOError:
+                    self.others.add(pid)
+                    try:
+                        os.write(fd, f"{me}\n".encode())   # tell it we were here
+                    except OSError:
+                        pass
+                    continue
+                fcntl.flock(fd, fcntl.LOCK_UN)
+                if not _alive(pid):   # left by a process that was killed
+                    try:
+                        os.unlink(path)
+                    except OSError:
+                        pass
+            finally:
+                os.close(fd)
+
+    def _read_visitors(self):
+        os.lseek(self.fd, 0, os.SEEK_SET)
+        data = b""
+        while True:
+            chunk = os.read(self.fd, 4096)
+            if not chunk:
+                break
+            data += chunk
+        for line in data.split():
+            if line.isdigit() and int(line) != os.getpid():
+                self.others.add(int(line))
+
+    def _release(self):
+        if self.fd >= 0:
+            try:
+                os.unlink(self.path)
+            except OSError:
+                pass
+            os.close(self.fd)
+            self.fd = -1
+
+    def _warn(self):
+        new = self.others - self._warned
+        if not new:
+            return
+        self._warned |= new
+        pids = ", ".join(str(p) for p in sorted(new))
+        warnings.warn(
+            f"{self.name}: another benchbpf run is going on at the same time (pid {pids}): "
+            "runs compete for CPUs and kernel resources, so both measurements are disturbed",
+            ConcurrentRunWarning, stacklevel=4)

@@ -1,0 +1,339 @@
+"""BPF ring buffer and perf buffer throughput: rb-libbpf, rb-custom, pb-libbpf, pb-custom.
+
+Producers call getpgid() in a loop; a BPF program on that syscall emits a
+batch of small records (``batch_cnt``, default 500, of ``record_size``
+bytes, default 8) into a BPF ring buffer or a perf buffer.  One consumer
+thread reads them, through libbpf's ring_buffer / perf_buffer API
+(``consumer="libbpf"``) or through a minimal reader that walks the mmapped
+buffer directly (``consumer="custom"``).  A hit is one record read by the
+consumer, a drop one record the BPF side could not emit because the buffer
+was full.  Extra per-sample counters: ``wakeups``, the times the consumer
+thread slept and was woken (its voluntary context switches: waits for a
+notification, plus at most ten 100 ms poll timeouts a second), and
+``polls``, the poll calls that returned data (a poll on a non-empty buffer
+returns at once, without a notification).  Notification sampling shows as
+fewer wakeups per hit.
+
+    >>> import benchbpf
+    >>> r = benchbpf.ringbuf(producers=4)                  # rb-libbpf
+    >>> r = benchbpf.ringbuf(consumer="custom", sampled=True, sample_rate=500)
+    >>> r = benchbpf.perfbuf(consumer="custom", back_to_back=True)
+    >>> print(r)            # hits ... M/s (... M/prod), drops ..., total operations ...
+    >>> r.throughput_mbps   # hits * record_size, MB/s
+
+The same runs through the generic runner take the kernel bench's option
+names: ``benchbpf.run("rb-libbpf", rb_sampled=True, rb_sample_rate=500)``.
+
+Keyword  ->  kernel bench option (benchmark parameter)
+    back_to_back   --rb-b2b          rb_b2b
+    use_output     --rb-use-output   rb_use_output   (ring buffer only)
+    batch_cnt      --rb-batch-cnt    rb_batch_cnt
+    sampled        --rb-sampled      rb_sampled
+    sample_rate    --rb-sample-rate  rb_sample_rate
+    record_size    (8 in the kernel bench)          record_size
+    ring_size      (512 KiB in the kernel bench)    ringbuf_sz  (ring buffer)
+    buffer_pages   (128 in the kernel bench)        perfbuf_sz  (perf buffer)
+    bench_producer --rb-bench-producer rb_bench_producer (newest kernel bench)
+    trigger        "auto", "fentry" or "tp"         trigger
+
+``sample_rate`` implies ``sampled=True``; giving it with ``sampled=False``
+is a ValueError.  Invalid combinations raise ValueError before anything is
+loaded: back-to-back with several producers, a consumer count other than 1
+(0 with bench_producer), a record bigger than the buffer, a sampled ring
+buffer whose notification threshold (sample_rate records) exceeds the ring,
+a sampled back-to-back perf buffer whose batch never reaches sample_rate
+(the consumer would stall).  Unlike the kernel bench, the perf buffers
+accept sample_rate > batch_cnt elsewhere, where it does no harm.
+
+Trigger: the kernel bench fires its producers from fentry on getpgid().
+``trigger="auto"`` (default) uses fentry where the kernel loads it and else
+the ``syscalls/sys_enter_getpgid`` tracepoint; ``Result.metadata["trigger"]``
+says which ran.  Figures are comparable only between runs with the same
+trigger.
+
+``benchbpf.ringbuf`` and ``benchbpf.perfbuf`` are the functions of this
+module, re-exported; the studies are imported from it by name
+(``from benchbpf.ringbuf import study, STUDIES``) or called as
+``benchbpf.ringbuf_study(name)``.
+"""
+import os
+
+from ._runner import run
+from .analysis import Sweep
+from .result import Result
+
+__all__ = [
+    "ringbuf", "perfbuf", "BENCHMARKS", "CONSUMERS", "TRIGGERS", "STUDIES", "study",
+    "single_producer_parallel", "single_producer_sampled", "back_to_back",
+    "back_to_back_sampled", "ringbuf_sample_rate_sweep", "perfbuf_sample_rate_sweep",
+    "reserve_vs_output", "reserve_vs_output_sampled", "same_cpu", "multi_producer",
+    "perfbuf_multi_producer", "record_size_sweep", "throughput_mbps",
+    "SAMPLE_RATES", "PRODUCER_COUNTS", "RECORD_SIZES",
+]
+
+#: The four benchmarks, in the kernel script's order.
+BENCHMARKS = ("rb-libbpf", "rb-custom", "pb-libbpf", "pb-custom")
+CONSUMERS = ("libbpf", "custom")
+TRIGGERS = ("auto", "fentry", "tp")
+
+#: Sample rates (= batch counts) of the kernel script's back-to-back sweeps.
+SAMPLE_RATES = (1, 5, 10, 25, 50, 100, 250, 500, 1000, 2000, 3000)
+#: Producer counts of the kernel script's multi-producer runs.
+PRODUCER_COUNTS = (1, 2, 3, 4, 8, 12, 16, 20, 24, 28, 32, 36, 40, 44, 48, 52)
+#: Record sizes of record_size_sweep(), bytes.
+RECORD_SIZES = (8, 64, 256, 1024, 4096, 16384, 65536)
+
+
+# Friendly keyword -> benchmark parameter, per buffer kind.
+_RB_NAMES = {
+    "back_to_back": "rb_b2b",
+    "use_output": "rb_use_output",
+    "batch_cnt": "rb_batch_cnt",
+    "sampled": "rb_sampled",
+    "sample_rate": "rb_sample_rate",
+    "record_size": "record_size",
+    "ring_size": "ringbuf_sz",
+    "bench_producer": "rb_bench_producer",
+    "trigger": "trigger",
+}
+_PB_NAMES = {
+    "back_to_back": "rb_b2b",
+    "batch_cnt": "rb_batch_cnt",
+    "sampled": "rb_sampled",
+    "sample_rate": "rb_sample_rate",
+    "record_size": "record_size",
+    "buffer_pages": "perfbuf_sz",
+    "trigger": "trigger",
+}
+
+
+def _bench_name(prefix, consumer):
+    if consumer not in CONSUMERS:
+        raise ValueError(f"consumer={consumer!r}: must be one of "
+                         f"{', '.join(repr(c) for c in CONSUMERS)}")
+    return f"{prefix}-{consumer}"
+
+
+def _params(func, names, friendly, options):
+    """Map friendly keywords to benchmark parameters, refusing both spellings."""
+    sampled, rate = friendly.get("sampled"), friendly.get("sample_rate")
+    if rate is not None:
+        if sampled is False:
+            raise ValueError(f"{func}: sample_rate={rate!r} has no effect with "
+                             "sampled=False (drop it, or pass sampled=True)")
+        friendly["sampled"] = True
+    params = {}
+    for key, value in friendly.items():
+        if value is None:
+            continue
+        kernel = names[key]
+        if kernel in options:
+            raise TypeError(f"{func}: got both {key}= and {kernel}=; pass one")
+        params[kernel] = value
+    return {**options, **params}
+
+
+def ringbuf(consumer="libbpf", *, back_to_back=None, use_output=None, batch_cnt=None,
+            sampled=None, sample_rate=None, record_size=None, ring_size=None,
+            bench_producer=None, trigger=None, **options):
+    """Run rb-libbpf (consumer="libbpf") or rb-custom (consumer="custom").
+
+    back_to_back: one batch at a time on one CPU, the consumer triggering the
+        next after reading (single producer only).
+    use_output: emit with bpf_ringbuf_output() (copies the record) instead
+        of bpf_ringbuf_reserve() + submit (writes its first 8 bytes).
+    batch_cnt: records per getpgid() call (1..4000, default 500).
+    sampled / sample_rate: notify the consumer only once sample_rate records
+        (default 500) are waiting; sample_rate implies sampled.
+    record_size: bytes per record (8..1 MiB, default 8).
+    ring_size: ring bytes, a power of 2 (default: 512 KiB, grown to hold 32
+        records).
+    bench_producer: newest kernel bench's --rb-bench-producer (rb-libbpf,
+        no consumer: sets consumers=0 unless given).
+    trigger: "auto" (default), "fentry" or "tp".
+    Other keywords: the common options (warmup, duration, interval,
+    producers, consumers, affinity, prod_affinity, cons_affinity, verbose,
+    callback) or kernel-named parameters (rb_b2b=...).
+    """
+    name = _bench_name("rb", consumer)
+    if bench_producer:
+        options.setdefault("consumers", 0)
+    kw = _params("ringbuf", _RB_NAMES, dict(
+        back_to_back=back_to_back, use_output=use_output, batch_cnt=batch_cnt,
+        sampled=sampled, sample_rate=sample_rate, record_size=record_size,
+        ring_size=ring_size, bench_producer=bench_producer, trigger=trigger), options)
+    return run(name, **kw)
+
+
+def perfbuf(consumer="libbpf", *, back_to_back=None, batch_cnt=None, sampled=None,
+            sample_rate=None, record_size=None, buffer_pages=None, trigger=None,
+            **options):
+    """Run pb-libbpf (consumer="libbpf") or pb-custom (consumer="custom").
+
+    Records go out with bpf_perf_event_output() into the current CPU's perf
+    buffer.  back_to_back, batch_cnt, trigger: as ringbuf().
+    sampled / sample_rate: the perf event wakes the consumer every
+        sample_rate samples (at most batch_cnt back-to-back); sample_rate
+        implies sampled.
+    record_size: bytes per sample (8..65516: a perf record is < 64 KiB).
+    buffer_pages: data pages per CPU, a power of 2 (default 128).
+    """
+    name = _bench_name("pb", consumer)
+    kw = _params("perfbuf", _PB_NAMES, dict(
+        back_to_back=back_to_back, batch_cnt=batch_cnt, sampled=sampled,
+        sample_rate=sample_rate, record_size=record_size, buffer_pages=buffer_pages,
+        trigger=trigger), options)
+    return run(name, **kw)
+
+
+# ---- the studies of the kernel's run_bench_ringbufs.sh ----
+#
+# Each runs with affinity on where the machine has the CPUs for it
+# (consumer on CPU 0, producers after it), as the kernel script's "-a";
+# pass affinity=False (or True, to insist) to override.  Every other
+# keyword goes to each run (warmup, duration, trigger=...).
+
+
+def _fits(producers, consumers=1):
+    return producers + consumers <= (os.cpu_count() or 1)
+
+
+def _opts(options, producers=1, consumers=1):
+    opts = dict(options)
+    if opts.get("affinity") is None and "prod_affinity" not in opts \
+            and "cons_affinity" not in opts:
+        opts["affinity"] = _fits(producers, consumers)
+    return opts
+
+
+def _each(options, **params):
+    opts = _opts(options)
+    return {b: run(b, **{**opts, **params}) for b in BENCHMARKS}
+
+
+def _sweep(label, name, param, values, make):
+    values = tuple(values)
+    if not values:
+        raise ValueError(f"{label}: no values to sweep")
+    return Sweep(name, param, values, tuple(make(v) for v in values))
+
+
+def single_producer_parallel(**options):
+    """Single producer, parallel consumer: {benchmark: Result} for all four."""
+    return _each(options)
+
+
+def single_producer_sampled(**options):
+    """As single_producer_parallel(), with notification sampling (rate 500)."""
+    return _each(options, rb_sampled=True)
+
+
+def back_to_back(**options):
+    """Back-to-back (producer and consumer alternate on one CPU), all four."""
+    return _each(options, rb_b2b=True)
+
+
+def back_to_back_sampled(**options):
+    """Back-to-back with notification sampling, all four."""
+    return _each(options, rb_b2b=True, rb_sampled=True)
+
+
+def ringbuf_sample_rate_sweep(rates=SAMPLE_RATES, **options):
+    """rb-custom back-to-back, batch = sample rate = each of `rates`: a Sweep over rb_sample_rate."""
+    opts = _opts(options)
+    return _sweep("ringbuf_sample_rate_sweep", "rb-custom", "rb_sample_rate", rates,
+                  lambda r: run("rb-custom", **{**opts, "rb_b2b": True, "rb_sampled": True,
+                                                "rb_batch_cnt": r, "rb_sample_rate": r}))
+
+
+def perfbuf_sample_rate_sweep(rates=SAMPLE_RATES, **options):
+    """pb-custom back-to-back, batch = sample rate = each of `rates`: a Sweep over rb_sample_rate."""
+    opts = _opts(options)
+    return _sweep("perfbuf_sample_rate_sweep", "pb-custom", "rb_sample_rate", rates,
+                  lambda r: run("pb-custom", **{**opts, "rb_b2b": True, "rb_sampled": True,
+                                                "rb_batch_cnt": r, "rb_sample_rate": r}))
+
+
+def reserve_vs_output(**options):
+    """rb-custom back-to-back, reserve + submit vs bpf_ringbuf_output(): {"reserve", "output"}."""
+    opts = {**_opts(options), "rb_b2b": True}
+    return {"reserve": run("rb-custom", **opts),
+            "output": run("rb-custom", **opts, rb_use_output=True)}
+
+
+def reserve_vs_output_sampled(**options):
+    """rb-custom with sampling, reserve + submit vs output: {"reserve", "output"}."""
+    opts = {**_opts(options), "rb_sampled": True}
+    return {"reserve": run("rb-custom", **opts),
+            "output": run("rb-custom", **opts, rb_use_output=True)}
+
+
+def same_cpu(cpu=0, **options):
+    """Consumer and producer competing on one CPU, batch of 1: all four."""
+    opts = {**options, "prod_affinity": [cpu], "cons_affinity": [cpu]}
+    return {b: run(b, **{**opts, "rb_batch_cnt": 1, "rb_sample_rate": 1})
+            for b in BENCHMARKS}
+
+
+def _producer_counts(counts):
+    if counts is not None:
+        return tuple(counts)
+    limit = max(4, 2 * (os.cpu_count() or 1))
+    return tuple(n for n in PRODUCER_COUNTS if n <= limit)
+
+
+def multi_producer(producer_counts=None, **options):
+    """rb-libbpf with 1..N producers, batch 50: a Sweep over producers.
+
+    Default counts: the kernel script's (1, 2, 3, 4, 8, ...) up to
+    max(4, 2 x CPUs)."""
+    counts = _producer_counts(producer_counts)
+    return _sweep("multi_producer", "rb-libbpf", "producers", counts,
+                  lambda n: run("rb-libbpf", **{**_opts(options, n), "producers": n,
+                                                "rb_batch_cnt": 50}))
+
+
+def perfbuf_multi_producer(producer_counts=None, **options):
+    """pb-libbpf with 1..N producers, batch 50, sample rate 50: a Sweep over producers."""
+    counts = _producer_counts(producer_counts)
+    return _sweep("perfbuf_multi_producer", "pb-libbpf", "producers", counts,
+                  lambda n: run("pb-libbpf", **{**_opts(options, n), "producers": n,
+                                                "rb_batch_cnt": 50, "rb_sample_rate": 50}))
+
+
+def record_size_sweep(sizes=RECORD_SIZES, name="rb-custom", **options):
+    """One benchmark over record sizes: a Sweep over record_size.
+
+    Read MB/s with ``[r.throughput_mbps for r in sweep.results]``.  For the
+    ring buffer pass rb_use_output=True to copy whole records (reserve +
+    submit writes only their first 8 bytes); perf buffer samples are always
+    copied whole (sizes up to 65516)."""
+    opts = _opts(options)
+    return _sweep("record_size_sweep", name, "record_size", sizes,
+                  lambda s: run(name, **{**opts, "record_size": s}))
+
+
+#: Study name -> function, in the kernel script's order.
+STUDIES = {
+    "single_producer_parallel": single_producer_parallel,
+    "single_producer_sampled": single_producer_sampled,
+    "back_to_back": back_to_back,
+    "back_to_back_sampled": back_to_back_sampled,
+    "ringbuf_sample_rate_sweep": ringbuf_sample_rate_sweep,
+    "perfbuf_sample_rate_sweep": perfbuf_sample_rate_sweep,
+    "reserve_vs_output": reserve_vs_output,
+    "reserve_vs_output_sampled": reserve_vs_output_sampled,
+    "same_cpu": same_cpu,
+    "multi_producer": multi_producer,
+    "perfbuf_multi_producer": perfbuf_multi_producer,
+    "record_size_sweep": record_size_sweep,
+}
+
+
+def study(name, **options):
+    """Run one study of STUDIES by name; options go to its function."""
+    try:
+        func = STUDIES[name]
+    except (KeyError, TypeError):
+        raise ValueError(f"unknown study {name!r}; studies: {', '.join(STUDIES)}") from None
+    return func(**options)

@@ -1,0 +1,166 @@
+"""trig-*: what it costs to fire a BPF program from each kind of hook.
+
+A hit is one run of the counting code: the attached BPF program adding one
+to its CPU's counter, or for the two baselines a user-space counter.  The
+figure is hits per second (``Result.mean`` etc., in M/s).
+
+* Baselines, no BPF: ``syscall_count`` (a getpgid() loop) and
+  ``usermode_count`` (a loop calling the unprobed uprobe target).
+* Kernel-driven, batched: each producer loops on BPF_PROG_TEST_RUN of a
+  raw_tp "driver" program that fires the hooked event ``batch_iters`` times
+  per run (1..1000, default 100; the kernel bench's ``--trig-batch-iters``).
+  kprobe*/fentry/fexit hook bpf_get_numa_node_id(), which the driver calls;
+  tp/rawtp/fmodret hook the bpf_modify_return_test_tp() kfunc path (the
+  bpf_test_run:bpf_trigger_tp tracepoint).  ``kernel_count`` attaches
+  nothing: the driver counts its own iterations, the in-kernel ceiling.
+* User-space probes: ``uprobe(kind, ret=, multi=)`` probes one of three
+  functions of this extension, called in a loop: the kernel bench's
+  "nop", "push" and "ret" targets, laid out as its default (-O0) build
+  compiles them, so each opens with ``push %rbp`` (the probed instruction)
+  and they differ in their bodies: a nop, a call, nothing.  ``usdt`` fires
+  a USDT probe site (a nop).
+
+Every function takes the common options as keywords (warmup, duration,
+interval, producers, affinity, prod_affinity, verbose, callback); these
+benchmarks take no consumer.  Where the kernel refuses the hook (fentry
+on a locked-down kernel, no kprobes, ...) they raise
+benchbpf.UnsupportedError naming the feature and the kernel's answer,
+before anything is measured.
+
+    >>> import benchbpf
+    >>> r = benchbpf.trigger.rawtp(duration=3, producers=2, batch_iters=100)
+    >>> r.median, r.metadata["trigger"]
+"""
+from ._runner import run
+
+__all__ = [
+    "syscall_count", "usermode_count", "kernel_count", "tp", "rawtp", "kprobe",
+    "kretprobe", "kprobe_multi", "kretprobe_multi", "fentry", "fexit", "fmodret",
+    "uprobe", "usdt", "uprobe_name", "BENCHMARKS", "UPROBE_KINDS",
+]
+
+#: The uprobe targets, as the kernel bench names them.
+UPROBE_KINDS = ("nop", "push", "ret")
+
+#: Function name -> benchmark name of the fixed benchmarks (see uprobe()
+#: and uprobe_name() for the uprobe family).
+BENCHMARKS = {
+    "syscall_count": "trig-syscall-count",
+    "usermode_count": "trig-usermode-count",
+    "kernel_count": "trig-kernel-count",
+    "tp": "trig-tp",
+    "rawtp": "trig-rawtp",
+    "kprobe": "trig-kprobe",
+    "kretprobe": "trig-kretprobe",
+    "kprobe_multi": "trig-kprobe-multi",
+    "kretprobe_multi": "trig-kretprobe-multi",
+    "fentry": "trig-fentry",
+    "fexit": "trig-fexit",
+    "fmodret": "trig-fmodret",
+    "usdt": "trig-usdt-nop",
+}
+
+
+def _batched(name, batch_iters, options):
+    if "trig_batch_iters" in options:
+        raise TypeError(f"{name}: pass batch_iters=, not trig_batch_iters=")
+    return run(name, trig_batch_iters=batch_iters, **options)
+
+
+def syscall_count(**options):
+    """trig-syscall-count: getpgid() syscalls per second, counted in user
+    space; no BPF.  The raw syscall rate."""
+    return run("trig-syscall-count", **options)
+
+
+def usermode_count(**options):
+    """trig-usermode-count: calls of the (unprobed) uprobe target per second,
+    counted in user space; no BPF.  The ceiling for the uprobe benchmarks."""
+    return run("trig-usermode-count", **options)
+
+
+def kernel_count(batch_iters=100, **options):
+    """trig-kernel-count: the raw_tp driver calls bpf_get_numa_node_id()
+    batch_iters times per test run and counts each iteration itself; nothing
+    is attached.  The ceiling of the kernel-driven benchmarks."""
+    return _batched("trig-kernel-count", batch_iters, options)
+
+
+def tp(batch_iters=100, **options):
+    """trig-tp: a tracepoint program on bpf_test_run:bpf_trigger_tp, fired
+    batch_iters times per driver run."""
+    return _batched("trig-tp", batch_iters, options)
+
+
+def rawtp(batch_iters=100, **options):
+    """trig-rawtp: a raw tracepoint program on bpf_trigger_tp, fired
+    batch_iters times per driver run."""
+    return _batched("trig-rawtp", batch_iters, options)
+
+
+def kprobe(batch_iters=100, **options):
+    """trig-kprobe: a kprobe on bpf_get_numa_node_id(), called batch_iters
+    times per driver run."""
+    return _batched("trig-kprobe", batch_iters, options)
+
+
+def kretprobe(batch_iters=100, **options):
+    """trig-kretprobe: a kretprobe on bpf_get_numa_node_id()."""
+    return _batched("trig-kretprobe", batch_iters, options)
+
+
+def kprobe_multi(batch_iters=100, **options):
+    """trig-kprobe-multi: a kprobe-multi link on bpf_get_numa_node_id()."""
+    return _batched("trig-kprobe-multi", batch_iters, options)
+
+
+def kretprobe_multi(batch_iters=100, **options):
+    """trig-kretprobe-multi: a kretprobe-multi link on bpf_get_numa_node_id()."""
+    return _batched("trig-kretprobe-multi", batch_iters, options)
+
+
+def fentry(batch_iters=100, **options):
+    """trig-fentry: an fentry program on bpf_get_numa_node_id()."""
+    return _batched("trig-fentry", batch_iters, options)
+
+
+def fexit(batch_iters=100, **options):
+    """trig-fexit: an fexit program on bpf_get_numa_node_id()."""
+    return _batched("trig-fexit", batch_iters, options)
+
+
+def fmodret(batch_iters=100, **options):
+    """trig-fmodret: an fmod_ret program on the bpf_modify_return_test_tp()
+    kfunc, called batch_iters times per driver run."""
+    return _batched("trig-fmodret", batch_iters, options)
+
+
+def uprobe_name(kind="nop", ret=False, multi=False):
+    """The benchmark name uprobe(kind, ret, multi) runs, e.g.
+    uprobe_name("push", ret=True, multi=True) == "trig-uretprobe-multi-push"."""
+    if kind not in UPROBE_KINDS:
+        raise ValueError(f"kind={kind!r}: must be one of "
+                         + ", ".join(repr(k) for k in UPROBE_KINDS))
+    for key, value in (("ret", ret), ("multi", multi)):
+        if not isinstance(value, bool):
+            raise TypeError(f"{key}={value!r}: must be True or False")
+    probe = "uretprobe" if ret else "uprobe"
+    return f"trig-{probe}{'-multi' if multi else ''}-{kind}"
+
+
+def uprobe(kind="nop", *, ret=False, multi=False, **options):
+    """trig-u[ret]probe[-multi]-{nop,push,ret}: a BPF uprobe (ret=True: a
+    uretprobe) on a function of this extension, called in a loop.
+
+    kind picks the target as the kernel bench names them: "nop", "push" or
+    "ret"; as its default build lays them out, each opens with the frame
+    setup push %rbp, where the probe sits, followed by a nop, a call of an
+    opaque function, or nothing.  multi=True attaches through a uprobe-multi
+    link instead of a perf-event uprobe."""
+    return run(uprobe_name(kind, ret, multi), **options)
+
+
+def usdt(**options):
+    """trig-usdt-nop: a BPF USDT program on a probe site (a nop) of this
+    extension, called in a loop."""
+    return run("trig-usdt-nop", **options)

@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * selftest: real programs for testing the harness, not a measurement.
+ *
+ * Each program counts the getpgid() syscalls made by one process (the
+ * benchmark's own producers): selftest_enter on the syscall's entry
+ * tracepoint, selftest_exit on its exit.  User space opens this object twice
+ * and enables one program in each copy, so a run really holds two loaded
+ * objects and two attachments, and a fault can strike between them.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+#include "selftest.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+struct selftest_slot hits[SELFTEST_NR_SLOTS];
+
+/* Set between open and load. */
+const volatile __u32 target_tgid = 0;	/* whose syscalls count */
+const volatile int reject = 0;		/* make the verifier refuse selftest_exit */
+
+/* Exists only for the rejected path below.  A hash map, because a lookup
+ * in it may return NULL whatever the key. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} scratch SEC(".maps");
+
+static __always_inline int count_hit(void)
+{
+	int cpu = bpf_get_smp_processor_id();
+
+	if ((bpf_get_current_pid_tgid() >> 32) != target_tgid)
+		return 0;
+	__sync_fetch_and_add(&hits[cpu & SELFTEST_SLOT_MASK].value, 1);
+	return 0;
+}
+
+SEC("?tp/syscalls/sys_enter_getpgid")
+int selftest_enter(void *ctx)
+{
+	return count_hit();
+}
+
+SEC("?tp/syscalls/sys_exit_getpgid")
+int selftest_exit(void *ctx)
+{
+	if (reject) {
+		__u32 zero = 0;
+		__u64 *v = bpf_map_lookup_elem(&scratch, &zero);
+
+		/*
+		 * Dereferenced without a NULL check on purpose: when `reject`
+		 * is set this path is live and the verifier must refuse the
+		 * program; when it is 0 (read-only data, known at load) the
+		 * verifier prunes the branch and the program loads.
+		 */
+		return *v != 0;
+	}
+	return count_hit();
+}

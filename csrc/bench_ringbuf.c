@@ -1,0 +1,940 @@
+// SPDX-License-Identifier: MIT
+/*
+ * rb-libbpf, rb-custom, pb-libbpf, pb-custom: BPF ring buffer and perf
+ * buffer throughput, as the kernel bench measures it.
+ *
+ * Producers call getpgid() in a loop; a BPF program on that syscall emits
+ * rb_batch_cnt records per call (bpf/ringbuf.bpf.c, bpf/perfbuf.bpf.c).
+ * One consumer thread reads them, either through libbpf's ring_buffer /
+ * perf_buffer API (*-libbpf) or through a minimal reader of our own that
+ * walks the mmapped buffer directly (*-custom).  A hit is one record read
+ * by the consumer; a drop is one record the BPF side could not emit
+ * because the buffer was full.
+ *
+ * Differences from the kernel bench, all deliberate:
+ * - Producers fire from fentry on the syscall when the kernel allows it,
+ *   else from the syscalls/sys_enter_getpgid tracepoint (param trigger).
+ * - rb-custom publishes its consumer position before stopping at a record
+ *   still being written; the kernel bench's reader returns without
+ *   publishing and so counts the records read in that pass twice.
+ * - The custom readers add their hits once per pass over the buffer, not
+ *   once per record.
+ * - pb-custom opens its own per-CPU perf events (same attributes as
+ *   pb-libbpf) instead of reading libbpf's private perf_buffer layout.
+ * - perf buffers: sample_rate > batch_cnt is refused only with sampling in
+ *   back-to-back mode, where the consumer would stall waiting for a
+ *   wake-up; the kernel bench refuses it always.
+ * - Consumers poll with a 100 ms timeout so that they see the stop flag.
+ * - The BPF side emits only for this process's getpgid() calls, so that
+ *   other processes calling getpgid() add no records.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "bench.h"
+#include "ringbuf.h"
+#include "ringbuf.skel.h"
+#include "perfbuf.skel.h"
+
+#define POLL_MS 100
+
+/* Ring buffer record header bits (include/uapi/linux/bpf.h). */
+#define RB_BUSY_BIT	(1u << 31)
+#define RB_DISCARD_BIT	(1u << 30)
+
+enum { TRIG_AUTO, TRIG_FENTRY, TRIG_TP };
+static const char *const trigger_choices[] = { "auto", "fentry", "tp", NULL };
+
+#define TP_NAME "syscalls/sys_enter_getpgid"
+#define FENTRY_TARGET "sys_getpgid"
+
+struct rb_counter {
+	_Alignas(128) atomic_ullong value;
+};
+
+/* One CPU's perf buffer, for pb-custom. */
+struct pb_cpu {
+	int fd;
+	void *base;		/* perf_event_mmap_page, then the data pages */
+};
+
+struct rb_state {
+	struct rb_counter hits;		/* records read by the consumer */
+	struct rb_counter polls;	/* poll returns with data */
+
+	bool perf;			/* pb-*: perf buffer, else ring buffer */
+	bool custom;			/* *-custom reader */
+	bool b2b;
+	bool bench_producer;
+
+	struct ringbuf_bpf *rskel;
+	struct perfbuf_bpf *pskel;
+	struct bpf_link *link;
+	long *dropped;			/* in the skeleton's .bss */
+	long *bpf_hits;
+
+	/* rb-libbpf / pb-libbpf */
+	struct ring_buffer *rb;
+	struct perf_buffer *pb;
+
+	/* rb-custom */
+	int epfd;
+	void *cons_page;		/* consumer position, writable */
+	void *prod_area;		/* producer position page + data twice */
+	size_t ring_sz;
+	size_t prod_area_len;
+
+	/* pb-custom */
+	struct pb_cpu *cpus;
+	int nr_cpus;
+	size_t page_sz;
+	size_t pb_data_sz;		/* data bytes per CPU */
+	struct epoll_event *events;
+
+	/* The consumer thread's /proc status, for its sleep count. */
+	int status_fd;
+	uint64_t last_vcsw;
+};
+
+/* ---- parameters ---- */
+
+static const struct bench_param_def rb_params[] = {
+	{ "rb_b2b", "--rb-b2b", BENCH_PARAM_BOOL, 0, 0, 1, NULL,
+	  "back-to-back: one batch at a time, the consumer triggers the next "
+	  "after reading, producer and consumer alternate on one CPU" },
+	{ "rb_use_output", "--rb-use-output", BENCH_PARAM_BOOL, 0, 0, 1, NULL,
+	  "emit with bpf_ringbuf_output() (a copy) instead of reserve + submit" },
+	{ "rb_batch_cnt", "--rb-batch-cnt", BENCH_PARAM_INT, 500, 1, RB_MAX_BATCH, NULL,
+	  "records the BPF program emits per syscall" },
+	{ "rb_sampled", "--rb-sampled", BENCH_PARAM_BOOL, 0, 0, 1, NULL,
+	  "notification sampling: wake the consumer only once rb_sample_rate "
+	  "records are waiting" },
+	{ "rb_sample_rate", "--rb-sample-rate", BENCH_PARAM_INT, 500, 1, 1000000, NULL,
+	  "records per notification with rb_sampled" },
+	{ "record_size", NULL, BENCH_PARAM_INT, RB_DEFAULT_RECORD_SIZE, 8,
+	  RB_MAX_RECORD_SIZE, NULL,
+	  "bytes per record (the kernel bench: 8); with reserve + submit only the "
+	  "first 8 bytes are written, bpf_ringbuf_output() copies them all" },
+	{ "ringbuf_sz", NULL, BENCH_PARAM_INT, 0, 0, 1 << 28, NULL,
+	  "ring buffer bytes, a power of 2 of at least a page; 0: 512 KiB (the "
+	  "kernel bench's), grown to hold at least 32 records" },
+	{ "rb_bench_producer", "--rb-bench-producer", BENCH_PARAM_BOOL, 0, 0, 1, NULL,
+	  "newest kernel bench only, rb-libbpf with consumers=0: count records "
+	  "in BPF and never wake a consumer (a full ring then drops)" },
+	{ "trigger", NULL, BENCH_PARAM_CHOICE, TRIG_AUTO, 0, 2, trigger_choices,
+	  "what fires the BPF producer on getpgid(): fentry (the kernel bench's), "
+	  "the " TP_NAME " tracepoint, or auto: fentry if the kernel loads it, "
+	  "else the tracepoint" },
+	{ 0 },
+};
+
+static const struct bench_param_def pb_params[] = {
+	{ "rb_b2b", "--rb-b2b", BENCH_PARAM_BOOL, 0, 0, 1, NULL,
+	  "back-to-back: one batch at a time, the consumer triggers the next "
+	  "after reading, producer and consumer alternate on one CPU" },
+	{ "rb_batch_cnt", "--rb-batch-cnt", BENCH_PARAM_INT, 500, 1, RB_MAX_BATCH, NULL,
+	  "samples the BPF program emits per syscall" },
+	{ "rb_sampled", "--rb-sampled", BENCH_PARAM_BOOL, 0, 0, 1, NULL,
+	  "notification sampling: the perf event wakes the consumer every "
+	  "rb_sample_rate samples (wakeup_events)" },
+	{ "rb_sample_rate", "--rb-sample-rate", BENCH_PARAM_INT, 500, 1, 1000000, NULL,
+	  "samples per notification with rb_sampled" },
+	{ "record_size", NULL, BENCH_PARAM_INT, RB_DEFAULT_RECORD_SIZE, 8,
+	  PB_MAX_RECORD_SIZE, NULL,
+	  "bytes per sample (the kernel bench: 8), all copied by "
+	  "bpf_perf_event_output(); a perf record holds at most "
+	  "65516 data bytes" },
+	{ "perfbuf_sz", NULL, BENCH_PARAM_INT, PB_DEFAULT_PERFBUF_PAGES, 1, 1 << 16, NULL,
+	  "data pages per CPU buffer, a power of 2 (the kernel bench's: 128)" },
+	{ "trigger", NULL, BENCH_PARAM_CHOICE, TRIG_AUTO, 0, 2, trigger_choices,
+	  "what fires the BPF producer on getpgid(): fentry (the kernel bench's), "
+	  "the " TP_NAME " tracepoint, or auto: fentry if the kernel loads it, "
+	  "else the tracepoint" },
+	{ 0 },
+};
+
+/*
+ * wakeups: times the consumer thread slept and was woken (its voluntary
+ * context switches): a wait for a notification, or a 100 ms poll timeout.
+ * polls: poll calls that returned data; a poll on a non-empty buffer
+ * returns at once, without sleeping or any notification.
+ */
+static const char *const rb_extra[] = { "wakeups", "polls", NULL };
+
+static bool is_perf(struct bench_ctx *ctx)
+{
+	return ctx->bench->name[0] == 'p';
+}
+
+static bool is_custom(struct bench_ctx *ctx)
+{
+	return strstr(ctx->bench->name, "custom") != NULL;
+}
+
+static bool is_pow2(uint64_t x)
+{
+	return x && !(x & (x - 1));
+}
+
+static uint64_t roundup_pow2(uint64_t x)
+{
+	uint64_t r = 1;
+
+	while (r < x)
+		r <<= 1;
+	return r;
+}
+
+/* Bytes one ring buffer record takes: header + data, 8-byte aligned. */
+static uint64_t rb_record_total(uint64_t record_size)
+{
+	return (RB_HDR_SZ + record_size + 7) & ~7ull;
+}
+
+/* Bytes one perf buffer raw sample takes. */
+static uint64_t pb_record_total(uint64_t record_size)
+{
+	return sizeof(struct perf_event_header) + ((4 + record_size + 7) & ~7ull);
+}
+
+static uint64_t rb_ring_size(struct bench_ctx *ctx)
+{
+	uint64_t sz = bench_param(ctx, "ringbuf_sz");
+	uint64_t rec = rb_record_total(bench_param(ctx, "record_size"));
+
+	if (sz)
+		return sz;
+	sz = roundup_pow2(rec * 32);
+	return sz < RB_DEFAULT_RINGBUF_SZ ? RB_DEFAULT_RINGBUF_SZ : sz;
+}
+
+static int bad(struct bench_ctx *ctx, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static int bad(struct bench_ctx *ctx, const char *fmt, ...)
+{
+	char msg[BENCH_MSG_LEN / 2];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return bench_fail(ctx, BENCH_ERR_VALUE, EINVAL, "%s: %s", ctx->bench->name, msg);
+}
+
+static int bufs_validate(struct bench_ctx *ctx)
+{
+	int64_t batch = bench_param(ctx, "rb_batch_cnt");
+	int64_t rate = bench_param(ctx, "rb_sample_rate");
+	int64_t rec = bench_param(ctx, "record_size");
+	bool sampled = bench_param(ctx, "rb_sampled");
+	bool b2b = bench_param(ctx, "rb_b2b");
+	bool bprod = !is_perf(ctx) && bench_param(ctx, "rb_bench_producer");
+	int consumers = ctx->env.consumer_cnt;
+	long page = sysconf(_SC_PAGESIZE);
+
+	if (bprod) {
+		if (is_custom(ctx))
+			return bad(ctx, "rb_bench_producer=True works only with rb-libbpf");
+		if (consumers != 0)
+			return bad(ctx, "rb_bench_producer=True runs no consumer: pass consumers=0 "
+				   "(got consumers=%d)", consumers);
+		if (b2b)
+			return bad(ctx, "rb_b2b=True needs a consumer: it makes no sense with "
+				   "rb_bench_producer=True");
+		if (sampled)
+			return bad(ctx, "rb_sampled=True samples consumer notifications: it makes "
+				   "no sense with rb_bench_producer=True");
+	} else if (consumers != 1) {
+		return bad(ctx, "consumers=%d: this benchmark reads with exactly one consumer",
+			   consumers);
+	}
+	if (b2b && ctx->env.producer_cnt > 1)
+		return bad(ctx, "rb_b2b=True (back-to-back) takes a single producer, got "
+			   "producers=%d", ctx->env.producer_cnt);
+
+	if (is_perf(ctx)) {
+		int64_t pages = bench_param(ctx, "perfbuf_sz");
+
+		if (!is_pow2(pages))
+			return bad(ctx, "perfbuf_sz=%lld pages: must be a power of 2",
+				   (long long)pages);
+		if (pb_record_total(rec) > (uint64_t)pages * page)
+			return bad(ctx, "record_size=%lld does not fit in a perf buffer of "
+				   "perfbuf_sz=%lld pages", (long long)rec, (long long)pages);
+		/* A perf buffer polls ready only once a wake-up was raised, and
+		 * back-to-back the consumer triggers the next batch only once
+		 * this one is ready.  (A ring buffer polls ready whenever it
+		 * holds data, so it cannot stall this way.) */
+		if (sampled && b2b && rate > batch)
+			return bad(ctx, "rb_sample_rate=%lld with rb_batch_cnt=%lld and "
+				   "rb_b2b=True: a batch would never raise a wake-up and the "
+				   "consumer would stall (use rb_sample_rate <= rb_batch_cnt)",
+				   (long long)rate, (long long)batch);
+	} else {
+		uint64_t ring = rb_ring_size(ctx), total = rb_record_total(rec);
+
+		if (bench_param(ctx, "ringbuf_sz") &&
+		    (!is_pow2(ring) || ring < (uint64_t)page))
+			return bad(ctx, "ringbuf_sz=%llu: must be a power of 2 of at least "
+				   "the page size (%ld)", (unsigned long long)ring, page);
+		if (total > ring)
+			return bad(ctx, "record_size=%lld (%llu bytes with its header) does not "
+				   "fit in a ring buffer of ringbuf_sz=%llu bytes",
+				   (long long)rec, (unsigned long long)total,
+				   (unsigned long long)ring);
+		if (sampled && (uint64_t)rate * total > ring)
+			return bad(ctx, "rb_sample_rate=%lld records of %llu bytes exceed the "
+				   "%llu-byte ring buffer: the consumer would never be notified "
+				   "(lower rb_sample_rate or raise ringbuf_sz)",
+				   (long long)rate, (unsigned long long)total,
+				   (unsigned long long)ring);
+	}
+	return 0;
+}
+
+/* ---- loading ---- */
+
+/*
+ * Our process id as BPF sees it (the initial pid namespace's), or 0 when
+ * we run in a nested pid namespace and cannot tell: then records are
+ * emitted for any process's getpgid(), as the kernel bench does.
+ */
+static __u32 own_tgid(void)
+{
+	char line[256];
+	__u32 pid = 0;
+	int fields = 0;
+	FILE *f = fopen("/proc/self/status", "re");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		char *p = line + 6, *end;
+
+		if (strncmp(line, "NSpid:", 6))
+			continue;
+		for (;;) {
+			unsigned long v = strtoul(p, &end, 10);
+
+			if (end == p)
+				break;
+			pid = v;
+			fields++;
+			p = end;
+		}
+		break;
+	}
+	fclose(f);
+	return fields == 1 ? pid : 0;
+}
+
+static void bufs_trigger_batch(void)
+{
+	(void)syscall(__NR_getpgid, 0);
+}
+
+static void rb_destroy_skels(struct rb_state *st)
+{
+	bpf_link__destroy(st->link);
+	st->link = NULL;
+	ringbuf_bpf__destroy(st->rskel);
+	st->rskel = NULL;
+	perfbuf_bpf__destroy(st->pskel);
+	st->pskel = NULL;
+}
+
+/*
+ * Open, configure and load the skeleton with the one entry point of
+ * `trig` enabled.  Returns 0 or a negative errno without recording an
+ * error, so that auto can fall back.
+ */
+static int rb_try_load(struct bench_ctx *ctx, struct rb_state *st, int trig,
+		       struct bpf_program **progp)
+{
+	bool fentry = trig == TRIG_FENTRY;
+	int64_t rec = bench_param(ctx, "record_size");
+	struct bpf_program *prog;
+	int err;
+
+	if (!st->perf) {
+		st->rskel = ringbuf_bpf__open();
+		if (!st->rskel)
+			return -errno;
+		st->rskel->rodata->batch_cnt = bench_param(ctx, "rb_batch_cnt");
+		st->rskel->rodata->filter_tgid = own_tgid();
+		st->rskel->rodata->use_output = bench_param(ctx, "rb_use_output");
+		st->rskel->rodata->record_size = rec;
+		st->rskel->rodata->bench_producer = st->bench_producer;
+		if (bench_param(ctx, "rb_sampled"))
+			st->rskel->rodata->wakeup_data_size =
+				bench_param(ctx, "rb_sample_rate") * rb_record_total(rec);
+		err = bpf_map__set_max_entries(st->rskel->maps.ringbuf, rb_ring_size(ctx));
+		if (err)
+			return err;
+		prog = fentry ? st->rskel->progs.rb_fentry : st->rskel->progs.rb_tp;
+		bpf_program__set_autoload(prog, true);
+		err = ringbuf_bpf__load(st->rskel);
+		if (err)
+			return err;
+		st->dropped = &st->rskel->bss->dropped;
+		st->bpf_hits = &st->rskel->bss->hits;
+	} else {
+		long val = 42;
+
+		st->pskel = perfbuf_bpf__open();
+		if (!st->pskel)
+			return -errno;
+		st->pskel->rodata->batch_cnt = bench_param(ctx, "rb_batch_cnt");
+		st->pskel->rodata->filter_tgid = own_tgid();
+		st->pskel->rodata->record_size = rec;
+		memcpy(st->pskel->bss->payload, &val, sizeof(val));
+		prog = fentry ? st->pskel->progs.pb_fentry : st->pskel->progs.pb_tp;
+		bpf_program__set_autoload(prog, true);
+		err = perfbuf_bpf__load(st->pskel);
+		if (err)
+			return err;
+		st->dropped = &st->pskel->bss->dropped;
+	}
+	*progp = prog;
+	return 0;
+}
+
+static int rb_load(struct bench_ctx *ctx, struct rb_state *st, struct bpf_program **prog)
+{
+	int trig = bench_param(ctx, "trigger");
+	const char *kind = st->perf ? "perf buffer" : "ring buffer";
+	int err;
+
+	if (trig != TRIG_TP) {
+		err = rb_try_load(ctx, st, TRIG_FENTRY, prog);
+		if (!err) {
+			snprintf(ctx->trigger, sizeof(ctx->trigger), "fentry/%s", FENTRY_TARGET);
+			return 0;
+		}
+		rb_destroy_skels(st);
+		if (trig == TRIG_FENTRY)
+			return bench_fail_bpf(ctx, err, "fentry programs (BPF trampolines)",
+					      "loading the %s producer as fentry on %s",
+					      kind, FENTRY_TARGET);
+	}
+	err = bench_ensure_tracefs(ctx);
+	if (err)
+		return err;
+	err = rb_try_load(ctx, st, TRIG_TP, prog);
+	if (err)
+		return bench_fail_bpf(ctx, err, "tracepoint programs",
+				      "loading the %s producer on tracepoint %s",
+				      kind, TP_NAME);
+	snprintf(ctx->trigger, sizeof(ctx->trigger), "tp/%s", TP_NAME);
+	return 0;
+}
+
+static int rb_attach(struct bench_ctx *ctx, struct rb_state *st, struct bpf_program *prog)
+{
+	bool fentry = strncmp(ctx->trigger, "fentry", 6) == 0;
+
+	st->link = bpf_program__attach(prog);
+	if (!st->link)
+		return bench_fail_bpf(ctx, -errno,
+				      fentry ? "fentry programs (BPF trampolines)" :
+					       "tracepoint programs",
+				      "attaching the producer to %s", ctx->trigger);
+	return 0;
+}
+
+/* ---- consumer setup ---- */
+
+static int buf_process_sample(void *cookie, void *data, size_t len)
+{
+	struct rb_state *st = cookie;
+
+	(void)data;
+	(void)len;
+	atomic_fetch_add_explicit(&st->hits.value, 1, memory_order_relaxed);
+	return 0;
+}
+
+static enum bpf_perf_event_ret perf_process_event(void *cookie, int cpu,
+						  struct perf_event_header *e)
+{
+	struct rb_state *st = cookie;
+
+	(void)cpu;
+	switch (e->type) {
+	case PERF_RECORD_SAMPLE:
+		atomic_fetch_add_explicit(&st->hits.value, 1, memory_order_relaxed);
+		return LIBBPF_PERF_EVENT_CONT;
+	case PERF_RECORD_LOST:
+		return LIBBPF_PERF_EVENT_CONT;
+	default:
+		return LIBBPF_PERF_EVENT_ERROR;
+	}
+}
+
+static void perf_attr(struct bench_ctx *ctx, struct perf_event_attr *attr)
+{
+	uint64_t every = bench_param(ctx, "rb_sampled") ? bench_param(ctx, "rb_sample_rate") : 1;
+
+	memset(attr, 0, sizeof(*attr));
+	attr->size = sizeof(*attr);
+	attr->type = PERF_TYPE_SOFTWARE;
+	attr->config = PERF_COUNT_SW_BPF_OUTPUT;
+	attr->sample_type = PERF_SAMPLE_RAW;
+	/* notify every Nth sample */
+	attr->sample_period = every;
+	attr->wakeup_events = every;
+}
+
+static int rb_custom_setup(struct bench_ctx *ctx, struct rb_state *st)
+{
+	int map_fd = bpf_map__fd(st->rskel->maps.ringbuf);
+	struct epoll_event ev = { .events = EPOLLIN };
+	void *p;
+
+	st->ring_sz = rb_ring_size(ctx);
+	st->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (st->epfd < 0)
+		return bench_fail(ctx, BENCH_ERR_OS, errno, "%s: epoll_create1: %s",
+				  ctx->bench->name, strerror(errno));
+	p = mmap(NULL, st->page_sz, PROT_READ | PROT_WRITE, MAP_SHARED, map_fd, 0);
+	if (p == MAP_FAILED)
+		return bench_fail(ctx, BENCH_ERR_OS, errno,
+				  "%s: mmap of the ring buffer's consumer page: %s",
+				  ctx->bench->name, strerror(errno));
+	st->cons_page = p;
+	/* producer page, then the data pages mapped twice in a row so that a
+	 * record wrapping around the end reads contiguously */
+	st->prod_area_len = st->page_sz + 2 * st->ring_sz;
+	p = mmap(NULL, st->prod_area_len, PROT_READ, MAP_SHARED, map_fd, st->page_sz);
+	if (p == MAP_FAILED)
+		return bench_fail(ctx, BENCH_ERR_OS, errno,
+				  "%s: mmap of the ring buffer's data pages: %s",
+				  ctx->bench->name, strerror(errno));
+	st->prod_area = p;
+	if (epoll_ctl(st->epfd, EPOLL_CTL_ADD, map_fd, &ev) < 0)
+		return bench_fail(ctx, BENCH_ERR_OS, errno, "%s: epoll_ctl: %s",
+				  ctx->bench->name, strerror(errno));
+	return 0;
+}
+
+static int pb_custom_setup(struct bench_ctx *ctx, struct rb_state *st)
+{
+	int map_fd = bpf_map__fd(st->pskel->maps.perfbuf);
+	int max = bpf_map__max_entries(st->pskel->maps.perfbuf);
+	size_t mmap_sz = st->page_sz + st->pb_data_sz;
+	struct perf_event_attr attr;
+	int cpu, opened = 0;
+
+	perf_attr(ctx, &attr);
+	st->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (st->epfd < 0)
+		return bench_fail(ctx, BENCH_ERR_OS, errno, "%s: epoll_create1: %s",
+				  ctx->bench->name, strerror(errno));
+	st->cpus = calloc(max, sizeof(*st->cpus));
+	st->events = calloc(max, sizeof(*st->events));
+	if (!st->cpus || !st->events)
+		return -ENOMEM;
+	for (cpu = 0; cpu < max; cpu++) {
+		st->cpus[cpu].fd = -1;
+		st->cpus[cpu].base = MAP_FAILED;
+	}
+	st->nr_cpus = max;
+	for (cpu = 0; cpu < max; cpu++) {
+		struct pb_cpu *c = &st->cpus[cpu];
+		struct epoll_event ev = { .events = EPOLLIN, .data.ptr = c };
+
+		c->fd = syscall(__NR_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+		if (c->fd < 0) {
+			if (errno == ENODEV)	/* offline CPU */
+				continue;
+			return bench_fail_bpf(ctx, -errno, "BPF output perf events",
+					      "perf_event_open on CPU %d", cpu);
+		}
+		c->base = mmap(NULL, mmap_sz, PROT_READ | PROT_WRITE, MAP_SHARED, c->fd, 0);
+		if (c->base == MAP_FAILED)
+			return bench_fail(ctx, BENCH_ERR_OS, errno,
+					  "%s: mmap of CPU %d's perf buffer: %s",
+					  ctx->bench->name, cpu, strerror(errno));
+		if (ioctl(c->fd, PERF_EVENT_IOC_ENABLE, 0) < 0)
+			return bench_fail(ctx, BENCH_ERR_OS, errno,
+					  "%s: enabling CPU %d's perf event: %s",
+					  ctx->bench->name, cpu, strerror(errno));
+		if (bpf_map_update_elem(map_fd, &cpu, &c->fd, BPF_ANY) < 0)
+			return bench_fail(ctx, BENCH_ERR_OS, errno,
+					  "%s: putting CPU %d's perf event in the map: %s",
+					  ctx->bench->name, cpu, strerror(errno));
+		if (epoll_ctl(st->epfd, EPOLL_CTL_ADD, c->fd, &ev) < 0)
+			return bench_fail(ctx, BENCH_ERR_OS, errno, "%s: epoll_ctl: %s",
+					  ctx->bench->name, strerror(errno));
+		opened++;
+	}
+	if (!opened)
+		return bench_fail(ctx, BENCH_ERR_OS, ENODEV,
+				  "%s: no online CPU to open a perf buffer on", ctx->bench->name);
+	return 0;
+}
+
+static int bufs_setup(struct bench_ctx *ctx)
+{
+	struct bpf_program *prog = NULL;
+	struct rb_state *st;
+	int err;
+
+	st = aligned_alloc(128, sizeof(*st));
+	if (!st)
+		return -ENOMEM;
+	memset(st, 0, sizeof(*st));
+	atomic_init(&st->hits.value, 0);
+	atomic_init(&st->polls.value, 0);
+	st->epfd = -1;
+	st->status_fd = -1;
+	ctx->priv = st;
+	st->perf = is_perf(ctx);
+	st->custom = is_custom(ctx);
+	st->b2b = bench_param(ctx, "rb_b2b");
+	st->bench_producer = !st->perf && bench_param(ctx, "rb_bench_producer");
+	st->page_sz = sysconf(_SC_PAGESIZE);
+	if (st->perf)
+		st->pb_data_sz = bench_param(ctx, "perfbuf_sz") * st->page_sz;
+
+	err = rb_load(ctx, st, &prog);
+	if (err)
+		return err;
+
+	if (!st->perf && !st->custom && !st->bench_producer) {
+		st->rb = ring_buffer__new(bpf_map__fd(st->rskel->maps.ringbuf),
+					  buf_process_sample, st, NULL);
+		if (!st->rb)
+			return bench_fail(ctx, BENCH_ERR_BENCH, errno,
+					  "%s: creating libbpf's ring_buffer: %s",
+					  ctx->bench->name, strerror(errno));
+	} else if (!st->perf && st->custom) {
+		err = rb_custom_setup(ctx, st);
+		if (err)
+			return err;
+	} else if (st->perf && !st->custom) {
+		struct perf_event_attr attr;
+
+		perf_attr(ctx, &attr);
+		st->pb = perf_buffer__new_raw(bpf_map__fd(st->pskel->maps.perfbuf),
+					      bench_param(ctx, "perfbuf_sz"), &attr,
+					      perf_process_event, st, NULL);
+		if (!st->pb)
+			return bench_fail_bpf(ctx, -errno, "BPF output perf events",
+					      "creating libbpf's perf_buffer");
+	} else if (st->perf) {
+		err = pb_custom_setup(ctx, st);
+		if (err)
+			return err;
+	}
+	return rb_attach(ctx, st, prog);
+}
+
+static void bufs_teardown(struct bench_ctx *ctx)
+{
+	struct rb_state *st = ctx->priv;
+	int i;
+
+	if (!st)
+		return;
+	/* stop producing first */
+	bpf_link__destroy(st->link);
+	st->link = NULL;
+	ring_buffer__free(st->rb);
+	perf_buffer__free(st->pb);
+	if (st->prod_area)
+		munmap(st->prod_area, st->prod_area_len);
+	if (st->cons_page)
+		munmap(st->cons_page, st->page_sz);
+	for (i = 0; st->cpus && i < st->nr_cpus; i++) {
+		if (st->cpus[i].base != MAP_FAILED)
+			munmap(st->cpus[i].base, st->page_sz + st->pb_data_sz);
+		if (st->cpus[i].fd >= 0)
+			close(st->cpus[i].fd);
+	}
+	if (st->status_fd >= 0)
+		close(st->status_fd);
+	free(st->cpus);
+	free(st->events);
+	if (st->epfd >= 0)
+		close(st->epfd);
+	rb_destroy_skels(st);
+	free(st);
+	ctx->priv = NULL;
+}
+
+/* ---- threads ---- */
+
+static int bufs_producer(struct bench_ctx *ctx, int idx)
+{
+	struct rb_state *st = ctx->priv;
+
+	(void)idx;
+	if (st->b2b) {
+		/* one batch to start; the consumer triggers the rest */
+		bufs_trigger_batch();
+		return 0;
+	}
+	while (!bench_stopping(ctx))
+		bufs_trigger_batch();
+	return 0;
+}
+
+/* Voluntary context switches of the thread whose status `fd` reads. */
+static bool read_vcsw(int fd, uint64_t *out)
+{
+	static const char key[] = "voluntary_ctxt_switches:";
+	char buf[4096], *p;
+	ssize_t n;
+
+	n = pread(fd, buf, sizeof(buf) - 1, 0);
+	if (n <= 0)
+		return false;
+	buf[n] = 0;
+	for (p = buf; (p = strstr(p, key)); p++)
+		if (p == buf || p[-1] == '\n') {	/* not nonvoluntary_... */
+			*out = strtoull(p + sizeof(key) - 1, NULL, 10);
+			return true;
+		}
+	return false;
+}
+
+/* The consumer publishes where the sampler can count its sleeps. */
+static void consumer_begin(struct rb_state *st)
+{
+	char path[64];
+	uint64_t v;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/status", (int)gettid());
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (!read_vcsw(fd, &v)) {
+		close(fd);
+		return;
+	}
+	st->last_vcsw = v;
+	__atomic_store_n(&st->status_fd, fd, __ATOMIC_RELEASE);
+}
+
+static void count_poll(struct rb_state *st)
+{
+	atomic_fetch_add_explicit(&st->polls.value, 1, memory_order_relaxed);
+}
+
+static int poll_failed(struct bench_ctx *ctx, int err, const char *what)
+{
+	return bench_fail(ctx, BENCH_ERR_OS, err, "%s: %s failed: %s",
+			  ctx->bench->name, what, strerror(err));
+}
+
+static int rb_libbpf_consumer(struct bench_ctx *ctx, int idx)
+{
+	struct rb_state *st = ctx->priv;
+	int n;
+
+	(void)idx;
+	consumer_begin(st);
+	while (!bench_stopping(ctx)) {
+		n = ring_buffer__poll(st->rb, POLL_MS);
+		if (n < 0 && n != -EINTR)
+			return poll_failed(ctx, -n, "ring_buffer__poll");
+		if (n > 0)
+			count_poll(st);
+		if (st->b2b)
+			bufs_trigger_batch();
+	}
+	return 0;
+}
+
+/*
+ * Read every committed record, publishing the consumer position once per
+ * pass rather than per record.  Returns the number of records read.
+ */
+static uint64_t rb_custom_drain(struct rb_state *st)
+{
+	uint64_t *cons_pos = st->cons_page;
+	const uint64_t *prod_pos = st->prod_area;
+	const char *data = (const char *)st->prod_area + st->page_sz;
+	uint64_t mask = st->ring_sz - 1;
+	uint64_t cons, prod, start, n = 0;
+	uint32_t len;
+
+	cons = __atomic_load_n(cons_pos, __ATOMIC_RELAXED);	/* ours alone */
+	for (;;) {
+		start = cons;
+		prod = __atomic_load_n(prod_pos, __ATOMIC_ACQUIRE);
+		while (cons < prod) {
+			len = __atomic_load_n((const uint32_t *)(data + (cons & mask)),
+					      __ATOMIC_ACQUIRE);
+			if (len & RB_BUSY_BIT)
+				break;	/* not committed yet: come back on the next wake-up */
+			if (!(len & RB_DISCARD_BIT))
+				n++;
+			cons += rb_record_total(len & ~(RB_BUSY_BIT | RB_DISCARD_BIT));
+		}
+		if (cons == start)
+			break;
+		__atomic_store_n(cons_pos, cons, __ATOMIC_RELEASE);
+		if (cons < prod)
+			break;	/* stopped at a busy record */
+	}
+	return n;
+}
+
+static int rb_custom_consumer(struct bench_ctx *ctx, int idx)
+{
+	struct rb_state *st = ctx->priv;
+	struct epoll_event ev;
+	uint64_t n;
+	int cnt;
+
+	(void)idx;
+	consumer_begin(st);
+	while (!bench_stopping(ctx)) {
+		if (st->b2b)
+			bufs_trigger_batch();
+		cnt = epoll_wait(st->epfd, &ev, 1, POLL_MS);
+		if (cnt < 0 && errno != EINTR)
+			return poll_failed(ctx, errno, "epoll_wait on the ring buffer");
+		if (cnt <= 0)
+			continue;
+		count_poll(st);
+		n = rb_custom_drain(st);
+		if (n)
+			atomic_fetch_add_explicit(&st->hits.value, n, memory_order_relaxed);
+	}
+	return 0;
+}
+
+static int pb_libbpf_consumer(struct bench_ctx *ctx, int idx)
+{
+	struct rb_state *st = ctx->priv;
+	int n;
+
+	(void)idx;
+	consumer_begin(st);
+	while (!bench_stopping(ctx)) {
+		n = perf_buffer__poll(st->pb, POLL_MS);
+		if (n < 0 && n != -EINTR)
+			return poll_failed(ctx, -n, "perf_buffer__poll");
+		if (n > 0)
+			count_poll(st);
+		if (st->b2b)
+			bufs_trigger_batch();
+	}
+	return 0;
+}
+
+/* Walk one CPU's perf ring from data_tail to data_head; count samples. */
+static uint64_t pb_custom_drain(struct rb_state *st, struct pb_cpu *c)
+{
+	struct perf_event_mmap_page *hdr = c->base;
+	const char *data = (const char *)c->base + st->page_sz;
+	uint64_t mask = st->pb_data_sz - 1;
+	uint64_t head, tail, n = 0;
+	const struct perf_event_header *eh;
+
+	head = __atomic_load_n(&hdr->data_head, __ATOMIC_ACQUIRE);
+	tail = hdr->data_tail;
+	while (tail != head) {
+		/* records are 8-byte aligned, so a header never wraps */
+		eh = (const void *)(data + (tail & mask));
+		if (eh->type == PERF_RECORD_SAMPLE)
+			n++;
+		tail += eh->size;
+	}
+	__atomic_store_n(&hdr->data_tail, tail, __ATOMIC_RELEASE);
+	return n;
+}
+
+static int pb_custom_consumer(struct bench_ctx *ctx, int idx)
+{
+	struct rb_state *st = ctx->priv;
+	uint64_t n;
+	int cnt, i;
+
+	(void)idx;
+	consumer_begin(st);
+	while (!bench_stopping(ctx)) {
+		if (st->b2b)
+			bufs_trigger_batch();
+		cnt = epoll_wait(st->epfd, st->events, st->nr_cpus, POLL_MS);
+		if (cnt < 0 && errno != EINTR)
+			return poll_failed(ctx, errno, "epoll_wait on the perf buffers");
+		if (cnt <= 0)
+			continue;
+		count_poll(st);
+		n = 0;
+		for (i = 0; i < cnt; i++)
+			n += pb_custom_drain(st, st->events[i].data.ptr);
+		if (n)
+			atomic_fetch_add_explicit(&st->hits.value, n, memory_order_relaxed);
+	}
+	return 0;
+}
+
+static void bufs_measure(struct bench_ctx *ctx, struct bench_sample *s)
+{
+	struct rb_state *st = ctx->priv;
+	uint64_t v;
+	int fd;
+
+	if (st->bench_producer)
+		s->hits = __atomic_exchange_n(st->bpf_hits, 0, __ATOMIC_RELAXED);
+	else
+		s->hits = atomic_exchange(&st->hits.value, 0);
+	s->drops = __atomic_exchange_n(st->dropped, 0, __ATOMIC_RELAXED);
+	fd = __atomic_load_n(&st->status_fd, __ATOMIC_ACQUIRE);
+	if (fd >= 0 && read_vcsw(fd, &v)) {
+		s->extra[0] = v - st->last_vcsw;
+		st->last_vcsw = v;
+	}
+	s->extra[1] = atomic_exchange(&st->polls.value, 0);
+}
+
+#define BUFS_BENCH(bname, text, ptable, cons)				\
+	{								\
+		.name = bname,						\
+		.family = "ringbuf",					\
+		.report = "hits_drops",					\
+		.help = text,						\
+		.params = ptable,					\
+		.extra = rb_extra,					\
+		.default_consumers = 1,					\
+		.max_consumers = 1,					\
+		.validate = bufs_validate,				\
+		.setup = bufs_setup,					\
+		.producer = bufs_producer,				\
+		.consumer = cons,					\
+		.measure = bufs_measure,				\
+		.teardown = bufs_teardown,				\
+	}
+
+const struct bench bench_rb_libbpf = BUFS_BENCH("rb-libbpf",
+	"BPF ring buffer, read with libbpf's ring_buffer API",
+	rb_params, rb_libbpf_consumer);
+const struct bench bench_rb_custom = BUFS_BENCH("rb-custom",
+	"BPF ring buffer, read by a minimal mmap + epoll reader",
+	rb_params, rb_custom_consumer);
+const struct bench bench_pb_libbpf = BUFS_BENCH("pb-libbpf",
+	"perf buffer (bpf_perf_event_output), read with libbpf's perf_buffer API",
+	pb_params, pb_libbpf_consumer);
+const struct bench bench_pb_custom = BUFS_BENCH("pb-custom",
+	"perf buffer (bpf_perf_event_output), read by walking the mmapped per-CPU rings",
+	pb_params, pb_custom_consumer);

@@ -1,0 +1,343 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Kernel feature probes: ask the kernel, don't guess.  Each probe opens the
+ * features object, enables exactly one program (and creates only the maps
+ * that program uses), loads it and, for attach kinds, attaches and detaches
+ * it.  The entry records what was tried and what the kernel answered.
+ * Everything is destroyed before the next probe starts.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "bench.h"
+#include "features.skel.h"
+#include "uprobe_multi.h"
+
+#define TEST_RUN_ARG 41
+
+enum probe_kind {
+	PROBE_ATTACH,		/* load, bpf_program__attach, detach */
+	PROBE_LOAD,		/* load only: helpers, map types */
+	PROBE_KPROBE_MULTI,	/* load, BPF_LINK_CREATE with one symbol */
+	PROBE_UPROBE,		/* load, attach to probe_target() */
+	PROBE_URETPROBE,
+	PROBE_UPROBE_MULTI,	/* load as uprobe_multi, raw BPF_LINK_CREATE */
+	PROBE_TEST_RUN,		/* load, BPF_PROG_TEST_RUN */
+	PROBE_ENABLE_STATS,	/* BPF_ENABLE_STATS, no program */
+};
+
+struct probe_def {
+	const char *name;	/* feature name */
+	enum probe_kind kind;
+	const char *prog;	/* program in features.bpf.c */
+	const char *map;	/* map created with it (besides .rodata) */
+	const char *what;	/* "a kprobe program on __set_task_comm" */
+	int hint_err;		/* refusal the hint explains */
+	const char *hint;
+};
+
+static const struct probe_def probes[] = {
+	{ "tracepoint", PROBE_ATTACH, "feat_tracepoint", NULL,
+	  "a tracepoint program on syscalls/sys_enter_getpgid", ENOENT,
+	  "tracefs is not mounted or the tracepoint is missing (CONFIG_FTRACE_SYSCALLS off?)" },
+	{ "raw_tp", PROBE_ATTACH, "feat_raw_tp", NULL,
+	  "a raw_tp program on task_rename", 0, NULL },
+	{ "tp_btf", PROBE_ATTACH, "feat_tp_btf", NULL,
+	  "a tp_btf program on task_rename", 0, NULL },
+	{ "kprobe", PROBE_ATTACH, "feat_kprobe", NULL,
+	  "a kprobe program on __set_task_comm", ENOENT,
+	  "this kernel has no kprobes (CONFIG_KPROBES off?) or cannot probe __set_task_comm" },
+	{ "kretprobe", PROBE_ATTACH, "feat_kretprobe", NULL,
+	  "a kretprobe program on __set_task_comm", ENOENT,
+	  "this kernel has no kretprobes (CONFIG_KPROBES off?) or cannot probe __set_task_comm" },
+	{ "kprobe_multi", PROBE_KPROBE_MULTI, "feat_kprobe_multi", NULL,
+	  "a kprobe.multi program on __set_task_comm", EOPNOTSUPP,
+	  "this kernel has no multi-kprobe links (CONFIG_FPROBE off?)" },
+	{ "fentry", PROBE_ATTACH, "feat_fentry", NULL,
+	  "an fentry program on __set_task_comm", EPERM,
+	  "this kernel forbids BPF trampolines (lockdown?)" },
+	{ "fexit", PROBE_ATTACH, "feat_fexit", NULL,
+	  "an fexit program on __set_task_comm", EPERM,
+	  "this kernel forbids BPF trampolines (lockdown?)" },
+	{ "fmod_ret", PROBE_ATTACH, "feat_fmod_ret", NULL,
+	  "an fmod_ret program on bpf_modify_return_test", EPERM,
+	  "this kernel forbids BPF trampolines (lockdown?)" },
+	{ "uprobe", PROBE_UPROBE, "feat_uprobe", NULL,
+	  "a uprobe program on a function of this process", ENOENT,
+	  "this kernel has no uprobes (CONFIG_UPROBE_EVENTS off?)" },
+	{ "uretprobe", PROBE_URETPROBE, "feat_uretprobe", NULL,
+	  "a uretprobe program on a function of this process", ENOENT,
+	  "this kernel has no uprobes (CONFIG_UPROBE_EVENTS off?)" },
+	{ "uprobe_multi", PROBE_UPROBE_MULTI, "feat_uprobe_multi", NULL,
+	  "a uprobe_multi program on a function of this process", EINVAL,
+	  "this kernel predates multi-uprobe links (Linux 6.6)" },
+	{ "prog_test_run_raw_tp", PROBE_TEST_RUN, "feat_test_run", NULL,
+	  "a raw_tp program through BPF_PROG_TEST_RUN", EINVAL,
+	  "this kernel cannot test-run raw_tp programs (Linux 5.10)" },
+	{ "ringbuf", PROBE_LOAD, "feat_ringbuf", "feat_ringbuf_map",
+	  "a ringbuf map and a program writing to it", EINVAL,
+	  "this kernel predates BPF ring buffers (Linux 5.8)" },
+	{ "perf_event_array", PROBE_LOAD, "feat_perf_event_array", "feat_perf_map",
+	  "a perf_event_array map and a program writing to it", 0, NULL },
+	{ "bloom_filter", PROBE_LOAD, "feat_bloom_filter", "feat_bloom_map",
+	  "a bloom_filter map and a program reading it", EINVAL,
+	  "this kernel predates bloom filter maps (Linux 5.16)" },
+	{ "task_storage", PROBE_LOAD, "feat_task_storage", "feat_task_storage_map",
+	  "a task_storage map and a program using it", EINVAL,
+	  "this kernel has no task storage for raw_tp programs (CONFIG_BPF_LSM off or too old?)" },
+	{ "hash", PROBE_LOAD, "feat_hash", "feat_hash_map",
+	  "a hash map and a program reading it", 0, NULL },
+	{ "bpf_loop", PROBE_LOAD, "feat_bpf_loop", NULL,
+	  "a program calling bpf_loop", EINVAL,
+	  "this kernel predates the bpf_loop helper (Linux 5.17)" },
+	{ "bpf_strncmp", PROBE_LOAD, "feat_bpf_strncmp", NULL,
+	  "a program calling bpf_strncmp", EINVAL,
+	  "this kernel predates the bpf_strncmp helper (Linux 5.17)" },
+	{ "bpf_enable_stats", PROBE_ENABLE_STATS, NULL, NULL,
+	  "run-time statistics (BPF_ENABLE_STATS)", EINVAL,
+	  "this kernel predates BPF_ENABLE_STATS (Linux 5.8)" },
+};
+
+#define NR_PROBES (int)(sizeof(probes) / sizeof(probes[0]))
+
+static const struct bench probe_bench = {
+	.name = "features",
+	.family = "features",
+	.no_bpf = true,
+};
+
+/* The uprobe probes attach here; never called. */
+__attribute__((noinline, used)) int bench_features_uprobe_target(int x)
+{
+	__asm__ volatile("" : "+r"(x));
+	return x;
+}
+
+static const char *errno_name(int err)
+{
+	const char *s = strerrorname_np(err);
+
+	if (err == 524)
+		return "ENOTSUPP";
+	return s ? s : "?";
+}
+
+/* how: "loading %s" or "%s loaded, but attaching it", %s being d->what */
+static void describe_refusal(struct bench_feature *f, const struct probe_def *d,
+			     const char *how, int err)
+{
+	const char *hint = NULL;
+	char step[160];
+
+	if (err < 0)
+		err = -err;
+	f->supported = false;
+	f->err = err;
+	if (d->hint && err == d->hint_err)
+		hint = d->hint;
+	else if (err == EPERM)
+		hint = "the kernel denies it even to root (lockdown or a security module?)";
+	else if (err == EOPNOTSUPP || err == 524)
+		hint = "this kernel was built without it";
+	snprintf(step, sizeof(step), how, d->what);
+	if (snprintf(f->detail, sizeof(f->detail), "%s was refused: %s (%s)%s%s",
+		     step, err == 524 ? "Not supported" : strerror(err),
+		     errno_name(err), hint ? "; " : "", hint ? hint : "") >=
+	    (int)sizeof(f->detail))
+		memcpy(f->detail + sizeof(f->detail) - 4, "...", 4);
+}
+
+/* Where libbpf says a map could not be created, the map was refused. */
+static bool log_says_map_failed(const struct bench_log *log)
+{
+	return log->buf && log->len && strstr(log->buf, "failed to create");
+}
+
+static void probe_enable_stats(struct bench_feature *f, const struct probe_def *d)
+{
+	int fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
+
+	if (fd < 0) {
+		describe_refusal(f, d, "enabling %s", fd);
+		return;
+	}
+	close(fd);
+	f->supported = true;
+	snprintf(f->detail, sizeof(f->detail),
+		 "enabled %s and disabled them again", d->what);
+}
+
+static int uprobe_target(char *path, size_t path_sz, unsigned long *offset)
+{
+	long off = bench_uprobe_offset((const void *)&bench_features_uprobe_target,
+				       path, path_sz);
+
+	if (off < 0)
+		return (int)off;
+	*offset = (unsigned long)off;
+	return 0;
+}
+
+static void probe_program(struct bench_ctx *ctx, struct bench_feature *f,
+			  const struct probe_def *d)
+{
+	struct features_bpf *skel = NULL;
+	struct bpf_program *prog;
+	struct bpf_link *link = NULL;
+	struct bpf_map *map;
+	char path[4096];
+	unsigned long offset;
+	int link_fd = -1, err;
+
+	skel = features_bpf__open();
+	if (!skel) {
+		describe_refusal(f, d, "opening the BPF object for %s", -errno);
+		goto cleanup;
+	}
+	prog = bpf_object__find_program_by_name(skel->obj, d->prog);
+	if (!prog) {
+		describe_refusal(f, d, "finding the program for %s", ENOENT);
+		goto cleanup;
+	}
+	bpf_program__set_autoload(prog, true);
+	bpf_object__for_each_map(map, skel->obj) {
+		/* libbpf binds .rodata to every program: always create it */
+		bool want = bpf_map__is_internal(map) ||
+			    (d->map && strcmp(d->map, bpf_map__name(map)) == 0);
+
+		bpf_map__set_autocreate(map, want);
+	}
+	if (d->kind == PROBE_UPROBE_MULTI)
+		bpf_program__set_expected_attach_type(prog, BENCH_BPF_TRACE_UPROBE_MULTI);
+	if (d->kind == PROBE_ATTACH && strcmp(d->name, "tracepoint") == 0)
+		bench_ensure_tracefs(ctx);	/* as a run would; failure shows below */
+
+	ctx->log.len = 0;
+	ctx->log.truncated = false;
+	if (ctx->log.buf)
+		ctx->log.buf[0] = '\0';
+	err = features_bpf__load(skel);
+	if (err) {
+		describe_refusal(f, d, d->map && log_says_map_failed(&ctx->log) ?
+				 "creating the map for %s" : "loading %s", err);
+		goto cleanup;
+	}
+
+	switch (d->kind) {
+	case PROBE_ATTACH:
+		link = bpf_program__attach(prog);
+		if (!link) {
+			describe_refusal(f, d, "%s loaded, but attaching it", -errno);
+			goto cleanup;
+		}
+		snprintf(f->detail, sizeof(f->detail),
+			 "loaded and attached %s, then detached it", d->what);
+		break;
+	case PROBE_KPROBE_MULTI: {
+		const char *syms[] = { "__set_task_comm" };
+		LIBBPF_OPTS(bpf_link_create_opts, opts,
+			    .kprobe_multi.syms = syms, .kprobe_multi.cnt = 1);
+
+		link_fd = bpf_link_create(bpf_program__fd(prog), 0,
+					  BPF_TRACE_KPROBE_MULTI, &opts);
+		if (link_fd < 0) {
+			describe_refusal(f, d, "%s loaded, but attaching it", link_fd);
+			goto cleanup;
+		}
+		snprintf(f->detail, sizeof(f->detail),
+			 "loaded and attached %s, then detached it", d->what);
+		break;
+	}
+	case PROBE_UPROBE:
+	case PROBE_URETPROBE:
+	case PROBE_UPROBE_MULTI:
+		err = uprobe_target(path, sizeof(path), &offset);
+		if (err) {
+			describe_refusal(f, d, "locating the target function for %s", err);
+			goto cleanup;
+		}
+		if (d->kind == PROBE_UPROBE_MULTI) {
+			link_fd = bench_attach_uprobe_multi(bpf_program__fd(prog), path,
+							    &offset, 1, false);
+			err = link_fd < 0 ? link_fd : 0;
+		} else {
+			link = bpf_program__attach_uprobe(prog, d->kind == PROBE_URETPROBE,
+							  0, path, offset);
+			err = link ? 0 : -errno;
+		}
+		if (err) {
+			describe_refusal(f, d, "%s loaded, but attaching it", err);
+			goto cleanup;
+		}
+		snprintf(f->detail, sizeof(f->detail),
+			 "loaded and attached %s, then detached it", d->what);
+		break;
+	case PROBE_TEST_RUN: {
+		__u64 args[1] = { TEST_RUN_ARG };
+		LIBBPF_OPTS(bpf_test_run_opts, opts, .ctx_in = args,
+			    .ctx_size_in = sizeof(args));
+
+		err = bpf_prog_test_run_opts(bpf_program__fd(prog), &opts);
+		if (err) {
+			describe_refusal(f, d, "%s loaded, but running it", err);
+			goto cleanup;
+		}
+		if (opts.retval != TEST_RUN_ARG + 1) {
+			snprintf(f->detail, sizeof(f->detail),
+				 "ran %s, but it returned %u instead of %d",
+				 d->what, opts.retval, TEST_RUN_ARG + 1);
+			goto cleanup;
+		}
+		snprintf(f->detail, sizeof(f->detail),
+			 "ran %s: it returned %u as expected", d->what, opts.retval);
+		break;
+	}
+	default:
+		snprintf(f->detail, sizeof(f->detail), "loaded %s", d->what);
+		break;
+	}
+	f->supported = true;
+	f->err = 0;
+
+cleanup:
+	bpf_link__destroy(link);
+	if (link_fd >= 0)
+		close(link_fd);
+	features_bpf__destroy(skel);
+}
+
+int bench_probe_features(struct bench_feature *out, int max)
+{
+	struct bench_ctx *ctx;
+	int i, n = 0;
+
+	if (!out || max <= 0)
+		return 0;
+	ctx = malloc(sizeof(*ctx));
+	if (!ctx)
+		return 0;
+	bench_ctx_init(ctx, &probe_bench);
+	bench_log_begin(ctx);	/* keep libbpf's complaints off stderr */
+	for (i = 0; i < NR_PROBES && n < max; i++, n++) {
+		struct bench_feature *f = &out[n];
+		const struct probe_def *d = &probes[i];
+
+		memset(f, 0, sizeof(*f));
+		snprintf(f->name, sizeof(f->name), "%s", d->name);
+		if (d->kind == PROBE_ENABLE_STATS)
+			probe_enable_stats(f, d);
+		else
+			probe_program(ctx, f, d);
+	}
+	bench_log_end(ctx);
+	bench_ctx_destroy(ctx);
+	free(ctx);
+	return n;
+}

@@ -1,0 +1,200 @@
+"""What a process holds, to prove that runs leave nothing behind.
+
+snapshot() records this process's descriptors (and which of them are BPF
+objects or perf events), threads, child processes and RSS; kernel_objects()
+lists every BPF program, map and link on the machine with who references
+it, so that objects nobody holds any more (leaked) can be told apart from
+objects other processes on the machine are using right now.
+"""
+import json
+import os
+import shutil
+import subprocess
+import time
+
+import benchbpf
+
+BPFTOOL = shutil.which("bpftool") or shutil.which("bpftool", path="/usr/sbin:/sbin")
+
+
+def fd_targets(pid="self"):
+    out = {}
+    base = f"/proc/{pid}/fd"
+    for fd in os.listdir(base):
+        try:
+            out[int(fd)] = os.readlink(f"{base}/{fd}")
+        except OSError:   # closed meanwhile (the listdir's own descriptor)
+            pass
+    return out
+
+
+def is_bpf_target(target):
+    return target.startswith("anon_inode:bpf") or target == "anon_inode:[perf_event]"
+
+
+def children(pid=None):
+    """PIDs of live processes whose parent is `pid` (default: this one)."""
+    pid = os.getpid() if pid is None else pid
+    kids = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        # comm may contain spaces: fields after the last ')'
+        fields = stat.rsplit(")", 1)[1].split()
+        if int(fields[1]) == pid and fields[0] != "Z":
+            kids.append(int(entry))
+    return kids
+
+
+def rss_kb():
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    return 0
+
+
+def markers():
+    """This process's run-marker files still present."""
+    d = benchbpf._concurrency.lock_dir()
+    try:
+        return sorted(e for e in os.listdir(d) if e.startswith(f"{os.getpid()}-"))
+    except OSError:
+        return []
+
+
+class Snapshot:
+    def __init__(self):
+        fds = fd_targets()
+        self.fds = len(fds)
+        self.bpf_fds = sorted(t for t in fds.values() if is_bpf_target(t))
+        self.threads = len(os.listdir("/proc/self/task"))
+        self.children = children()
+        self.rss_kb = rss_kb()
+        self.markers = markers()
+
+    def leaks_since(self, before):
+        """Human-readable differences that mean something was left behind."""
+        out = []
+        if self.fds != before.fds:
+            out.append(f"open fds {before.fds} -> {self.fds}")
+        if self.bpf_fds:
+            out.append(f"BPF/perf descriptors still open: {self.bpf_fds}")
+        if self.threads != before.threads:
+            out.append(f"threads {before.threads} -> {self.threads}")
+        if set(self.children) - set(before.children):
+            out.append(f"child processes alive: {sorted(set(self.children) - set(before.children))}")
+        if self.markers:
+            out.append(f"run markers left: {self.markers}")
+        return out
+
+
+def snapshot():
+    return Snapshot()
+
+
+def settle(before, timeout=3.0):
+    """Snapshot after threads and descriptors had time to go; returns (snap, leaks)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        snap = Snapshot()
+        leaks = snap.leaks_since(before)
+        if not leaks or time.monotonic() > deadline:
+            return snap, leaks
+        time.sleep(0.05)
+
+
+def _clean_env():
+    """The environment without a sanitizer runtime preloaded: tools we run
+    are not under test, and their own reports would change their exit code."""
+    env = dict(os.environ)
+    for key in ("LD_PRELOAD", "ASAN_OPTIONS", "LSAN_OPTIONS", "UBSAN_OPTIONS"):
+        env.pop(key, None)
+    return env
+
+
+def _bpftool(*args):
+    out = subprocess.run([BPFTOOL, "-j", *args], capture_output=True, text=True,
+                         env=_clean_env())
+    if out.returncode != 0:
+        return []
+    return json.loads(out.stdout or "[]")
+
+
+def kernel_objects():
+    """{(kind, id): info} for every BPF program, map and link loaded."""
+    objs = {}
+    if BPFTOOL is None:
+        return None
+    for kind in ("prog", "map", "link"):
+        for o in _bpftool(kind, "list"):
+            objs[(kind, o["id"])] = o
+    return objs
+
+
+def referenced_ids():
+    """BPF object ids some live process holds through a descriptor, plus the
+    maps and programs those hold in turn."""
+    held = set()
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            fds = os.listdir(f"/proc/{pid}/fdinfo")
+        except OSError:
+            continue
+        for fd in fds:
+            try:
+                with open(f"/proc/{pid}/fdinfo/{fd}") as f:
+                    text = f.read()
+            except OSError:
+                continue
+            for line in text.splitlines():
+                key, _, value = line.partition(":")
+                if key in ("prog_id", "map_id", "link_id"):
+                    held.add((key[:-3], int(value)))
+    return held
+
+
+def orphaned_objects(before):
+    """Objects loaded since `before` that no process holds: leaked, unless
+    pinned or attached without a descriptor (which benchbpf never does).
+    Freeing is asynchronous in the kernel, so this waits a little."""
+    if before is None or BPFTOOL is None:
+        return []
+    deadline = time.monotonic() + 5
+    while True:
+        now = kernel_objects()
+        new = {k: v for k, v in now.items() if k not in before}
+        held = referenced_ids()
+        for (kind, oid), info in now.items():
+            if (kind, oid) in held:
+                for m in info.get("map_ids", ()):
+                    held.add(("map", m))
+                if kind == "link" and "prog_id" in info:
+                    held.add(("prog", info["prog_id"]))
+        orphans = sorted(k for k in new if k not in held)
+        if not orphans or time.monotonic() > deadline:
+            return [(k, new[k].get("name", "")) for k in orphans]
+        time.sleep(0.1)
+
+
+def named_objects(prefix):
+    """Programs and maps on the machine whose name starts with prefix."""
+    objs = kernel_objects() or {}
+    return sorted((k, v.get("name", "")) for k, v in objs.items()
+                  if v.get("name", "").startswith(prefix))
+
+
+def wait_named_gone(prefix, timeout=5.0):
+    deadline = time.monotonic() + timeout
+    while True:
+        left = named_objects(prefix)
+        if not left or time.monotonic() > deadline:
+            return left
+        time.sleep(0.05)

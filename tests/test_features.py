@@ -1,0 +1,144 @@
+"""Kernel feature probes: what they report agrees with what benchmarks meet."""
+import json
+import subprocess
+import time
+
+import pytest
+
+import benchbpf
+from benchbpf.features import Feature, Features, features
+
+from conftest import SHORT, _bpftool
+
+NAMES = ["tracepoint", "raw_tp", "tp_btf", "kprobe", "kretprobe", "kprobe_multi",
+         "fentry", "fexit", "fmod_ret", "uprobe", "uretprobe", "uprobe_multi",
+         "prog_test_run_raw_tp", "ringbuf", "perf_event_array", "bloom_filter",
+         "task_storage", "hash", "bpf_loop", "bpf_strncmp", "bpf_enable_stats"]
+
+#: feature -> a benchmark that needs exactly that attach kind
+NEEDED_BY = {
+    "raw_tp": "rename-rawtp",
+    "kprobe": "rename-kprobe",
+    "kretprobe": "rename-kretprobe",
+    "fentry": "rename-fentry",
+    "fexit": "rename-fexit",
+}
+
+
+def our_objects():
+    """Names of loaded programs and maps from the probes (None without bpftool)."""
+    tool = _bpftool()
+    if tool is None:
+        return None
+    names = []
+    for kind in ("prog", "map"):
+        out = subprocess.run([tool, "-j", kind, "list"], capture_output=True, text=True)
+        if out.returncode != 0:
+            return None
+        names += [o.get("name", "") for o in json.loads(out.stdout or "[]")]
+    return [n for n in names
+            if n.startswith(("feat_", "features", "rename_"))]
+
+
+def left_loaded(timeout=3.0):
+    """Probe objects still listed after the kernel's deferred frees."""
+    deadline = time.monotonic() + timeout
+    objs = our_objects()
+    while objs and time.monotonic() < deadline:
+        time.sleep(0.05)
+        objs = our_objects()
+    return objs
+
+
+@pytest.fixture(scope="module")
+def feats():
+    return features(refresh=True)
+
+
+def test_every_feature_is_probed(feats):
+    assert isinstance(feats, Features)
+    assert list(feats) == NAMES
+    for name, f in feats.items():
+        assert isinstance(f, Feature) and f.name == name
+        assert isinstance(f.supported, bool) and isinstance(f.errno, int)
+        assert f.detail and f.detail[0].islower()
+
+
+def test_errno_and_detail_agree_with_verdict(feats):
+    for f in feats.values():
+        if f.supported:
+            assert f.errno == 0 and f.errno_name == "", f
+            assert "refused" not in f.detail, f
+        else:
+            assert f.errno > 0, f
+            assert f.errno_name in f.detail and "refused" in f.detail, f
+
+
+def test_mapping_is_immutable(feats):
+    with pytest.raises(TypeError):
+        feats["fentry"] = None
+    with pytest.raises(AttributeError):
+        feats.extra = 1
+    with pytest.raises(AttributeError):
+        feats["fentry"].supported = True
+
+
+def test_table_names_every_feature(feats):
+    text = str(feats)
+    lines = text.splitlines()
+    assert lines[0].split() == ["feature", "supported", "errno", "detail"]
+    assert [line.split()[0] for line in lines[1:]] == NAMES
+    assert text in repr(feats)
+    assert sorted(feats.supported() + feats.unsupported()) == sorted(NAMES)
+
+
+def test_cached_unless_refreshed(feats):
+    assert features() is features()
+    again = features(refresh=True)
+    assert again == feats
+
+
+def test_probing_leaves_nothing_loaded():
+    features(refresh=True)
+    assert left_loaded() in (None, [])
+
+
+def test_probes_need_no_benchmark_run_state():
+    """Probing between runs works and does not disturb the next run."""
+    features(refresh=True)
+    r = benchbpf.run("rename-base", **SHORT)
+    assert all(s.hits > 0 for s in r.samples)
+
+
+@pytest.mark.parametrize("feature", sorted(NEEDED_BY))
+def test_features_agree_with_benchmarks(feats, feature):
+    """A feature reported unsupported is exactly one a benchmark cannot use,
+    and the benchmark's error carries the same errno."""
+    f = feats[feature]
+    bench = NEEDED_BY[feature]
+    try:
+        r = benchbpf.run(bench, **SHORT)
+    except benchbpf.UnsupportedError as e:
+        assert not f.supported, f"{feature} probed as supported but {bench} raised: {e}"
+        assert e.errno == f.errno, (e, f)
+    else:
+        assert f.supported, f"{feature} probed as unsupported but {bench} ran: {f}"
+        assert all(s.hits > 0 for s in r.samples)
+    assert left_loaded() in (None, [])
+
+
+def test_ring_buffer_family_agrees(feats):
+    """rb-*/pb-* benchmarks exist once that family lands; skip until then."""
+    pairs = [("ringbuf", "rb-libbpf"), ("perf_event_array", "pb-libbpf")]
+    known = set(benchbpf.list_benchmarks())
+    pairs = [(f, b) for f, b in pairs if b in known]
+    if not pairs:
+        pytest.skip("no ring buffer benchmarks registered yet")
+    for feature, bench in pairs:
+        try:
+            benchbpf.run(bench, **SHORT)
+        except benchbpf.UnsupportedError:
+            assert not feats[feature].supported
+        else:
+            assert feats[feature].supported
+    assert left_loaded() in (None, [])

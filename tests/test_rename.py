@@ -1,0 +1,164 @@
+"""Rename family: renames counted in user space, one program per attach kind."""
+import json
+import os
+import subprocess
+import threading
+import time
+
+import pytest
+
+import benchbpf
+from benchbpf import rename
+
+from conftest import SHORT, SHORT_SAMPLES, _bpftool, nr_threads, open_fds, run_or_skip
+
+ALL = ["rename-base", "rename-kprobe", "rename-kretprobe", "rename-rawtp",
+       "rename-fentry", "rename-fexit"]
+#: Attach kinds a locked-down kernel may refuse, and the feature each names.
+MAY_BE_REFUSED = {
+    "rename-kprobe": "kprobes", "rename-kretprobe": "kretprobes",
+    "rename-fentry": "fentry", "rename-fexit": "fexit",
+}
+ERRNO_NAMES = ("EPERM", "ENOENT", "EOPNOTSUPP", "ENOTSUPP", "ENOSYS", "EINVAL")
+STATS_SYSCTL = "/proc/sys/kernel/bpf_stats_enabled"
+
+
+def our_programs():
+    """Loaded programs of this family as dicts (None without bpftool)."""
+    tool = _bpftool()
+    if tool is None:
+        return None
+    out = subprocess.run([tool, "-j", "prog", "list"], capture_output=True, text=True)
+    if out.returncode != 0:
+        return None
+    return [p for p in json.loads(out.stdout or "[]")
+            if p.get("name", "").startswith("rename_")]
+
+
+def left_loaded(timeout=3.0):
+    """Our programs still loaded once the kernel has had time to free them.
+
+    Detaching is synchronous, but the kernel drops the last reference to a
+    detached program only after an RCU grace period, so it can stay listed
+    for a moment after the run returned."""
+    deadline = time.monotonic() + timeout
+    progs = our_programs()
+    while progs and time.monotonic() < deadline:
+        time.sleep(0.05)
+        progs = our_programs()
+    return None if progs is None else [p["name"] for p in progs]
+
+
+def thread_names():
+    """comm of this process's main thread and of the calling thread."""
+    with open("/proc/self/comm") as f:
+        main = f.read()
+    with open(f"/proc/self/task/{threading.get_native_id()}/comm") as f:
+        mine = f.read()
+    return main, mine
+
+
+def test_registry_has_the_family():
+    assert benchbpf.list_benchmarks("rename") == ALL
+    assert "rename-fmodret" not in benchbpf.list_benchmarks()
+    for name in ALL:
+        info = benchbpf.describe(name)
+        assert info.max_producers == 1
+        assert info.max_consumers == 0 and info.default_consumers == 0
+        assert not info.params
+    assert not benchbpf.describe("rename-base").needs_bpf
+    assert benchbpf.describe("rename-rawtp").needs_bpf
+    assert sorted(rename.BENCHMARKS.values()) == sorted(ALL)
+
+
+def test_base_counts_renames_and_keeps_our_names():
+    before = thread_names()
+    threads, fds = nr_threads(), open_fds()
+    r = rename.base(**SHORT)
+    assert len(r.samples) == SHORT_SAMPLES
+    assert all(s.hits > 0 and s.drops == 0 for s in r.samples), r.samples
+    assert r.name == "rename-base"
+    assert r.params["producers"] == 1 and r.params["consumers"] == 0
+    assert "comm" in r.metadata["trigger"]
+    # The producer renamed only itself: our threads keep their names.
+    assert thread_names() == before
+    assert nr_threads() == threads and open_fds() == fds
+    assert left_loaded() in (None, [])
+
+
+def test_rawtp_program_is_loaded_and_fires():
+    """While rename-rawtp runs its raw_tp program is in the kernel and runs
+    once per rename (run counts need kernel.bpf_stats_enabled)."""
+    progs = our_programs()
+    if progs is None:
+        pytest.skip("bpftool not available")
+    seen = []
+    try:
+        with open(STATS_SYSCTL) as f:
+            stats_before = f.read().strip()
+    except OSError:
+        stats_before = None
+
+    def look(sample, index, warmup):
+        seen.append((sample.hits, our_programs()))
+
+    try:
+        if stats_before == "0":
+            with open(STATS_SYSCTL, "w") as f:
+                f.write("1")
+        try:
+            r = rename.rawtp(**SHORT, callback=look)
+        except benchbpf.UnsupportedError as e:
+            pytest.skip(f"rename-rawtp: {e}")
+    finally:
+        if stats_before == "0":
+            with open(STATS_SYSCTL, "w") as f:
+                f.write("0")
+    assert all(s.hits > 0 for s in r.samples)
+    assert seen
+    for hits, progs in seen:
+        assert [p["name"] for p in progs] == ["rename_rawtp"], progs
+        assert progs[0]["type"] == "raw_tracepoint"
+    if stats_before is not None:
+        run_cnt = seen[-1][1][0].get("run_cnt", 0)
+        # Every counted rename ran the program once (a last one may be in flight).
+        assert run_cnt >= sum(h for h, _ in seen) - 1
+    assert left_loaded() == []
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_every_variant_runs_or_says_why(name):
+    seen = []
+    try:
+        r = benchbpf.run(name, **SHORT, callback=lambda *a: seen.append(a))
+    except benchbpf.UnsupportedError as e:
+        assert name in MAY_BE_REFUSED, f"{name} should run here: {e}"
+        msg = str(e)
+        assert MAY_BE_REFUSED[name] in msg and any(n in msg for n in ERRNO_NAMES), msg
+        assert e.errno > 0
+        assert not seen, "samples were taken before the refusal"
+    else:
+        assert len(r.samples) == SHORT_SAMPLES
+        assert all(s.hits > 0 and s.drops == 0 for s in r.samples)
+    assert left_loaded() in (None, [])
+
+
+@pytest.mark.parametrize("func", sorted(rename.BENCHMARKS))
+def test_python_functions_name_their_benchmark(func):
+    try:
+        r = getattr(rename, func)(warmup=0, duration=0.2, interval=0.2)
+    except benchbpf.UnsupportedError as e:
+        assert rename.BENCHMARKS[func] in str(e)
+    else:
+        assert r.name == rename.BENCHMARKS[func]
+
+
+@pytest.mark.parametrize("kw, exc", [
+    (dict(producers=2), ValueError),
+    (dict(consumers=1), ValueError),
+    (dict(rename_iters=3), TypeError),
+])
+def test_bad_options_are_rejected(kw, exc):
+    with pytest.raises(exc):
+        rename.rawtp(**SHORT, **kw)
+    assert left_loaded() in (None, [])

@@ -1,0 +1,271 @@
+"""rb-libbpf, rb-custom, pb-libbpf, pb-custom: real BPF producers, real consumers."""
+import json
+import subprocess
+import time
+import types
+
+import pytest
+
+import benchbpf
+import importlib
+
+ringbufs = importlib.import_module("benchbpf.ringbuf")
+
+from conftest import SHORT, SHORT_SAMPLES, _bpftool, run_or_skip
+
+BENCHES = ringbufs.BENCHMARKS
+TRIGGERS = ("fentry/sys_getpgid", "tp/syscalls/sys_enter_getpgid")
+OUR_PROGS = {"rb_tp", "rb_fentry", "pb_tp", "pb_fentry"}
+
+
+def our_progs_loaded():
+    """Names of this family's BPF programs loaded anywhere right now."""
+    tool = _bpftool()
+    if tool is None:
+        pytest.skip("bpftool not found: cannot list loaded programs")
+    out = subprocess.run([tool, "-j", "prog", "list"], capture_output=True, text=True,
+                         check=True)
+    return {p.get("name") for p in json.loads(out.stdout or "[]")} & OUR_PROGS
+
+
+def our_maps_loaded():
+    """Maps of this family's BPF objects (named after the skeletons)."""
+    out = subprocess.run([_bpftool(), "-j", "map", "list"], capture_output=True, text=True,
+                         check=True)
+    return {m.get("name") for m in json.loads(out.stdout or "[]")
+            if m.get("name", "").startswith(("ringbuf_.", "perfbuf_."))}
+
+
+@pytest.fixture(scope="module", autouse=True)
+def nothing_of_ours_left():
+    """After this module, none of its programs or maps may stay loaded.
+
+    The kernel frees a program's maps only after an RCU grace period once
+    the last reference is gone, so give it a moment before calling it a leak."""
+    yield
+    if _bpftool() is None:
+        return
+    deadline = time.monotonic() + 5.0
+    while (our_progs_loaded() or our_maps_loaded()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not our_progs_loaded(), "ring/perf buffer programs left loaded"
+    assert not our_maps_loaded(), "ring/perf buffer maps left loaded"
+
+
+def friendly(func, **kw):
+    try:
+        return func(**{**SHORT, **kw})
+    except benchbpf.UnsupportedError as e:
+        pytest.skip(str(e))
+
+
+def total(r, counter):
+    return sum(s.count(counter) for s in r.samples)
+
+
+@pytest.mark.parametrize("name", BENCHES)
+def test_each_benchmark_moves_records(name):
+    r = run_or_skip(name)
+    assert r.name == name
+    assert len(r.samples) == SHORT_SAMPLES
+    assert total(r, "hits") > 0
+    for s in r.samples:
+        assert s.drops >= 0
+        assert set(s.extra) == {"wakeups", "polls"}
+    assert r.metadata["trigger"] in TRIGGERS
+    assert r.params["record_size"] == 8 and r.params["rb_batch_cnt"] == 500
+    line = str(r)
+    assert line.startswith("Summary: hits") and "M/prod" in line
+    assert "drops" in line and "total operations" in line
+    assert r.throughput_mbps == pytest.approx(r.mean * 8)
+
+
+@pytest.mark.parametrize("name", BENCHES)
+def test_back_to_back_never_overflows(name):
+    # One batch at a time, read before the next: the buffer cannot fill.
+    r = run_or_skip(name, rb_b2b=True)
+    assert total(r, "hits") > 0
+    assert total(r, "drops") == 0
+
+
+@pytest.mark.parametrize("name", BENCHES)
+def test_sampling_sends_fewer_wakeups(name):
+    """One record per syscall: unsampled, the consumer is woken for nearly
+    every record; sampled every 50, it sleeps until 50 are waiting."""
+    base = run_or_skip(name, rb_batch_cnt=1, warmup=0.2, duration=1.0)
+    sampled = run_or_skip(name, rb_batch_cnt=1, rb_sampled=True, rb_sample_rate=50,
+                          warmup=0.2, duration=1.0)
+    hits_b, hits_s = total(base, "hits"), total(sampled, "hits")
+    wake_b, wake_s = total(base, "wakeups"), total(sampled, "wakeups")
+    assert hits_b > 0 and hits_s > 0 and wake_b > 0
+    assert wake_s / hits_s < wake_b / hits_b
+    assert total(sampled, "polls") > 0
+
+
+def test_ringbuf_output_api():
+    r = run_or_skip("rb-custom", rb_use_output=True)
+    assert r.params["rb_use_output"] is True
+    assert total(r, "hits") > 0
+
+
+@pytest.mark.parametrize("name,size", [("rb-custom", 65536), ("rb-libbpf", 4096),
+                                       ("pb-custom", 65516), ("pb-libbpf", 1000)])
+def test_large_records(name, size):
+    extra = {"rb_use_output": True} if name.startswith("rb") else {}
+    r = run_or_skip(name, record_size=size, **extra)
+    assert r.params["record_size"] == size
+    assert total(r, "hits") > 0
+    assert r.throughput_mbps == pytest.approx(r.mean * size)
+    assert r.throughput_mbps == pytest.approx(r.mean * r.params["record_size"])
+
+
+def test_bench_producer_counts_in_bpf():
+    r = friendly(benchbpf.ringbuf, bench_producer=True)
+    assert r.params["consumers"] == 0 and r.params["rb_bench_producer"] is True
+    every = r.warmup_samples + r.samples
+    # No consumer: the ring fills once (hits), then every record is a drop.
+    assert sum(s.hits for s in every) > 0
+    assert sum(s.hits + s.drops for s in every) > sum(s.hits for s in every)
+
+
+def test_explicit_tracepoint_trigger():
+    r = run_or_skip("rb-libbpf", trigger="tp")
+    assert r.metadata["trigger"] == "tp/syscalls/sys_enter_getpgid"
+    assert r.params["trigger"] == "tp"
+
+
+@pytest.mark.parametrize("name", ["rb-libbpf", "pb-custom"])
+def test_fentry_trigger_runs_or_says_why(name):
+    try:
+        r = benchbpf.run(name, trigger="fentry", **SHORT)
+    except benchbpf.UnsupportedError as e:
+        assert "fentry" in str(e)
+    else:
+        assert r.metadata["trigger"] == "fentry/sys_getpgid"
+        assert total(r, "hits") > 0
+    assert not our_progs_loaded()
+
+
+def test_multiple_producers():
+    r = run_or_skip("rb-libbpf", producers=2, rb_batch_cnt=50)
+    assert r.params["producers"] == 2
+    assert total(r, "hits") > 0
+    assert r.per_producer_mps == pytest.approx(r.mean / 2)
+
+
+def test_friendly_names_map_to_kernel_options():
+    r = friendly(benchbpf.ringbuf, consumer="custom", sample_rate=250, batch_cnt=300)
+    assert r.name == "rb-custom"
+    assert r.params["rb_sampled"] is True          # sample_rate implies sampled
+    assert r.params["rb_sample_rate"] == 250 and r.params["rb_batch_cnt"] == 300
+    r = friendly(benchbpf.perfbuf, consumer="custom", back_to_back=True, buffer_pages=64)
+    assert r.name == "pb-custom"
+    assert r.params["rb_b2b"] is True and r.params["perfbuf_sz"] == 64
+    r = friendly(benchbpf.ringbuf)
+    assert r.name == "rb-libbpf" and r.params["consumers"] == 1
+
+
+def test_kernel_option_names_through_run():
+    r = run_or_skip("rb-libbpf", rb_sampled=True, rb_sample_rate=100)
+    assert r.params["rb_sampled"] is True and r.params["rb_sample_rate"] == 100
+    info = benchbpf.describe("rb-libbpf")
+    clis = {p.name: p.cli for p in info.params.values()}
+    assert clis["rb_b2b"] == "--rb-b2b" and clis["rb_use_output"] == "--rb-use-output"
+    assert clis["rb_batch_cnt"] == "--rb-batch-cnt" and clis["rb_sampled"] == "--rb-sampled"
+    assert clis["rb_sample_rate"] == "--rb-sample-rate"
+    assert info.default_consumers == 1 and info.max_consumers == 1
+    assert info.params["trigger"].choices == ("auto", "fentry", "tp")
+
+
+INVALID = [
+    ("rb-libbpf", dict(rb_b2b=True, producers=2), "single producer"),
+    ("pb-custom", dict(rb_b2b=True, producers=2), "single producer"),
+    ("rb-custom", dict(consumers=0), "exactly one consumer"),
+    ("rb-custom", dict(rb_bench_producer=True, consumers=0), "only with rb-libbpf"),
+    ("rb-libbpf", dict(rb_bench_producer=True), "consumers=0"),
+    ("rb-libbpf", dict(rb_bench_producer=True, consumers=0, rb_sampled=True), "rb_sampled"),
+    ("rb-libbpf", dict(ringbuf_sz=4096, record_size=8000), "record_size"),
+    ("rb-libbpf", dict(ringbuf_sz=12288), "power of 2"),
+    ("rb-custom", dict(rb_sampled=True, rb_sample_rate=100000), "never be notified"),
+    ("pb-libbpf", dict(rb_b2b=True, rb_sampled=True, rb_batch_cnt=10, rb_sample_rate=20),
+     "stall"),
+    ("pb-libbpf", dict(perfbuf_sz=3), "power of 2"),
+    ("pb-custom", dict(perfbuf_sz=1, record_size=8000), "record_size"),
+    ("pb-custom", dict(record_size=65517), "record_size"),
+    ("rb-libbpf", dict(record_size=4), "record_size"),
+    ("rb-libbpf", dict(rb_batch_cnt=0), "rb_batch_cnt"),
+    ("rb-libbpf", dict(trigger="kprobe"), "trigger"),
+]
+
+
+@pytest.mark.parametrize("name,kw,match", INVALID)
+def test_invalid_combinations_raise_before_loading(name, kw, match):
+    with pytest.raises(ValueError, match=match):
+        benchbpf.run(name, **{**SHORT, **kw})
+    assert not our_progs_loaded()
+
+
+def test_friendly_argument_errors():
+    with pytest.raises(ValueError, match="sample_rate"):
+        benchbpf.ringbuf(sampled=False, sample_rate=10)
+    with pytest.raises(TypeError, match="rb_sampled"):
+        benchbpf.ringbuf(sampled=True, rb_sampled=True)
+    with pytest.raises(ValueError, match="consumer"):
+        benchbpf.perfbuf(consumer="kernel")
+    with pytest.raises(TypeError, match="use_output"):
+        benchbpf.perfbuf(use_output=True, **SHORT)
+    with pytest.raises(ValueError, match="unknown study"):
+        ringbufs.study("nope")
+    assert not our_progs_loaded()
+
+
+def test_layout_of_the_python_api():
+    assert isinstance(ringbufs, types.ModuleType)
+    assert benchbpf.ringbuf is ringbufs.ringbuf and benchbpf.perfbuf is ringbufs.perfbuf
+    assert benchbpf.ringbuf_study is ringbufs.study
+    assert set(ringbufs.STUDIES) >= {
+        "single_producer_parallel", "single_producer_sampled", "back_to_back",
+        "back_to_back_sampled", "ringbuf_sample_rate_sweep", "perfbuf_sample_rate_sweep",
+        "reserve_vs_output", "reserve_vs_output_sampled", "same_cpu", "multi_producer",
+        "perfbuf_multi_producer", "record_size_sweep"}
+
+
+TINY = dict(warmup=0, duration=0.2, interval=0.2)
+
+
+def test_study_runs_all_four():
+    try:
+        res = ringbufs.study("back_to_back", **TINY)
+    except benchbpf.UnsupportedError as e:
+        pytest.skip(str(e))
+    assert list(res) == list(BENCHES)
+    assert all(r.params["rb_b2b"] for r in res.values())
+    assert all(total(r, "hits") > 0 for r in res.values())
+
+
+def test_same_cpu_study_pins_both_threads():
+    try:
+        res = ringbufs.same_cpu(**TINY)
+    except benchbpf.UnsupportedError as e:
+        pytest.skip(str(e))
+    for r in res.values():
+        assert r.params["prod_affinity"] == (0,) and r.params["cons_affinity"] == (0,)
+        assert r.params["rb_batch_cnt"] == 1
+        assert total(r, "hits") > 0
+
+
+def test_sweeps_return_sweeps():
+    try:
+        rates = ringbufs.perfbuf_sample_rate_sweep(rates=(1, 50), **TINY)
+        prods = ringbufs.multi_producer(producer_counts=(1, 2), **TINY)
+        sizes = ringbufs.record_size_sweep(sizes=(8, 4096), rb_use_output=True, **TINY)
+    except benchbpf.UnsupportedError as e:
+        pytest.skip(str(e))
+    assert isinstance(rates, benchbpf.Sweep) and rates.values == (1, 50)
+    assert rates[50].params["rb_batch_cnt"] == 50 and rates[50].params["rb_sampled"]
+    assert [r.params["producers"] for r in prods.results] == [1, 2]
+    assert all(r.params["rb_batch_cnt"] == 50 for r in prods.results)
+    assert [r.params["record_size"] for r in sizes.results] == [8, 4096]
+    assert all(r.throughput_mbps > 0 for r in sizes.results)
+    with pytest.raises(ValueError, match="no values"):
+        ringbufs.multi_producer(producer_counts=())
