@@ -68,6 +68,14 @@ struct bench_env {
 struct bench_ctx;
 struct bench_thread_arg;
 
+/* BPF objects held through this process's descriptors (loader.c). */
+#define BENCH_MAX_IDS 256
+enum bench_bpf_kind { BENCH_BPF_PROG, BENCH_BPF_MAP, BENCH_BPF_LINK };
+struct bench_bpf_ids {
+	int nr;
+	struct { enum bench_bpf_kind kind; uint32_t id; } obj[BENCH_MAX_IDS];
+};
+
 struct bench {
 	const char *name;		/* "rb-libbpf" */
 	const char *family;		/* "ringbuf" */
@@ -153,6 +161,7 @@ struct bench_ctx {
 	bool finished;
 
 	struct bench_log log;		/* libbpf messages during this run */
+	struct bench_bpf_ids held_before;	/* BPF objects held before setup */
 };
 
 /* ---- registry ---- */
@@ -206,6 +215,11 @@ int bench_nr_cpus(void);
 void bench_log_begin(struct bench_ctx *ctx);
 void bench_log_end(struct bench_ctx *ctx);
 void bench_log_append(struct bench_log *log, const char *fmt, va_list ap);
+/* What a run loaded: snapshot before setup, subtract it after, and once
+ * teardown closed everything wait until the kernel freed those objects. */
+void bench_bpf_ids_snapshot(struct bench_bpf_ids *ids);
+void bench_bpf_ids_subtract(struct bench_bpf_ids *ids, const struct bench_bpf_ids *before);
+void bench_bpf_ids_wait_released(const struct bench_bpf_ids *ids, uint64_t timeout_ns);
 /* Mount tracefs if events/ is missing; returns 0 or -errno. */
 int bench_ensure_tracefs(struct bench_ctx *ctx);
 /* UNSUPPORTED unless the kernel exposes its BTF; returns 0 or -errno. */

@@ -34,30 +34,9 @@
 #include <bpf/libbpf.h>
 
 #include "bench.h"
+#include "uprobe_multi.h"
 #include "trigger.h"
 #include "trigger.skel.h"
-
-/*
- * uapi bits newer than the system headers (kernel 6.6+).  Values are ABI.
- */
-#define TRIG_BPF_TRACE_UPROBE_MULTI 48
-#define TRIG_BPF_F_UPROBE_MULTI_RETURN (1U << 0)
-
-/* BPF_LINK_CREATE attr for uprobe-multi links, as include/uapi/linux/bpf.h
- * lays out link_create.uprobe_multi. */
-struct trig_uprobe_multi_attr {
-	__u32 prog_fd;
-	__u32 target_fd;
-	__u32 attach_type;
-	__u32 flags;
-	__aligned_u64 path;
-	__aligned_u64 offsets;
-	__aligned_u64 ref_ctr_offsets;
-	__aligned_u64 cookies;
-	__u32 cnt;
-	__u32 uprobe_flags;
-	__u32 pid;
-};
 
 /* ---- uprobe targets ----
  *
@@ -225,10 +204,6 @@ struct trig_variant {
 	bool multi;
 };
 
-#define TRIG_MAX_OBJS 16
-/* Longest wait for the kernel to free what a run loaded. */
-#define TRIG_RELEASE_WAIT_NS 2000000000ull
-
 struct trig_state {
 	const struct trig_variant *v;
 	struct trigger_bpf *skel;
@@ -237,11 +212,6 @@ struct trig_state {
 	int driver_fd;
 	struct trig_slot *slots;	/* skel->bss->hits or user_slots */
 	struct trig_slot *user_slots;	/* TRIG_NR_SLOTS, user counting */
-	/* kernel ids of what was loaded, to wait for their release */
-	__u32 prog_ids[TRIG_MAX_OBJS];
-	__u32 map_ids[TRIG_MAX_OBJS];
-	int nr_prog_ids;
-	int nr_map_ids;
 };
 
 static const char *const target_names[] = {
@@ -389,64 +359,6 @@ static int resolve_target(struct bench_ctx *ctx, void *fn, char *path,
 
 /* ---- setup / teardown ---- */
 
-/*
- * Some links (raw_tp, uprobe-multi) are freed after an RCU grace period, not
- * when their fd is closed, and their program and maps with them.  Teardown
- * waits for that, so that when a run returns nothing of it is loaded.
- */
-static void remember_ids(struct trig_state *st)
-{
-	struct bpf_program *prog;
-	struct bpf_map *map;
-
-	bpf_object__for_each_program(prog, st->skel->obj) {
-		struct bpf_prog_info info;
-		__u32 len = sizeof(info);
-		int fd = bpf_program__fd(prog);
-
-		memset(&info, 0, sizeof(info));
-		if (fd >= 0 && st->nr_prog_ids < TRIG_MAX_OBJS &&
-		    !bpf_obj_get_info_by_fd(fd, &info, &len))
-			st->prog_ids[st->nr_prog_ids++] = info.id;
-	}
-	bpf_object__for_each_map(map, st->skel->obj) {
-		struct bpf_map_info info;
-		__u32 len = sizeof(info);
-		int fd = bpf_map__fd(map);
-
-		memset(&info, 0, sizeof(info));
-		if (fd >= 0 && st->nr_map_ids < TRIG_MAX_OBJS &&
-		    !bpf_obj_get_info_by_fd(fd, &info, &len))
-			st->map_ids[st->nr_map_ids++] = info.id;
-	}
-}
-
-static void wait_released(__u32 id, int (*get_fd)(__u32), uint64_t deadline)
-{
-	int fd;
-
-	for (;;) {
-		fd = get_fd(id);
-		if (fd < 0)
-			return;		/* ENOENT: gone */
-		close(fd);
-		if (bench_now_ns() > deadline)
-			return;
-		usleep(2000);
-	}
-}
-
-static void wait_all_released(struct trig_state *st)
-{
-	uint64_t deadline = bench_now_ns() + TRIG_RELEASE_WAIT_NS;
-	int i;
-
-	for (i = 0; i < st->nr_prog_ids; i++)
-		wait_released(st->prog_ids[i], bpf_prog_get_fd_by_id, deadline);
-	for (i = 0; i < st->nr_map_ids; i++)
-		wait_released(st->map_ids[i], bpf_map_get_fd_by_id, deadline);
-}
-
 static struct bpf_program *prog_by_name(struct trig_state *st, const char *name)
 {
 	return bpf_object__find_program_by_name(st->skel->obj, name);
@@ -456,33 +368,18 @@ static int attach_uprobe_multi(struct bench_ctx *ctx, struct bpf_program *prog,
 			       const char *path, size_t offset)
 {
 	struct trig_state *st = state(ctx);
-	unsigned long long off = offset;
-	union {
-		union bpf_attr attr;
-		struct trig_uprobe_multi_attr um;
-	} a;
+	unsigned long off = offset;
 	int fd;
 
-	memset(&a, 0, sizeof(a));
-	a.um.prog_fd = bpf_program__fd(prog);
-	a.um.attach_type = TRIG_BPF_TRACE_UPROBE_MULTI;
-	a.um.path = (uintptr_t)path;
-	a.um.offsets = (uintptr_t)&off;
-	a.um.cnt = 1;
-	a.um.uprobe_flags = st->v->retprobe ? TRIG_BPF_F_UPROBE_MULTI_RETURN : 0;
-	a.um.pid = 0;	/* every process */
-	fd = syscall(__NR_bpf, BPF_LINK_CREATE, &a, sizeof(a));
-	if (fd < 0) {
-		int err = errno;
-
+	fd = bench_attach_uprobe_multi(bpf_program__fd(prog), path, &off, 1, st->v->retprobe);
+	if (fd < 0)
 		/* Kernels without uprobe-multi answer EINVAL (unknown attach
 		 * type) or EOPNOTSUPP: either way the kernel refuses it. */
-		return bench_fail(ctx, BENCH_ERR_UNSUPPORTED, err,
+		return bench_fail(ctx, BENCH_ERR_UNSUPPORTED, -fd,
 				  "%s: %s unavailable on this kernel: it answered %s (%s) "
 				  "(BPF_LINK_CREATE with BPF_TRACE_UPROBE_MULTI on %s+0x%zx)",
-				  ctx->bench->name, st->v->feature, errname(err),
-				  strerror(err), path, offset);
-	}
+				  ctx->bench->name, st->v->feature, errname(-fd),
+				  strerror(-fd), path, offset);
 	st->multi_link_fd = fd;
 	return 0;
 }
@@ -592,7 +489,7 @@ static int trig_setup(struct bench_ctx *ctx, const struct trig_variant *v)
 		bpf_program__set_autoload(hook, true);
 		if (v->multi) {
 			err = bpf_program__set_expected_attach_type(
-				hook, (enum bpf_attach_type)TRIG_BPF_TRACE_UPROBE_MULTI);
+				hook, (enum bpf_attach_type)BENCH_BPF_TRACE_UPROBE_MULTI);
 			if (err)
 				return bench_fail(ctx, BENCH_ERR_BENCH, -err,
 						  "%s: cannot set the uprobe-multi attach type: %s",
@@ -610,7 +507,6 @@ static int trig_setup(struct bench_ctx *ctx, const struct trig_variant *v)
 				      v->hook ? v->hook : v->driver,
 				      v->hook && v->driver ? " with its driver " : "",
 				      v->hook && v->driver ? v->driver : "", errname(err));
-	remember_ids(st);
 
 	switch (v->mode) {
 	case TRIG_UPROBE:
@@ -660,7 +556,6 @@ static void trig_teardown(struct bench_ctx *ctx)
 		close(st->multi_link_fd);
 	bpf_link__destroy(st->link);
 	trigger_bpf__destroy(st->skel);
-	wait_all_released(st);
 	free(st->user_slots);
 	free(st);
 	ctx->priv = NULL;

@@ -27,6 +27,9 @@ struct bench_thread_arg {
  * objects, maps, programs, links, libbpf's probes, tracefs files. */
 #define BENCH_FD_HEADROOM 64
 
+/* How long teardown waits for the kernel to free what a run loaded. */
+#define BENCH_RELEASE_WAIT_NS 2000000000ull
+
 static atomic_ulong setup_count;
 
 unsigned long bench_setup_count(void)
@@ -425,6 +428,8 @@ int bench_start(struct bench_ctx *ctx)
 			return err;
 	}
 
+	if (!b->no_bpf)
+		bench_bpf_ids_snapshot(&ctx->held_before);
 	atomic_fetch_add(&setup_count, 1);
 	ctx->setup_called = true;
 	if (b->setup) {
@@ -486,8 +491,21 @@ void bench_finish(struct bench_ctx *ctx)
 		pthread_join(ctx->threads[i], NULL);
 	if (ctx->sampler_started)
 		pthread_join(ctx->sampler, NULL);
-	if (ctx->setup_called && ctx->bench->teardown)
+	if (ctx->setup_called && !ctx->bench->no_bpf) {
+		struct bench_bpf_ids *loaded = malloc(sizeof(*loaded));
+
+		if (loaded) {
+			bench_bpf_ids_snapshot(loaded);
+			bench_bpf_ids_subtract(loaded, &ctx->held_before);
+		}
+		if (ctx->bench->teardown)
+			ctx->bench->teardown(ctx);
+		if (loaded)
+			bench_bpf_ids_wait_released(loaded, BENCH_RELEASE_WAIT_NS);
+		free(loaded);
+	} else if (ctx->setup_called && ctx->bench->teardown) {
 		ctx->bench->teardown(ctx);
+	}
 	free(ctx->threads);
 	ctx->threads = NULL;
 	free(ctx->thread_args);

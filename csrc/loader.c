@@ -16,6 +16,7 @@
 
 #include <linux/capability.h>
 
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
 #include "bench.h"
@@ -221,4 +222,115 @@ int bench_bump_memlock(void)
 		return -EPERM;
 	r.rlim_cur = r.rlim_max;
 	return setrlimit(RLIMIT_MEMLOCK, &r) ? -errno : 0;
+}
+
+/*
+ * The BPF objects this process holds through descriptors, by kind and id,
+ * read from /proc/self/fd and fdinfo.  A run compares the set after setup
+ * with the one before it to learn what it loaded, whatever family it is.
+ */
+static int fdinfo_id(int fd, const char *key)
+{
+	char path[64], line[128];
+	size_t klen = strlen(key);
+	int id = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (strncmp(line, key, klen) == 0 && line[klen] == ':') {
+			id = atoi(line + klen + 1);
+			break;
+		}
+	fclose(f);
+	return id;
+}
+
+void bench_bpf_ids_snapshot(struct bench_bpf_ids *ids)
+{
+	static const struct { const char *target, *key; enum bench_bpf_kind kind; } kinds[] = {
+		{ "anon_inode:bpf-prog", "prog_id", BENCH_BPF_PROG },
+		{ "anon_inode:bpf-map", "map_id", BENCH_BPF_MAP },
+		{ "anon_inode:bpf_link", "link_id", BENCH_BPF_LINK },
+	};
+	struct dirent *de;
+	char path[64], target[64];
+	DIR *dir;
+
+	ids->nr = 0;
+	dir = opendir("/proc/self/fd");
+	if (!dir)
+		return;
+	while ((de = readdir(dir)) && ids->nr < BENCH_MAX_IDS) {
+		ssize_t n;
+		size_t k;
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/fd/%s", de->d_name);
+		n = readlink(path, target, sizeof(target) - 1);
+		if (n <= 0)
+			continue;
+		target[n] = '\0';
+		for (k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+			int id;
+
+			if (strcmp(target, kinds[k].target))
+				continue;
+			id = fdinfo_id(atoi(de->d_name), kinds[k].key);
+			if (id > 0) {
+				ids->obj[ids->nr].kind = kinds[k].kind;
+				ids->obj[ids->nr].id = (uint32_t)id;
+				ids->nr++;
+			}
+		}
+	}
+	closedir(dir);
+}
+
+void bench_bpf_ids_subtract(struct bench_bpf_ids *ids, const struct bench_bpf_ids *before)
+{
+	int i, j, kept = 0;
+
+	for (i = 0; i < ids->nr; i++) {
+		bool old = false;
+
+		for (j = 0; j < before->nr && !old; j++)
+			old = before->obj[j].kind == ids->obj[i].kind &&
+			      before->obj[j].id == ids->obj[i].id;
+		if (!old)
+			ids->obj[kept++] = ids->obj[i];
+	}
+	ids->nr = kept;
+}
+
+/*
+ * Closing the last descriptor does not free every object at once: links of
+ * some kinds (raw_tp, uprobe-multi) and the programs and maps behind them go
+ * after an RCU grace period.  Waiting here means that when a run returns,
+ * nothing it loaded is still listed in the kernel.
+ */
+void bench_bpf_ids_wait_released(const struct bench_bpf_ids *ids, uint64_t timeout_ns)
+{
+	uint64_t deadline = bench_now_ns() + timeout_ns;
+	int i, fd;
+
+	for (i = 0; i < ids->nr; i++) {
+		for (;;) {
+			switch (ids->obj[i].kind) {
+			case BENCH_BPF_PROG: fd = bpf_prog_get_fd_by_id(ids->obj[i].id); break;
+			case BENCH_BPF_MAP: fd = bpf_map_get_fd_by_id(ids->obj[i].id); break;
+			default: fd = bpf_link_get_fd_by_id(ids->obj[i].id); break;
+			}
+			if (fd < 0)
+				break;		/* gone (or no longer ours to see) */
+			close(fd);
+			if (bench_now_ns() > deadline)
+				return;
+			usleep(2000);
+		}
+	}
 }

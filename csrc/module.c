@@ -23,9 +23,6 @@
 
 #define WAKE_MS 100
 
-/* Weak until every build carries the probes: a core without them says so. */
-int bench_probe_features(struct bench_feature *out, int max) __attribute__((weak));
-
 typedef struct {
 	PyObject *benchmark_error;	/* benchbpf.BenchmarkError(RuntimeError) */
 	PyObject *unsupported_error;	/* benchbpf.UnsupportedError(BenchmarkError) */
@@ -488,10 +485,6 @@ static PyObject *core_probe_features(PyObject *module, PyObject *unused)
 	PyObject *list = NULL;
 	int n = 0, i;
 
-	if (!bench_probe_features) {
-		PyErr_SetString(st->unsupported_error, "this build has no feature probes");
-		return NULL;
-	}
 	feats = calloc(64, sizeof(*feats));
 	if (!feats)
 		return PyErr_NoMemory();
