@@ -198,3 +198,29 @@ def wait_named_gone(prefix, timeout=5.0):
         if not left or time.monotonic() > deadline:
             return left
         time.sleep(0.05)
+
+
+def left_behind(prefix):
+    """Objects named `prefix...` that this process still holds, or that no
+    process holds (leaked into the kernel).  Objects other processes on the
+    machine hold right now are theirs, not this test's."""
+    objs = kernel_objects()
+    if objs is None:
+        return []
+    mine, held = set(), referenced_ids()
+    for fd in fd_targets():
+        try:
+            with open(f"/proc/self/fdinfo/{fd}") as f:
+                for line in f:
+                    key, _, value = line.partition(":")
+                    if key in ("prog_id", "map_id", "link_id"):
+                        mine.add((key[:-3], int(value)))
+        except OSError:
+            pass
+    for (kind, oid), info in objs.items():
+        if (kind, oid) in held:
+            held.update(("map", m) for m in info.get("map_ids", ()))
+            if kind == "link" and "prog_id" in info:
+                held.add(("prog", info["prog_id"]))
+    return sorted((k, v.get("name", "")) for k, v in objs.items()
+                  if v.get("name", "").startswith(prefix) and (k in mine or k not in held))

@@ -10,6 +10,7 @@ import pytest
 import benchbpf
 from benchbpf import rename
 
+import leakcheck
 from conftest import SHORT, SHORT_SAMPLES, _bpftool, nr_threads, open_fds, run_or_skip
 
 ALL = ["rename-base", "rename-kprobe", "rename-kretprobe", "rename-rawtp",
@@ -35,18 +36,9 @@ def our_programs():
             if p.get("name", "").startswith("rename_")]
 
 
-def left_loaded(timeout=3.0):
-    """Our programs still loaded once the kernel has had time to free them.
-
-    Detaching is synchronous, but the kernel drops the last reference to a
-    detached program only after an RCU grace period, so it can stay listed
-    for a moment after the run returned."""
-    deadline = time.monotonic() + timeout
-    progs = our_programs()
-    while progs and time.monotonic() < deadline:
-        time.sleep(0.05)
-        progs = our_programs()
-    return None if progs is None else [p["name"] for p in progs]
+def left_loaded():
+    """Programs of this family this process still holds or nobody holds."""
+    return [name for _, name in leakcheck.left_behind("rename_")]
 
 
 def thread_names():
@@ -83,7 +75,7 @@ def test_base_counts_renames_and_keeps_our_names():
     # The producer renamed only itself: our threads keep their names.
     assert thread_names() == before
     assert nr_threads() == threads and open_fds() == fds
-    assert left_loaded() in (None, [])
+    assert left_loaded() == []
 
 
 def test_rawtp_program_is_loaded_and_fires():
@@ -140,7 +132,7 @@ def test_every_variant_runs_or_says_why(name):
     else:
         assert len(r.samples) == SHORT_SAMPLES
         assert all(s.hits > 0 and s.drops == 0 for s in r.samples)
-    assert left_loaded() in (None, [])
+    assert left_loaded() == []
 
 
 @pytest.mark.parametrize("func", sorted(rename.BENCHMARKS))
@@ -161,4 +153,4 @@ def test_python_functions_name_their_benchmark(func):
 def test_bad_options_are_rejected(kw, exc):
     with pytest.raises(exc):
         rename.rawtp(**SHORT, **kw)
-    assert left_loaded() in (None, [])
+    assert left_loaded() == []

@@ -1,7 +1,4 @@
 """rb-libbpf, rb-custom, pb-libbpf, pb-custom: real BPF producers, real consumers."""
-import json
-import subprocess
-import time
 import types
 
 import pytest
@@ -11,7 +8,8 @@ import importlib
 
 ringbufs = importlib.import_module("benchbpf.ringbuf")
 
-from conftest import SHORT, SHORT_SAMPLES, _bpftool, run_or_skip
+import leakcheck
+from conftest import SHORT, SHORT_SAMPLES, run_or_skip
 
 BENCHES = ringbufs.BENCHMARKS
 TRIGGERS = ("fentry/sys_getpgid", "tp/syscalls/sys_enter_getpgid")
@@ -19,37 +17,16 @@ OUR_PROGS = {"rb_tp", "rb_fentry", "pb_tp", "pb_fentry"}
 
 
 def our_progs_loaded():
-    """Names of this family's BPF programs loaded anywhere right now."""
-    tool = _bpftool()
-    if tool is None:
-        pytest.skip("bpftool not found: cannot list loaded programs")
-    out = subprocess.run([tool, "-j", "prog", "list"], capture_output=True, text=True,
-                         check=True)
-    return {p.get("name") for p in json.loads(out.stdout or "[]")} & OUR_PROGS
-
-
-def our_maps_loaded():
-    """Maps of this family's BPF objects (named after the skeletons)."""
-    out = subprocess.run([_bpftool(), "-j", "map", "list"], capture_output=True, text=True,
-                         check=True)
-    return {m.get("name") for m in json.loads(out.stdout or "[]")
-            if m.get("name", "").startswith(("ringbuf_.", "perfbuf_."))}
+    """Programs and maps of this family this process still holds or nobody holds."""
+    return [name for prefix in ("rb_", "pb_", "ringbuf_.", "perfbuf_.")
+            for _, name in leakcheck.left_behind(prefix)]
 
 
 @pytest.fixture(scope="module", autouse=True)
 def nothing_of_ours_left():
-    """After this module, none of its programs or maps may stay loaded.
-
-    The kernel frees a program's maps only after an RCU grace period once
-    the last reference is gone, so give it a moment before calling it a leak."""
+    """After this module, none of its programs or maps may stay loaded."""
     yield
-    if _bpftool() is None:
-        return
-    deadline = time.monotonic() + 5.0
-    while (our_progs_loaded() or our_maps_loaded()) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert not our_progs_loaded(), "ring/perf buffer programs left loaded"
-    assert not our_maps_loaded(), "ring/perf buffer maps left loaded"
+    assert not our_progs_loaded(), "ring/perf buffer programs or maps left loaded"
 
 
 def friendly(func, **kw):

@@ -1,13 +1,11 @@
 """Trigger family: every benchmark runs for real (or says why it cannot)."""
-import json
-import subprocess
-
 import pytest
 
 import benchbpf
 from benchbpf import trigger
 
-from conftest import SHORT, SHORT_SAMPLES, _bpftool, run_or_skip
+import leakcheck
+from conftest import SHORT, SHORT_SAMPLES, run_or_skip
 
 KERNEL_DRIVEN = ["trig-kernel-count", "trig-tp", "trig-rawtp", "trig-kprobe",
                  "trig-kretprobe", "trig-kprobe-multi", "trig-kretprobe-multi",
@@ -27,16 +25,8 @@ MAY_BE_REFUSED = {
 ERRNO_NAMES = ("EPERM", "ENOENT", "EOPNOTSUPP", "ENOTSUPP", "ENOSYS", "EINVAL")
 
 
-def our_programs():
-    """Names of loaded BPF programs of this family (None without bpftool)."""
-    tool = _bpftool()
-    if tool is None:
-        return None
-    out = subprocess.run([tool, "-j", "prog", "list"], capture_output=True, text=True)
-    if out.returncode != 0:
-        return None
-    return sorted(p.get("name", "") for p in json.loads(out.stdout or "[]")
-                  if p.get("name", "").startswith("trig_"))
+def left_behind():
+    return leakcheck.left_behind("trig_")
 
 
 def test_registry_has_the_whole_family():
@@ -61,7 +51,7 @@ def test_runs_and_counts_hits(name):
     assert r.metadata["trigger"]
     if name in KERNEL_DRIVEN:
         assert r.params["trig_batch_iters"] == 100
-    assert our_programs() in (None, [])
+    assert left_behind() == []
 
 
 @pytest.mark.parametrize("name", sorted(MAY_BE_REFUSED))
@@ -77,7 +67,7 @@ def test_refused_hooks_say_what_and_leave_nothing(name):
         assert not seen, "samples were taken before the refusal"
     else:
         assert all(s.hits > 0 for s in r.samples)
-    assert our_programs() in (None, [])
+    assert left_behind() == []
 
 
 def test_python_api_maps_batch_iters():
@@ -103,7 +93,7 @@ def test_batch_iters_out_of_range_is_rejected_before_loading(value):
         trigger.tp(batch_iters=value, **SHORT)
     with pytest.raises(ValueError, match="trig_batch_iters"):
         benchbpf.run("trig-kernel-count", trig_batch_iters=value, **SHORT)
-    assert our_programs() in (None, [])
+    assert left_behind() == []
 
 
 def test_bad_options_are_rejected():
