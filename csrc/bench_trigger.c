@@ -563,29 +563,41 @@ static void trig_teardown(struct bench_ctx *ctx)
 
 /* ---- producers ---- */
 
-static inline void user_hit(struct trig_slot *slot)
+/*
+ * As the kernel bench counts in user space: the slot is picked on every hit
+ * by a multiplicative hash of the thread id (cached), so each hit pays that
+ * hash and producers may share a slot, as there.  A fixed slot per producer
+ * measured 5-18% faster, which is not the kernel bench's figure.
+ */
+static inline void user_hit(struct trig_slot *slots, pid_t tid)
 {
-	__atomic_fetch_add(&slot->value, 1, __ATOMIC_RELAXED);
+	unsigned int slot = (2654435769u * (unsigned int)tid) >> 24;
+
+	__atomic_fetch_add(&slots[slot & TRIG_SLOT_MASK].value, 1, __ATOMIC_RELAXED);
 }
 
 static int syscall_count_producer(struct bench_ctx *ctx, int idx)
 {
-	struct trig_slot *slot = &state(ctx)->slots[idx & TRIG_SLOT_MASK];
+	struct trig_slot *slots = state(ctx)->slots;
+	pid_t tid = gettid();
 
+	(void)idx;
 	while (!bench_stopping(ctx)) {
 		(void)syscall(__NR_getpgid);
-		user_hit(slot);
+		user_hit(slots, tid);
 	}
 	return 0;
 }
 
 static int usermode_count_producer(struct bench_ctx *ctx, int idx)
 {
-	struct trig_slot *slot = &state(ctx)->slots[idx & TRIG_SLOT_MASK];
+	struct trig_slot *slots = state(ctx)->slots;
+	pid_t tid = gettid();
 
+	(void)idx;
 	while (!bench_stopping(ctx)) {
 		trig_target_nop();
-		user_hit(slot);
+		user_hit(slots, tid);
 	}
 	return 0;
 }
