@@ -15,6 +15,8 @@ from .analysis import Comparison, Sweep, compare, plot, sweep
 from . import count
 from . import rename
 from . import trigger
+from . import bpf_loop, strncmp
+from . import bloom
 # The functions shadow their modules as attributes; import studies and
 # probes by name: from benchbpf.ringbuf import study.
 from .ringbuf import ringbuf, perfbuf, study as ringbuf_study
@@ -26,4 +28,6 @@ __all__ = [
     "Comparison", "Sweep", "compare", "plot", "sweep",
     "count", "rename", "trigger", "ringbuf", "perfbuf", "ringbuf_study",
     "Feature", "Features", "features",
+    "bpf_loop", "strncmp",
+    "bloom",
 ]

@@ -10,17 +10,37 @@ def progress_line(report, index, sample, producers, interval_ns=1_000_000_000):
     if report == "ops":
         hits = sample.hits_mps
         return head + f"hits {hits:8.3f}M/s ({hits / producers:7.3f}M/prod)"
+    if report == "false_hits":
+        total = sample.false_hits + sample.hits + sample.drops
+        return head + (f"{sample.false_hits} false hits of {total} total operations. "
+                       f"Percentage = {_pct(sample.false_hits, total):2.2f} %")
     hits, drops = sample.hits_mps, sample.drops_mps
     return head + (f"hits {hits:8.3f}M/s ({hits / producers:7.3f}M/prod), "
                    f"drops {drops:8.3f}M/s, total operations {hits + drops:8.3f}M/s")
 
 
+def _pct(part, total):
+    return part / total * 100 if total else float("nan")
+
+
+def false_hits_totals(samples):
+    """(false hits, total operations) over samples, as the kernel bench adds
+    them up for its false hit percentage: total = hits + false hits + drops."""
+    false_hits = sum(s.false_hits for s in samples)
+    return false_hits, false_hits + sum(s.hits + s.drops for s in samples)
+
+
 def summary_line(r):
     """The kernel bench's 'Summary:' line for result r."""
     report = r.report
+    if report == "false_hits":
+        false_hits, total = false_hits_totals(r.samples)
+        return (f"Summary: {false_hits} false hits of {total} total operations. "
+                f"Percentage =  {_pct(false_hits, total):2.2f} %")
     if report == "ops":
+        # As ops_report_final: latency is per producer, 1000 / (mean / producers).
         mean, sd = r.stat("hits")
-        lat = 1e3 / mean if mean > 0 else float("inf")
+        lat = 1e3 / mean * r.producers if mean > 0 else float("inf")
         return (f"Summary: throughput {mean:8.3f} {PLUS_MINUS} {sd:5.3f} M ops/s "
                 f"({mean / r.producers:7.3f}M ops/prod), latency {lat:8.3f} ns/op")
     hits, hits_sd = r.stat("hits")

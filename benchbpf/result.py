@@ -180,6 +180,24 @@ class Result:
         return sum(s.drops for s in self.samples)
 
     @property
+    def false_positive_pct(self):
+        """False hits as a percentage of all operations, over every kept
+        sample: the kernel bench's bloom-false-positive figure.
+
+        Computed as the kernel bench does, 100 * false_hits / (hits +
+        false_hits + drops); there each false hit is also a drop, so this is
+        false positives / (lookups + false positives).  NaN when nothing was
+        counted.  Only for benchmarks that count false hits (report kind
+        "false_hits")."""
+        if self.report != "false_hits":
+            raise ValueError(f"{self.name} counts no false hits: false_positive_pct is "
+                             "for benchmarks whose report is 'false_hits' "
+                             "(bloom-false-positive)")
+        from ._report import false_hits_totals
+        false_hits, total = false_hits_totals(self.samples)
+        return false_hits / total * 100 if total else math.nan
+
+    @property
     def duration_s(self):
         return sum(s.interval_ns for s in self.samples) / 1e9
 

@@ -10,6 +10,9 @@ extern const struct bench bench_selftest;
 extern const struct bench bench_rename_base, bench_rename_kprobe, bench_rename_kretprobe, bench_rename_rawtp, bench_rename_fentry, bench_rename_fexit;
 extern const struct bench bench_trig_syscall_count, bench_trig_usermode_count, bench_trig_kernel_count, bench_trig_tp, bench_trig_rawtp, bench_trig_kprobe, bench_trig_kretprobe, bench_trig_kprobe_multi, bench_trig_kretprobe_multi, bench_trig_fentry, bench_trig_fexit, bench_trig_fmodret, bench_trig_uprobe_nop, bench_trig_uprobe_push, bench_trig_uprobe_ret, bench_trig_uretprobe_nop, bench_trig_uretprobe_push, bench_trig_uretprobe_ret, bench_trig_uprobe_multi_nop, bench_trig_uprobe_multi_push, bench_trig_uprobe_multi_ret, bench_trig_uretprobe_multi_nop, bench_trig_uretprobe_multi_push, bench_trig_uretprobe_multi_ret, bench_trig_usdt_nop;
 extern const struct bench bench_rb_libbpf, bench_rb_custom, bench_pb_libbpf, bench_pb_custom;
+extern const struct bench bench_bloom_lookup, bench_bloom_update, bench_bloom_false_positive, bench_hashmap_without_bloom, bench_hashmap_with_bloom;
+extern const struct bench bench_bpf_loop;
+extern const struct bench bench_strncmp_no_helper, bench_strncmp_helper;
 
 static const struct bench *const registry[] = {
 	&bench_count_global,
@@ -18,6 +21,9 @@ static const struct bench *const registry[] = {
 	&bench_rename_base, &bench_rename_kprobe, &bench_rename_kretprobe, &bench_rename_rawtp, &bench_rename_fentry, &bench_rename_fexit,
 	&bench_trig_syscall_count, &bench_trig_usermode_count, &bench_trig_kernel_count, &bench_trig_tp, &bench_trig_rawtp, &bench_trig_kprobe, &bench_trig_kretprobe, &bench_trig_kprobe_multi, &bench_trig_kretprobe_multi, &bench_trig_fentry, &bench_trig_fexit, &bench_trig_fmodret, &bench_trig_uprobe_nop, &bench_trig_uprobe_push, &bench_trig_uprobe_ret, &bench_trig_uretprobe_nop, &bench_trig_uretprobe_push, &bench_trig_uretprobe_ret, &bench_trig_uprobe_multi_nop, &bench_trig_uprobe_multi_push, &bench_trig_uprobe_multi_ret, &bench_trig_uretprobe_multi_nop, &bench_trig_uretprobe_multi_push, &bench_trig_uretprobe_multi_ret, &bench_trig_usdt_nop,
 	&bench_rb_libbpf, &bench_rb_custom, &bench_pb_libbpf, &bench_pb_custom,
+	&bench_bloom_lookup, &bench_bloom_update, &bench_bloom_false_positive, &bench_hashmap_without_bloom, &bench_hashmap_with_bloom,
+	&bench_bpf_loop,
+	&bench_strncmp_no_helper, &bench_strncmp_helper,
 };
 
 const struct bench *const *bench_all(int *count)

@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bloom-*, hashmap-*: BPF bloom filter map operations, and hashmap lookups
+ * with and without a bloom filter in front, one program run per getpgid().
+ *
+ * bloom_lookup / bloom_update walk every element of array_map and peek it
+ * in (push it into) bloom_map: one hit per element.
+ * bloom_hashmap_lookup does BLOOM_LOOKUPS_PER_RUN lookups of keys read at
+ * a random offset of rand_vals[] (consecutive keys overlap, value_size
+ * bytes apart).  With use_bloom, a key the bloom filter rules out is a hit
+ * at once; any other key is looked up in the hashmap: found is a hit, not
+ * found is a drop (and, with count_false_hits, a false hit: the filter
+ * said maybe, the hashmap said no).  Without the bloom filter every key
+ * is looked up, and random keys are all but never there: drops.
+ *
+ * Maps' sizes, value size and number of hash functions are set by user
+ * space before loading; it also fills the maps and rand_vals[].
+ *
+ * Each program exists twice with the same body; user space enables one:
+ * fentry on the syscall (the kernel bench's trigger) or the
+ * syscalls/sys_enter_getpgid tracepoint where fentry is refused.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+
+#include "bloom.h"
+
+#if defined(__TARGET_ARCH_arm64)
+#define SYSCALL_PREFIX "__arm64_"
+#elif defined(__TARGET_ARCH_s390)
+#define SYSCALL_PREFIX "__s390x_"
+#else
+#define SYSCALL_PREFIX "__x64_"
+#endif
+
+#define BLOOM_ENOENT 2
+
+/* Sizes, value size and map_extra (hash functions) are set before load. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, 8);
+	__uint(max_entries, 1);
+} array_map SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_BLOOM_FILTER);
+	__uint(value_size, 8);
+	__uint(max_entries, 1);
+	__uint(map_extra, 3);
+} bloom_map SEC(".maps");
+
+/* Keys and values are the same random bytes. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(key_size, 8);
+	__uint(value_size, 8);
+	__uint(max_entries, 1);
+} hashmap SEC(".maps");
+
+const volatile __u32 value_size = 8;
+const volatile bool use_bloom = false;
+const volatile bool count_false_hits = false;
+/* Run only for this process's getpgid() calls (0: for everyone's). */
+const volatile __u32 filter_tgid = 0;
+
+__u8 rand_vals[BLOOM_RAND_BYTES];
+__u64 percpu_stats[BLOOM_NR_SLOTS * BLOOM_SLOT_WORDS] __attribute__((aligned(256)));
+int error = 0;
+int error_errno = 0;
+
+static __always_inline void count(__u32 what)
+{
+	__u32 slot = bpf_get_smp_processor_id() & BLOOM_SLOT_MASK;
+
+	percpu_stats[slot * BLOOM_SLOT_WORDS + what]++;
+}
+
+static __always_inline bool not_ours(void)
+{
+	return filter_tgid && (bpf_get_current_pid_tgid() >> 32) != filter_tgid;
+}
+
+static __always_inline __u64 iter_result(long err)
+{
+	if (err) {
+		error |= BLOOM_ERR_ITER;
+		error_errno = -err;
+		return 1;	/* stop walking */
+	}
+	count(BLOOM_HIT);
+	return 0;
+}
+
+static __u64 peek_cb(struct bpf_map *map, __u32 *key, void *val, void *data)
+{
+	return iter_result(bpf_map_peek_elem(&bloom_map, val));
+}
+
+static __u64 push_cb(struct bpf_map *map, __u32 *key, void *val, void *data)
+{
+	return iter_result(bpf_map_push_elem(&bloom_map, val, 0));
+}
+
+static __always_inline int lookup_all(void)
+{
+	if (not_ours())
+		return 0;
+	bpf_for_each_map_elem(&array_map, peek_cb, NULL, 0);
+	return 0;
+}
+
+static __always_inline int update_all(void)
+{
+	if (not_ours())
+		return 0;
+	bpf_for_each_map_elem(&array_map, push_cb, NULL, 0);
+	return 0;
+}
+
+static __always_inline int hashmap_lookups(void)
+{
+	__u32 index, i;
+	long err;
+
+	if (not_ours())
+		return 0;
+	index = bpf_get_prandom_u32();
+	for (i = 0; i < BLOOM_LOOKUPS_PER_RUN; i++, index += value_size) {
+		index &= BLOOM_RAND_SPAN - 1;
+		if (use_bloom) {
+			err = bpf_map_peek_elem(&bloom_map, rand_vals + index);
+			if (err) {
+				if (err != -BLOOM_ENOENT) {
+					error |= BLOOM_ERR_PEEK;
+					error_errno = -err;
+					return 0;
+				}
+				count(BLOOM_HIT);	/* ruled out without a lookup */
+				continue;
+			}
+		}
+		if (bpf_map_lookup_elem(&hashmap, rand_vals + index)) {
+			count(BLOOM_HIT);
+		} else {
+			if (use_bloom && count_false_hits)
+				count(BLOOM_FALSE_HIT);
+			count(BLOOM_DROP);
+		}
+	}
+	return 0;
+}
+
+SEC("?fentry/" SYSCALL_PREFIX "sys_getpgid")
+int bloom_lookup_fentry(void *ctx)
+{
+	return lookup_all();
+}
+
+SEC("?tp/syscalls/sys_enter_getpgid")
+int bloom_lookup_tp(void *ctx)
+{
+	return lookup_all();
+}
+
+SEC("?fentry/" SYSCALL_PREFIX "sys_getpgid")
+int bloom_update_fentry(void *ctx)
+{
+	return update_all();
+}
+
+SEC("?tp/syscalls/sys_enter_getpgid")
+int bloom_update_tp(void *ctx)
+{
+	return update_all();
+}
+
+SEC("?fentry/" SYSCALL_PREFIX "sys_getpgid")
+int bloom_hashmap_fentry(void *ctx)
+{
+	return hashmap_lookups();
+}
+
+SEC("?tp/syscalls/sys_enter_getpgid")
+int bloom_hashmap_tp(void *ctx)
+{
+	return hashmap_lookups();
+}
+
+char LICENSE[] SEC("license") = "GPL";

@@ -1,0 +1,599 @@
+// SPDX-License-Identifier: MIT
+/*
+ * bloom-lookup, bloom-update, bloom-false-positive, hashmap-without-bloom,
+ * hashmap-with-bloom: the BPF bloom filter map, as the kernel bench
+ * measures it.
+ *
+ * Producers call getpgid() in a loop; each call runs one BPF program
+ * (bpf/bloom.bpf.c) that does many map operations and counts them per CPU:
+ * - bloom-lookup / bloom-update: peek / push every element of an array of
+ *   nr_entries random values in the bloom filter: a hit per element.
+ * - hashmap-*: 1024 lookups of random keys in a hashmap of nr_entries
+ *   random keys, with or without asking the bloom filter first.  A key the
+ *   filter rules out is a hit, a key found in the hashmap is a hit, a key
+ *   not found is a drop.  Random keys are practically never in the
+ *   hashmap, so without the filter (hashmap-without-bloom) every lookup is
+ *   a drop, and with it (hashmap-with-bloom) the drops are the filter's
+ *   false positives.
+ * - bloom-false-positive: hashmap-with-bloom that also counts each false
+ *   positive as a false hit; reported as the kernel bench's false hit
+ *   percentage.
+ *
+ * Setup fills the maps from user space with random values (getrandom) as
+ * the kernel bench does: the bloom filter and the array with the same
+ * values (bloom-*), the hashmap with distinct keys and the bloom filter
+ * with the same keys (hashmap-with-bloom, bloom-false-positive) or the
+ * hashmap alone (hashmap-without-bloom); then 2.5 MB of random bytes the
+ * hashmap lookups read their keys from.
+ *
+ * Differences from the kernel bench, all deliberate:
+ * - Producers fire from fentry on the syscall when the kernel allows it,
+ *   else from the syscalls/sys_enter_getpgid tracepoint (param trigger).
+ * - The BPF side runs only for this process's getpgid() calls.
+ * - nr_entries is capped at BLOOM_MAX_ENTRIES so that setup stays short;
+ *   the kernel bench takes up to 2^32 - 1.
+ * - value_size=256 works (the kernel bench stores it in a byte and fails).
+ * - Counters are 64-bit (the kernel bench's wrap at 2^32 per CPU).
+ * - Setup waits for every filling thread (the kernel bench starts once the
+ *   first one is done), sets array elements many per call (batch update),
+ *   and creates the maps a benchmark does not use with one element
+ *   instead of nr_entries.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "bench.h"
+#include "bloom.h"
+#include "bloom.skel.h"
+
+/* Largest nr_entries: setup fills every entry with a syscall or two, about
+ * 1.5-3 s for this many on an idle 2-CPU machine. */
+#define BLOOM_MAX_ENTRIES	(1 << 20)
+
+/* Filling threads at most, and entries a thread claims and fills at once. */
+#define FILL_MAX_THREADS	16
+#define FILL_CHUNK		1024
+
+enum bloom_mode {
+	MODE_LOOKUP,		/* bloom-lookup */
+	MODE_UPDATE,		/* bloom-update */
+	MODE_FALSE_POSITIVE,	/* bloom-false-positive */
+	MODE_HASH_NO_BLOOM,	/* hashmap-without-bloom */
+	MODE_HASH_BLOOM,	/* hashmap-with-bloom */
+};
+
+enum { TRIG_AUTO, TRIG_FENTRY, TRIG_TP };
+static const char *const trigger_choices[] = { "auto", "fentry", "tp", NULL };
+
+#define TP_NAME "syscalls/sys_enter_getpgid"
+#define FENTRY_TARGET "sys_getpgid"
+
+struct bloom_state {
+	enum bloom_mode mode;
+	struct bloom_bpf *skel;
+	struct bpf_link *link;
+	uint64_t last[BLOOM_NR_COUNTERS];	/* totals at the previous sample */
+};
+
+static const struct bench_param_def bloom_params[] = {
+	{ "nr_entries", "--nr_entries", BENCH_PARAM_INT, 1000, 1, BLOOM_MAX_ENTRIES, NULL,
+	  "expected unique entries in the bloom filter: the size of every map and "
+	  "the number of values filled in" },
+	{ "nr_hash_funcs", "--nr_hash_funcs", BENCH_PARAM_INT, 3, 1, 15, NULL,
+	  "hash functions of the bloom filter" },
+	{ "value_size", "--value_size", BENCH_PARAM_INT, 8, 2, BLOOM_MAX_VALUE_SIZE, NULL,
+	  "bytes per bloom filter value (and hashmap key and value)" },
+	{ "trigger", NULL, BENCH_PARAM_CHOICE, TRIG_AUTO, 0, 2, trigger_choices,
+	  "what runs the BPF program on getpgid(): fentry (the kernel bench's), "
+	  "the " TP_NAME " tracepoint, or auto: fentry if the kernel loads it, "
+	  "else the tracepoint" },
+	{ 0 },
+};
+
+static enum bloom_mode bench_mode(struct bench_ctx *ctx)
+{
+	const char *n = ctx->bench->name;
+
+	if (!strcmp(n, "bloom-lookup"))
+		return MODE_LOOKUP;
+	if (!strcmp(n, "bloom-update"))
+		return MODE_UPDATE;
+	if (!strcmp(n, "bloom-false-positive"))
+		return MODE_FALSE_POSITIVE;
+	if (!strcmp(n, "hashmap-without-bloom"))
+		return MODE_HASH_NO_BLOOM;
+	return MODE_HASH_BLOOM;
+}
+
+static bool uses_array(enum bloom_mode m)
+{
+	return m == MODE_LOOKUP || m == MODE_UPDATE;
+}
+
+static bool uses_hashmap(enum bloom_mode m)
+{
+	return !uses_array(m);
+}
+
+static bool fills_bloom(enum bloom_mode m)
+{
+	return m != MODE_HASH_NO_BLOOM;
+}
+
+static int bloom_validate(struct bench_ctx *ctx)
+{
+	int64_t n = bench_param(ctx, "nr_entries");
+	int64_t vs = bench_param(ctx, "value_size");
+
+	/* As the kernel bench: no more entries than distinct values. */
+	if (vs < 8 && n > (1ll << (vs * 8)))
+		return bench_fail(ctx, BENCH_ERR_VALUE, EINVAL,
+				  "%s: nr_entries=%lld needs more distinct values than "
+				  "value_size=%lld bytes can hold (at most %lld)",
+				  ctx->bench->name, (long long)n, (long long)vs,
+				  1ll << (vs * 8));
+	return 0;
+}
+
+/*
+ * Our process id as BPF sees it (the initial pid namespace's), or 0 when
+ * this process runs in a nested pid namespace and cannot tell: then the
+ * program runs for every process's getpgid(), as the kernel bench's does.
+ */
+static __u32 own_tgid(void)
+{
+	char line[256];
+	__u32 pid = 0;
+	int n = 0;
+	FILE *f = fopen("/proc/self/status", "re");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		char *p, *end;
+
+		if (strncmp(line, "NSpid:", 6))
+			continue;
+		for (p = line + 6;; p = end) {
+			unsigned long v = strtoul(p, &end, 10);
+
+			if (end == p)
+				break;
+			pid = v;
+			n++;
+		}
+		break;
+	}
+	fclose(f);
+	return n == 1 ? pid : 0;
+}
+
+/* ---- loading ---- */
+
+static const char *errno_name(int err)
+{
+	const char *s;
+
+	if (err < 0)
+		err = -err;
+	if (err == 524)
+		return "ENOTSUPP";
+	s = strerrorname_np(err);
+	return s ? s : "unknown errno";
+}
+
+static struct bpf_program *mode_prog(struct bloom_bpf *skel, enum bloom_mode m, bool fentry)
+{
+	switch (m) {
+	case MODE_LOOKUP:
+		return fentry ? skel->progs.bloom_lookup_fentry : skel->progs.bloom_lookup_tp;
+	case MODE_UPDATE:
+		return fentry ? skel->progs.bloom_update_fentry : skel->progs.bloom_update_tp;
+	default:
+		return fentry ? skel->progs.bloom_hashmap_fentry : skel->progs.bloom_hashmap_tp;
+	}
+}
+
+/*
+ * Open, size and load the skeleton with the one program of `trig` enabled.
+ * Returns 0 or a negative errno without recording an error, so that auto
+ * can fall back; *stage says what failed.
+ */
+static int bloom_try_load(struct bench_ctx *ctx, struct bloom_state *st, int trig,
+			  const char **stage)
+{
+	__u32 n = bench_param(ctx, "nr_entries");
+	__u32 vs = bench_param(ctx, "value_size");
+	struct bloom_bpf *skel;
+	int err;
+
+	*stage = "opening the BPF object";
+	skel = st->skel = bloom_bpf__open();
+	if (!skel)
+		return -errno;
+	*stage = "sizing the maps";
+	/* Maps this benchmark does not use keep a single element. */
+	err = bpf_map__set_max_entries(skel->maps.array_map, uses_array(st->mode) ? n : 1);
+	if (!err)
+		err = bpf_map__set_max_entries(skel->maps.hashmap, uses_hashmap(st->mode) ? n : 1);
+	if (!err)
+		err = bpf_map__set_max_entries(skel->maps.bloom_map, n);
+	if (!err)
+		err = bpf_map__set_value_size(skel->maps.array_map, vs);
+	if (!err)
+		err = bpf_map__set_value_size(skel->maps.bloom_map, vs);
+	if (!err)
+		err = bpf_map__set_key_size(skel->maps.hashmap, vs);
+	if (!err)
+		err = bpf_map__set_value_size(skel->maps.hashmap, vs);
+	if (!err)
+		err = bpf_map__set_map_extra(skel->maps.bloom_map,
+					     bench_param(ctx, "nr_hash_funcs"));
+	if (err)
+		return err;
+	skel->rodata->value_size = vs;
+	skel->rodata->use_bloom = st->mode == MODE_FALSE_POSITIVE || st->mode == MODE_HASH_BLOOM;
+	skel->rodata->count_false_hits = st->mode == MODE_FALSE_POSITIVE;
+	skel->rodata->filter_tgid = own_tgid();
+	*stage = "enabling the program";
+	err = bpf_program__set_autoload(mode_prog(skel, st->mode, trig == TRIG_FENTRY), true);
+	if (err)
+		return err;
+	*stage = "loading";
+	return bloom_bpf__load(skel);
+}
+
+static int bloom_load(struct bench_ctx *ctx, struct bloom_state *st)
+{
+	int trig = bench_param(ctx, "trigger");
+	const char *stage;
+	int err;
+
+	if (trig != TRIG_TP) {
+		err = bloom_try_load(ctx, st, TRIG_FENTRY, &stage);
+		if (!err) {
+			snprintf(ctx->trigger, sizeof(ctx->trigger), "fentry/%s", FENTRY_TARGET);
+			return 0;
+		}
+		bloom_bpf__destroy(st->skel);
+		st->skel = NULL;
+		if (trig == TRIG_FENTRY)
+			return bench_fail_bpf(ctx, err, "fentry programs (BPF trampolines)",
+					      "%s the program as fentry on %s: %s", stage,
+					      FENTRY_TARGET, errno_name(err));
+	}
+	err = bench_ensure_tracefs(ctx);
+	if (err)
+		return err;
+	err = bloom_try_load(ctx, st, TRIG_TP, &stage);
+	if (err)
+		return bench_fail_bpf(ctx, err, "tracepoint programs with bloom filter maps",
+				      "%s the program on tracepoint %s: %s", stage, TP_NAME,
+				      errno_name(err));
+	snprintf(ctx->trigger, sizeof(ctx->trigger), "tp/%s", TP_NAME);
+	return 0;
+}
+
+/* ---- filling the maps ---- */
+
+struct fill {
+	enum bloom_mode mode;
+	uint32_t nr_entries;
+	uint32_t value_size;
+	int array_fd, hash_fd, bloom_fd;
+	atomic_uint next;		/* first array index not claimed yet */
+	atomic_bool no_batch;		/* the kernel has no array batch updates */
+	atomic_int err;			/* first failure, positive errno */
+	const char *_Atomic what;	/* what failed */
+};
+
+static void fill_failed(struct fill *f, int err, const char *what)
+{
+	int none = 0;
+
+	if (atomic_compare_exchange_strong(&f->err, &none, err))
+		atomic_store(&f->what, what);
+}
+
+/* getrandom() until len bytes are filled; 0 or a positive errno. */
+static int random_bytes(void *buf, size_t len)
+{
+	char *p = buf;
+	ssize_t n;
+
+	while (len) {
+		n = getrandom(p, len, 0);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return errno;
+		}
+		p += n;
+		len -= n;
+	}
+	return 0;
+}
+
+static bool batch_unsupported(int err)
+{
+	return err == EINVAL || err == EOPNOTSUPP || err == 524 /* ENOTSUPP */;
+}
+
+/* Set array elements first .. first + n - 1, several per call where the
+ * kernel can.  Returns 0 or a positive errno. */
+static int fill_array(struct fill *f, __u32 *keys, const unsigned char *vals,
+		      uint32_t first, uint32_t n)
+{
+	LIBBPF_OPTS(bpf_map_batch_opts, opts);
+	size_t vs = f->value_size;
+	uint32_t cnt = n, i;
+
+	for (i = 0; i < n; i++)
+		keys[i] = first + i;
+	if (!atomic_load_explicit(&f->no_batch, memory_order_relaxed)) {
+		if (!bpf_map_update_batch(f->array_fd, keys, vals, &cnt, &opts))
+			return 0;
+		if (!batch_unsupported(errno) || cnt)
+			return errno;
+		atomic_store(&f->no_batch, true);
+	}
+	for (i = 0; i < n; i++)
+		if (bpf_map_update_elem(f->array_fd, &keys[i], vals + i * vs, BPF_ANY))
+			return errno;
+	return 0;
+}
+
+/*
+ * Add n keys to the hashmap, one call each: a batch update cannot refuse
+ * existing keys, and hashmap keys are distinct: a key already in is drawn
+ * again.  Returns 0 or a positive errno.
+ */
+static int fill_hashmap(struct fill *f, unsigned char *vals, uint32_t n)
+{
+	uint32_t vs = f->value_size, i;
+	unsigned char *v;
+	int err;
+
+	for (i = 0; i < n; i++) {
+		v = vals + (size_t)i * vs;
+		while (bpf_map_update_elem(f->hash_fd, v, v, BPF_NOEXIST)) {
+			if (errno != EEXIST) {
+				fill_failed(f, errno, "adding keys to the hashmap");
+				return errno;
+			}
+			err = random_bytes(v, vs);
+			if (err) {
+				fill_failed(f, err, "getrandom");
+				return err;
+			}
+		}
+	}
+	return 0;
+}
+
+static void *fill_thread(void *arg)
+{
+	struct fill *f = arg;
+	uint32_t vs = f->value_size, first, n, i;
+	unsigned char *vals;
+	__u32 *keys;
+	int err;
+
+	vals = malloc((size_t)FILL_CHUNK * vs);
+	keys = malloc(FILL_CHUNK * sizeof(*keys));
+	if (!vals || !keys) {
+		fill_failed(f, ENOMEM, "allocating random values");
+		goto out;
+	}
+	while (!atomic_load_explicit(&f->err, memory_order_relaxed)) {
+		first = atomic_fetch_add_explicit(&f->next, FILL_CHUNK, memory_order_relaxed);
+		if (first >= f->nr_entries)
+			break;
+		n = f->nr_entries - first < FILL_CHUNK ? f->nr_entries - first : FILL_CHUNK;
+		err = random_bytes(vals, (size_t)n * vs);
+		if (err) {
+			fill_failed(f, err, "getrandom");
+			break;
+		}
+		if (uses_hashmap(f->mode) && fill_hashmap(f, vals, n))
+			break;
+		if (uses_array(f->mode)) {
+			err = fill_array(f, keys, vals, first, n);
+			if (err) {
+				fill_failed(f, err, "setting array elements");
+				break;
+			}
+		}
+		/* A bloom filter takes one value per call. */
+		for (i = 0; fills_bloom(f->mode) && i < n; i++)
+			if (bpf_map_update_elem(f->bloom_fd, NULL, vals + (size_t)i * vs, BPF_ANY)) {
+				fill_failed(f, errno, "adding values to the bloom filter");
+				goto out;
+			}
+	}
+out:
+	free(keys);
+	free(vals);
+	return NULL;
+}
+
+static int bloom_fill(struct bench_ctx *ctx, struct bloom_state *st)
+{
+	struct bloom_bpf *skel = st->skel;
+	pthread_t threads[FILL_MAX_THREADS];
+	int nthreads = bench_nr_cpus(), started = 0, i, err;
+	uint64_t t0 = bench_now_ns();
+	sigset_t all, old;
+	struct fill f = {
+		.mode = st->mode,
+		.nr_entries = bench_param(ctx, "nr_entries"),
+		.value_size = bench_param(ctx, "value_size"),
+		.array_fd = bpf_map__fd(skel->maps.array_map),
+		.hash_fd = bpf_map__fd(skel->maps.hashmap),
+		.bloom_fd = bpf_map__fd(skel->maps.bloom_map),
+	};
+
+	atomic_init(&f.next, 0);
+	atomic_init(&f.no_batch, false);
+	atomic_init(&f.err, 0);
+	atomic_init(&f.what, NULL);
+	if (nthreads > FILL_MAX_THREADS)
+		nthreads = FILL_MAX_THREADS;
+	if ((uint32_t)nthreads > f.nr_entries / FILL_CHUNK + 1)
+		nthreads = f.nr_entries / FILL_CHUNK + 1;
+	/* Helpers take no signals: they stay with the caller's thread. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	for (i = 1; i < nthreads; i++)
+		if (!pthread_create(&threads[started], NULL, fill_thread, &f))
+			started++;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	fill_thread(&f);	/* this thread fills too */
+	for (i = 0; i < started; i++)
+		pthread_join(threads[i], NULL);
+
+	err = atomic_load(&f.err);
+	if (err)
+		return bench_fail(ctx, err == ENOMEM ? BENCH_ERR_OS : BENCH_ERR_BENCH, err,
+				  "%s: filling the maps: %s failed: %s", ctx->bench->name,
+				  atomic_load(&f.what), strerror(err));
+	err = random_bytes(skel->bss->rand_vals, sizeof(skel->bss->rand_vals));
+	if (err)
+		return bench_fail(ctx, BENCH_ERR_OS, err, "%s: getrandom for the lookup keys: %s",
+				  ctx->bench->name, strerror(err));
+	if (ctx->env.verbose)
+		fprintf(stderr, "%s: filled %u entries with %d threads in %.3f s\n",
+			ctx->bench->name, f.nr_entries, started + 1,
+			(bench_now_ns() - t0) / 1e9);
+	return 0;
+}
+
+/* ---- lifecycle ---- */
+
+static int bloom_setup(struct bench_ctx *ctx)
+{
+	struct bloom_state *st;
+	struct bpf_program *prog;
+	bool fentry;
+	int err;
+
+	st = calloc(1, sizeof(*st));
+	if (!st)
+		return -ENOMEM;
+	ctx->priv = st;
+	st->mode = bench_mode(ctx);
+
+	err = bloom_load(ctx, st);
+	if (err)
+		return err;
+	err = bloom_fill(ctx, st);
+	if (err)
+		return err;
+	fentry = strncmp(ctx->trigger, "fentry", 6) == 0;
+	prog = mode_prog(st->skel, st->mode, fentry);
+	st->link = bpf_program__attach(prog);
+	if (!st->link)
+		return bench_fail_bpf(ctx, -errno,
+				      fentry ? "fentry programs (BPF trampolines)" :
+					       "tracepoint programs",
+				      "attaching the program to %s", ctx->trigger);
+	return 0;
+}
+
+static void bloom_teardown(struct bench_ctx *ctx)
+{
+	struct bloom_state *st = ctx->priv;
+
+	if (!st)
+		return;
+	bpf_link__destroy(st->link);
+	bloom_bpf__destroy(st->skel);
+	free(st);
+	ctx->priv = NULL;
+}
+
+static int bloom_producer(struct bench_ctx *ctx, int idx)
+{
+	(void)idx;
+	while (!bench_stopping(ctx))
+		(void)syscall(__NR_getpgid, 0);
+	return 0;
+}
+
+static const char *bpf_failure(int bits)
+{
+	if (bits & BLOOM_ERR_ITER)
+		return "a bloom filter push/peek of an array element";
+	return "a bloom filter peek before a hashmap lookup";
+}
+
+static void bloom_measure(struct bench_ctx *ctx, struct bench_sample *s)
+{
+	struct bloom_state *st = ctx->priv;
+	struct bloom_bpf__bss *bss = st->skel->bss;
+	uint64_t tot[BLOOM_NR_COUNTERS] = { 0 };
+	int slot, k, bits;
+
+	for (slot = 0; slot < BLOOM_NR_SLOTS; slot++)
+		for (k = 0; k < BLOOM_NR_COUNTERS; k++)
+			tot[k] += __atomic_load_n(&bss->percpu_stats[slot * BLOOM_SLOT_WORDS + k],
+						  __ATOMIC_RELAXED);
+	s->hits = tot[BLOOM_HIT] - st->last[BLOOM_HIT];
+	s->drops = tot[BLOOM_DROP] - st->last[BLOOM_DROP];
+	s->false_hits = tot[BLOOM_FALSE_HIT] - st->last[BLOOM_FALSE_HIT];
+	memcpy(st->last, tot, sizeof(tot));
+
+	bits = __atomic_load_n(&bss->error, __ATOMIC_RELAXED);
+	if (bits) {
+		int err = __atomic_load_n(&bss->error_errno, __ATOMIC_RELAXED);
+
+		bench_fail(ctx, BENCH_ERR_BENCH, err > 0 ? err : EIO,
+			   "%s: the BPF program failed: %s returned %s (error bits %d)",
+			   ctx->bench->name, bpf_failure(bits),
+			   err > 0 ? strerror(err) : "an error", bits);
+	}
+}
+
+#define BLOOM_BENCH(bname, rep, text)					\
+	{								\
+		.name = bname,						\
+		.family = "bloom",					\
+		.report = rep,						\
+		.help = text,						\
+		.params = bloom_params,					\
+		.default_consumers = 0,					\
+		.max_consumers = 0,					\
+		.validate = bloom_validate,				\
+		.setup = bloom_setup,					\
+		.producer = bloom_producer,				\
+		.measure = bloom_measure,				\
+		.teardown = bloom_teardown,				\
+	}
+
+const struct bench bench_bloom_lookup = BLOOM_BENCH("bloom-lookup", "hits_drops",
+	"bloom filter peeks: every element of an array of nr_entries random values "
+	"per getpgid()");
+const struct bench bench_bloom_update = BLOOM_BENCH("bloom-update", "hits_drops",
+	"bloom filter pushes: every element of an array of nr_entries random values "
+	"per getpgid()");
+const struct bench bench_bloom_false_positive = BLOOM_BENCH("bloom-false-positive",
+	"false_hits",
+	"bloom filter false positive rate: 1024 random keys per getpgid() checked in "
+	"the filter, then in a hashmap of nr_entries keys");
+const struct bench bench_hashmap_without_bloom = BLOOM_BENCH("hashmap-without-bloom",
+	"hits_drops",
+	"hashmap lookups of 1024 random (absent) keys per getpgid(), no bloom filter");
+const struct bench bench_hashmap_with_bloom = BLOOM_BENCH("hashmap-with-bloom",
+	"hits_drops",
+	"hashmap lookups of 1024 random keys per getpgid(), each asked to a bloom "
+	"filter first");

@@ -1,0 +1,244 @@
+// SPDX-License-Identifier: MIT
+/*
+ * bpf-loop: the cost of one iteration of the bpf_loop() helper.
+ *
+ * Producers call getpgid() in a loop; on each call a BPF program makes
+ * BPF_LOOP_CALLS_PER_EVENT bpf_loop() calls of nr_loops iterations of an
+ * empty callback (bpf/bpf_loop.bpf.c).  A hit is one callback iteration,
+ * so the figure is M iterations/s and the report is the kernel bench's
+ * "ops" summary (throughput and ns/op).
+ *
+ * Differences from the kernel bench, all deliberate:
+ * - nr_loops is limited to what bpf_loop() accepts (1 .. 1 << 23) and
+ *   checked before anything is loaded.  The kernel bench takes any value
+ *   and, above the limit, counts loops the helper refused to run.
+ * - A bpf_loop() call that fails anyway is counted apart (extra counter
+ *   loop_errors) and fails the run: no figure of loops that never ran.
+ * - hits adds the iterations the helper reports done, not nr_loops; the
+ *   return value is read as 32 bits, because where the verifier inlines
+ *   bpf_loop() (recent kernels) it returns -E2BIG zero-extended, a large
+ *   positive number.
+ * - Each getpgid() makes the kernel bench's 1000 bpf_loop() calls while
+ *   that is at most BPF_LOOP_EVENT_BUDGET (2^27) iterations, i.e. for
+ *   nr_loops up to 134217; above, fewer (multiples of 25, at least 25),
+ *   so that one event never holds its CPU for many seconds with
+ *   preemption off.  The per-iteration figure is the same.
+ * - The 1000 calls are 40 passes of 25 unrolled calls, not one loop: the
+ *   verifier of recent kernels rejects the single loop as too complex.
+ * - Producers fire from fentry on the syscall when the kernel allows it,
+ *   else from the syscalls/sys_enter_getpgid tracepoint (param trigger).
+ * - Only this process's getpgid() calls run the loops, so that other
+ *   processes calling getpgid() add nothing.
+ * - No consumer thread: the kernel bench's does nothing.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "bench.h"
+#include "bpf_loop.h"
+#include "bpf_loop.skel.h"
+
+enum { TRIG_AUTO, TRIG_FENTRY, TRIG_TP };
+static const char *const trigger_choices[] = { "auto", "fentry", "tp", NULL };
+
+#define TP_NAME "syscalls/sys_enter_getpgid"
+#define FENTRY_TARGET "sys_getpgid"
+#define FENTRY_FEATURE "fentry programs (BPF trampolines)"
+#define TP_FEATURE "tracepoint programs"
+
+struct bpf_loop_state {
+	struct bpf_loop_bpf *skel;
+	struct bpf_link *link;
+};
+
+static const struct bench_param_def bpf_loop_params[] = {
+	{ "nr_loops", "--nr_loops", BENCH_PARAM_INT, 10, 1, BPF_LOOP_MAX_LOOPS, NULL,
+	  "iterations of each bpf_loop() call (the helper accepts at most 1 << 23)" },
+	{ "trigger", NULL, BENCH_PARAM_CHOICE, TRIG_AUTO, 0, 2, trigger_choices,
+	  "what runs the loops on getpgid(): fentry (the kernel bench's), the "
+	  TP_NAME " tracepoint, or auto: fentry if the kernel loads it, else the "
+	  "tracepoint" },
+	{ 0 },
+};
+
+/* loop_errors: bpf_loop() calls the helper refused; any fails the run. */
+static const char *const bpf_loop_extra[] = { "loop_errors", NULL };
+
+static const char *errno_name(long err)
+{
+	const char *s;
+
+	if (err < 0)
+		err = -err;
+	if (err == 524)
+		return "ENOTSUPP";
+	s = strerrorname_np((int)err);
+	return s ? s : "unknown errno";
+}
+
+/*
+ * Our process id as BPF sees it: the whoami program returns it when run
+ * through BPF_PROG_TEST_RUN, which runs it in this thread.  /proc cannot
+ * tell it inside a pid namespace that has its own /proc mounted (where
+ * its NSpid line lists only the inner id).  0 (count every process's
+ * calls, as the kernel bench does) if the test run fails.
+ */
+static __u32 bpf_tgid(struct bpf_program *whoami)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, opts);
+
+	if (bpf_prog_test_run_opts(bpf_program__fd(whoami), &opts))
+		return 0;
+	return opts.retval;
+}
+
+/* Passes of BPF_LOOP_INNER calls an event makes: all BPF_LOOP_OUTER
+ * unless that would exceed BPF_LOOP_EVENT_BUDGET iterations, at least 1. */
+static __u32 passes_per_event(int64_t nr_loops)
+{
+	uint64_t passes = BPF_LOOP_EVENT_BUDGET / ((uint64_t)nr_loops * BPF_LOOP_INNER);
+
+	if (passes < 1)
+		return 1;
+	return passes > BPF_LOOP_OUTER ? BPF_LOOP_OUTER : (__u32)passes;
+}
+
+static void destroy_skel(struct bpf_loop_state *st)
+{
+	bpf_link__destroy(st->link);
+	st->link = NULL;
+	bpf_loop_bpf__destroy(st->skel);
+	st->skel = NULL;
+}
+
+/*
+ * Open, configure, load and attach with the entry point of `trig` enabled.
+ * Returns 0 or a negative errno without recording an error (auto falls
+ * back on it); *stage says which step failed.
+ */
+static int try_trigger(struct bench_ctx *ctx, struct bpf_loop_state *st, int trig,
+		       const char **stage)
+{
+	struct bpf_program *prog;
+	int err;
+
+	*stage = "opening";
+	st->skel = bpf_loop_bpf__open();
+	if (!st->skel)
+		return -errno;
+	st->skel->bss->nr_loops = (__u32)bench_param(ctx, "nr_loops");
+	st->skel->rodata->nr_passes = passes_per_event(bench_param(ctx, "nr_loops"));
+	prog = trig == TRIG_FENTRY ? st->skel->progs.bpf_loop_fentry :
+				     st->skel->progs.bpf_loop_tp;
+	err = bpf_program__set_autoload(prog, true);
+	if (!err)
+		err = bpf_program__set_autoload(st->skel->progs.bpf_loop_whoami, true);
+	if (err)
+		return err;
+	*stage = "loading";
+	err = bpf_loop_bpf__load(st->skel);
+	if (err)
+		return err;
+	st->skel->bss->filter_tgid = bpf_tgid(st->skel->progs.bpf_loop_whoami);
+	*stage = "attaching";
+	st->link = bpf_program__attach(prog);
+	return st->link ? 0 : -errno;
+}
+
+static int bpf_loop_setup(struct bench_ctx *ctx)
+{
+	struct bpf_loop_state *st;
+	int trig = bench_param(ctx, "trigger");
+	const char *stage;
+	int err;
+
+	st = calloc(1, sizeof(*st));
+	if (!st)
+		return -ENOMEM;
+	ctx->priv = st;
+
+	if (trig != TRIG_TP) {
+		err = try_trigger(ctx, st, TRIG_FENTRY, &stage);
+		if (!err) {
+			snprintf(ctx->trigger, sizeof(ctx->trigger), "fentry/%s", FENTRY_TARGET);
+			return 0;
+		}
+		destroy_skel(st);
+		if (trig == TRIG_FENTRY)
+			return bench_fail_bpf(ctx, err, FENTRY_FEATURE,
+					      "%s the bpf_loop program as fentry on %s: %s",
+					      stage, FENTRY_TARGET, errno_name(err));
+	}
+	err = bench_ensure_tracefs(ctx);
+	if (err)
+		return err;
+	err = try_trigger(ctx, st, TRIG_TP, &stage);
+	if (err)
+		return bench_fail_bpf(ctx, err, TP_FEATURE,
+				      "%s the bpf_loop program on tracepoint %s: %s",
+				      stage, TP_NAME, errno_name(err));
+	snprintf(ctx->trigger, sizeof(ctx->trigger), "tp/%s", TP_NAME);
+	return 0;
+}
+
+static void bpf_loop_teardown(struct bench_ctx *ctx)
+{
+	struct bpf_loop_state *st = ctx->priv;
+
+	if (!st)
+		return;
+	destroy_skel(st);
+	free(st);
+	ctx->priv = NULL;
+}
+
+static int bpf_loop_producer(struct bench_ctx *ctx, int idx)
+{
+	(void)idx;
+	while (!bench_stopping(ctx))
+		(void)syscall(__NR_getpgid, 0);
+	return 0;
+}
+
+static void bpf_loop_measure(struct bench_ctx *ctx, struct bench_sample *s)
+{
+	struct bpf_loop_state *st = ctx->priv;
+	long *hits = &st->skel->bss->hits;
+	long *errors = &st->skel->bss->loop_errors;
+	long last;
+
+	s->hits = __atomic_exchange_n(hits, 0, __ATOMIC_RELAXED);
+	s->extra[0] = __atomic_exchange_n(errors, 0, __ATOMIC_RELAXED);
+	if (!s->extra[0])
+		return;
+	last = __atomic_load_n(&st->skel->bss->last_error, __ATOMIC_RELAXED);
+	bench_fail(ctx, BENCH_ERR_BENCH, last < 0 ? (int)-last : EINVAL,
+		   "%s: bpf_loop() failed %llu times with nr_loops=%u: %s (%s); "
+		   "the run is void, its throughput would count loops that never ran",
+		   ctx->bench->name, (unsigned long long)s->extra[0],
+		   __atomic_load_n(&st->skel->bss->nr_loops, __ATOMIC_RELAXED),
+		   errno_name(last), strerror(last < 0 ? (int)-last : EINVAL));
+}
+
+const struct bench bench_bpf_loop = {
+	.name = "bpf-loop",
+	.family = "bpf_loop",
+	.report = "ops",
+	.help = "bpf_loop() iterations of an empty callback, 1000 calls of nr_loops "
+		"per getpgid() (M ops/s, ns/op)",
+	.params = bpf_loop_params,
+	.extra = bpf_loop_extra,
+	.max_consumers = 0,
+	.setup = bpf_loop_setup,
+	.producer = bpf_loop_producer,
+	.measure = bpf_loop_measure,
+	.teardown = bpf_loop_teardown,
+};

@@ -1,0 +1,294 @@
+"""bpf-loop: bpf_loop() iterations counted in BPF, the kernel bench's "ops" report."""
+import json
+import os
+import re
+import subprocess
+
+import pytest
+
+import benchbpf
+import leakcheck
+from benchbpf import _core, bpf_loop
+from benchbpf._report import progress_line, summary_line
+from benchbpf.result import Result, Sample
+
+from conftest import SHORT, SHORT_SAMPLES
+
+NAME = "bpf-loop"
+TRIGGERS = ("fentry/sys_getpgid", "tp/syscalls/sys_enter_getpgid")
+#: Our programs (bpf_loop_tp, bpf_loop_fentry) and maps (bpf_loop.bss, .rodata).
+PREFIX = "bpf_loop"
+MAX_LOOPS = 1 << 23
+OPS_SUMMARY = re.compile(r"^Summary: throughput +\d+\.\d{3} \u00b1 +\d+\.\d{3} M ops/s "
+                         r"\( *\d+\.\d{3}M ops/prod\), latency +\d+\.\d{3} ns/op$")
+ERRNO_NAMES = ("EPERM", "ENOENT", "EOPNOTSUPP", "ENOTSUPP", "ENOSYS", "EINVAL")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def nothing_of_ours_left():
+    yield
+    assert leakcheck.left_behind(PREFIX) == [], "bpf-loop programs or maps left loaded"
+
+
+@pytest.fixture
+def no_leaks():
+    before = leakcheck.snapshot()
+    yield
+    _, leaks = leakcheck.settle(before)
+    assert not leaks, leaks
+    assert leakcheck.left_behind(PREFIX) == []
+
+
+def run(**kw):
+    """A short run; skip only if this kernel lacks what the benchmark needs."""
+    try:
+        return bpf_loop.loop(**{**SHORT, **kw})
+    except benchbpf.UnsupportedError as e:
+        pytest.skip(f"{NAME}: {e}")
+
+
+def test_registry_has_the_benchmark():
+    assert benchbpf.list_benchmarks("bpf_loop") == [NAME]
+    assert bpf_loop.BENCHMARKS == {"loop": NAME}
+    info = benchbpf.describe(NAME)
+    assert info.report == "ops"
+    assert info.needs_bpf
+    assert info.max_consumers == 0 and info.default_consumers == 0
+    assert info.extra == ("loop_errors",)
+    p = info.params["nr_loops"]
+    assert (p.cli, p.default, p.min, p.max) == ("--nr_loops", 10, 1, MAX_LOOPS)
+    assert bpf_loop.MAX_LOOPS == MAX_LOOPS
+    t = info.params["trigger"]
+    assert t.default == "auto" and t.choices == bpf_loop.TRIGGERS == ("auto", "fentry", "tp")
+
+
+def test_default_run_counts_iterations(no_leaks):
+    r = run()
+    assert r.name == NAME
+    assert len(r.samples) == SHORT_SAMPLES and len(r.warmup_samples) == 1
+    assert all(s.hits > 0 for s in r.samples), r.samples
+    assert all(s.extra["loop_errors"] == 0 and s.drops == 0 for s in r.samples)
+    assert r.metadata["trigger"] in TRIGGERS
+    assert r.metadata["report"] == "ops"
+    assert r.params["nr_loops"] == 10 and r.params["trigger"] == "auto"
+    assert r.params["consumers"] == 0
+    assert OPS_SUMMARY.match(str(r)), str(r)
+
+
+def test_hits_are_whole_bpf_loop_calls(no_leaks):
+    """Every completed bpf_loop() call adds its nr_loops iterations at once."""
+    r = run(nr_loops=7)
+    assert all(s.hits > 0 and s.hits % 7 == 0 for s in r.samples + r.warmup_samples)
+
+
+def test_largest_accepted_nr_loops_runs(no_leaks):
+    """1 << 23 is what bpf_loop() accepts: it runs, with no error, and the
+    figure counts real iterations (whole calls of 1 << 23)."""
+    r = run(nr_loops=MAX_LOOPS)
+    assert sum(s.hits for s in r.samples) > 0
+    assert all(s.hits % MAX_LOOPS == 0 for s in r.samples)
+    assert all(s.extra["loop_errors"] == 0 for s in r.samples)
+
+
+def test_explicit_tracepoint_trigger(no_leaks):
+    r = run(trigger="tp")
+    assert r.metadata["trigger"] == "tp/syscalls/sys_enter_getpgid"
+    assert r.params["trigger"] == "tp"
+    assert all(s.hits > 0 for s in r.samples)
+
+
+def test_fentry_trigger_runs_or_says_why(no_leaks):
+    setups = _core.setup_count()
+    seen = []
+    try:
+        r = bpf_loop.loop(trigger="fentry", callback=lambda *a: seen.append(a), **SHORT)
+    except benchbpf.UnsupportedError as e:
+        msg = str(e)
+        assert "fentry" in msg and NAME in msg, msg
+        assert any(n in msg for n in ERRNO_NAMES), msg
+        assert e.errno > 0
+        assert not seen, "samples were taken before the refusal"
+        assert _core.setup_count() == setups + 1
+        assert leakcheck.wait_named_gone(PREFIX) == []
+        pytest.skip(msg)
+    assert r.metadata["trigger"] == "fentry/sys_getpgid"
+    assert all(s.hits > 0 for s in r.samples)
+
+
+@pytest.mark.parametrize("value", [0, -1, MAX_LOOPS + 1, 1 << 32, 1 << 40])
+def test_nr_loops_out_of_range_rejected_before_loading(value):
+    setups = _core.setup_count()
+    with pytest.raises(ValueError) as info:
+        bpf_loop.loop(nr_loops=value, **SHORT)
+    msg = str(info.value)
+    assert f"nr_loops={value}" in msg and f"1..{MAX_LOOPS}" in msg, msg
+    assert _core.setup_count() == setups
+    assert not leakcheck.snapshot().bpf_fds
+
+
+@pytest.mark.parametrize("kw, exc, words", [
+    (dict(nr_loops="10"), TypeError, ("nr_loops",)),
+    (dict(nr_loops=10.0), TypeError, ("nr_loops",)),
+    (dict(trigger="kprobe"), ValueError, ("trigger", "'fentry'")),
+    (dict(consumers=1), ValueError, ("consumers=1",)),
+    (dict(cmp_str_len=8), TypeError, ("cmp_str_len",)),
+])
+def test_bad_options_rejected_before_loading(kw, exc, words):
+    setups = _core.setup_count()
+    with pytest.raises(exc) as info:
+        benchbpf.run(NAME, **{**SHORT, **kw})
+    for w in words:
+        assert w in str(info.value), str(info.value)
+    assert _core.setup_count() == setups
+    assert not leakcheck.snapshot().bpf_fds
+
+
+# ---- a bpf_loop() failure at run time voids the run ----
+
+def _bpftool(*args):
+    out = subprocess.run([leakcheck.BPFTOOL, "-j", *args], capture_output=True, text=True,
+                         env=leakcheck._clean_env())
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout or "null")
+
+
+def _our_bss_maps():
+    """Ids of the bpf-loop data maps this process holds."""
+    mine = set()
+    for fd in leakcheck.fd_targets():
+        try:
+            with open(f"/proc/self/fdinfo/{fd}") as f:
+                for line in f:
+                    key, _, value = line.partition(":")
+                    if key == "map_id":
+                        mine.add(int(value))
+        except OSError:
+            pass
+    return [m for m in _bpftool("map", "list")
+            if m["id"] in mine and m.get("name", "").startswith(PREFIX)
+            and m.get("name", "").endswith(".bss")]
+
+
+def _var_offset(btf_id, section, var):
+    types = _bpftool("btf", "dump", "id", str(btf_id))["types"]
+    by_id = {t["id"]: t for t in types}
+    for t in types:
+        if t["kind"] == "DATASEC" and t["name"] == section:
+            for v in t["vars"]:
+                if by_id[v["type_id"]]["name"] == var:
+                    return v["offset"], v["size"]
+    raise AssertionError(f"no {var} in {section}")
+
+
+def _set_nr_loops(value):
+    """Overwrite the running program's nr_loops behind the library's back."""
+    (m,) = _our_bss_maps()
+    off, size = _var_offset(m["btf_id"], ".bss", "nr_loops")
+    assert size == 4
+    cur = _bpftool("map", "lookup", "id", str(m["id"]), "key", "0", "0", "0", "0")
+    raw = [int(b, 16) for b in cur["value"]]
+    raw[off:off + 4] = list(value.to_bytes(4, "little"))
+    _bpftool("map", "update", "id", str(m["id"]), "key", "0", "0", "0", "0",
+             "value", *[str(b) for b in raw])
+
+
+@pytest.mark.skipif(leakcheck.BPFTOOL is None, reason="bpftool not available")
+def test_runtime_bpf_loop_error_fails_the_run(no_leaks):
+    """Should bpf_loop() refuse a call while the benchmark runs (here: its
+    nr_loops raised past the kernel's limit from outside), the run raises
+    BenchmarkError naming the error instead of returning a figure."""
+    seen = []
+
+    def tamper(sample, index, warmup):
+        seen.append(sample)
+        if index == 0:
+            _set_nr_loops(MAX_LOOPS * 2)
+
+    with pytest.raises(benchbpf.BenchmarkError) as info:
+        try:
+            bpf_loop.loop(warmup=0.2, duration=2.0, interval=0.2, callback=tamper)
+        except benchbpf.UnsupportedError as e:
+            pytest.skip(str(e))
+    msg = str(info.value)
+    assert not isinstance(info.value, benchbpf.UnsupportedError)
+    assert "bpf_loop() failed" in msg and "E2BIG" in msg, msg
+    assert f"nr_loops={MAX_LOOPS * 2}" in msg, msg
+    # The run stopped at the first interval that saw the failure.
+    assert seen[0].hits > 0 and seen[0].extra["loop_errors"] == 0
+    assert len(seen) < 11
+    assert seen[-1].extra["loop_errors"] > 0
+
+
+# ---- the kernel bench's "ops" lines (ops_report_progress / ops_report_final) ----
+
+def _ops_result(hits, producers, interval_ns=1_000_000_000):
+    samples = [Sample(interval_ns, h) for h in hits]
+    return Result(name=NAME, params={"producers": producers}, samples=samples,
+                  metadata={"report": "ops"})
+
+
+def test_ops_summary_line_is_the_kernel_format():
+    # mean 110, sample stddev 10; latency per producer = 1000 / 110 * 2
+    r = _ops_result([100_000_000, 110_000_000, 120_000_000], producers=2)
+    assert summary_line(r) == str(r) == (
+        "Summary: throughput  110.000 \u00b1 10.000 M ops/s ( 55.000M ops/prod), "
+        "latency   18.182 ns/op")
+    one = _ops_result([400_000_000], producers=1)
+    assert str(one) == ("Summary: throughput  400.000 \u00b1 0.000 M ops/s "
+                        "(400.000M ops/prod), latency    2.500 ns/op")
+
+
+def test_ops_progress_line_is_the_kernel_format():
+    s = Sample(1_000_012_500, 300_003_750)
+    assert progress_line("ops", 3, s, 2) == (
+        "Iter   3 ( 12.500us): hits  300.000M/s (150.000M/prod)")
+
+
+# ---- only this process's getpgid() calls count, whatever its pid namespace ----
+
+@pytest.mark.skipif(leakcheck.BPFTOOL is None, reason="bpftool not available")
+def test_filter_is_this_process(no_leaks):
+    seen = []
+
+    def look(sample, index, warmup):
+        if index == 0:
+            (m,) = _our_bss_maps()
+            cur = _bpftool("map", "lookup", "id", str(m["id"]), "key", "0", "0", "0", "0")
+            seen.append({k: v for d in cur["formatted"]["value"][".bss"] for k, v in d.items()})
+
+    run(callback=look)
+    (bss,) = seen
+    assert bss["filter_tgid"] != 0
+    # In the initial pid namespace (the kernel's fixed inode number for it)
+    # the id BPF sees is our pid.
+    if os.readlink("/proc/self/ns/pid") == "pid:[4026531836]":
+        assert bss["filter_tgid"] == os.getpid()
+
+
+NESTED = """
+import warnings, benchbpf
+warnings.simplefilter("ignore")
+r = benchbpf.run({name!r}, warmup=0.2, duration=0.6, interval=0.2)
+print(min(s.hits for s in r.samples))
+"""
+
+
+def run_in_own_pid_namespace(name):
+    """Run `name` in a child inside a new pid namespace with its own /proc
+    (as in a container): there /proc shows only the inner pid."""
+    import shutil
+    import sys
+    unshare = shutil.which("unshare")
+    if unshare is None:
+        pytest.skip("unshare not available")
+    out = subprocess.run([unshare, "--pid", "--fork", "--mount-proc", sys.executable, "-c",
+                          NESTED.format(name=name)], capture_output=True, text=True,
+                         env=leakcheck._clean_env(), timeout=60)
+    if out.returncode != 0 and "unshare" in out.stderr:
+        pytest.skip(f"cannot create a pid namespace here: {out.stderr.strip()}")
+    assert out.returncode == 0, out.stderr
+    return int(out.stdout.split()[-1])
+
+
+def test_counts_inside_its_own_pid_namespace():
+    assert run_in_own_pid_namespace(NAME) > 0
