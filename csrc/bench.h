@@ -208,6 +208,15 @@ int bench_fail_bpf(struct bench_ctx *ctx, int err, const char *what,
 		   const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
 uint64_t bench_now_ns(void);
+
+/* Producer body for families whose BPF side fires on getpgid(). */
+int bench_getpgid_producer(struct bench_ctx *ctx, int idx);
+
+/* Our tgid for BPF-side filters: through a whoami test run (right in any
+ * pid namespace), or from /proc (0 inside a nested pid namespace). */
+struct bpf_program;
+uint32_t bench_bpf_tgid(struct bpf_program *whoami);
+uint32_t bench_own_tgid(void);
 int bench_nr_cpus(void);
 
 /* ---- libbpf glue (loader.c) ---- */

@@ -145,39 +145,6 @@ static int bloom_validate(struct bench_ctx *ctx)
 	return 0;
 }
 
-/*
- * Our process id as BPF sees it (the initial pid namespace's), or 0 when
- * this process runs in a nested pid namespace and cannot tell: then the
- * program runs for every process's getpgid(), as the kernel bench's does.
- */
-static __u32 own_tgid(void)
-{
-	char line[256];
-	__u32 pid = 0;
-	int n = 0;
-	FILE *f = fopen("/proc/self/status", "re");
-
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f)) {
-		char *p, *end;
-
-		if (strncmp(line, "NSpid:", 6))
-			continue;
-		for (p = line + 6;; p = end) {
-			unsigned long v = strtoul(p, &end, 10);
-
-			if (end == p)
-				break;
-			pid = v;
-			n++;
-		}
-		break;
-	}
-	fclose(f);
-	return n == 1 ? pid : 0;
-}
-
 /* ---- loading ---- */
 
 static const char *errno_name(int err)
@@ -244,7 +211,7 @@ static int bloom_try_load(struct bench_ctx *ctx, struct bloom_state *st, int tri
 	skel->rodata->value_size = vs;
 	skel->rodata->use_bloom = st->mode == MODE_FALSE_POSITIVE || st->mode == MODE_HASH_BLOOM;
 	skel->rodata->count_false_hits = st->mode == MODE_FALSE_POSITIVE;
-	skel->rodata->filter_tgid = own_tgid();
+	skel->rodata->filter_tgid = bench_own_tgid();
 	*stage = "enabling the program";
 	err = bpf_program__set_autoload(mode_prog(skel, st->mode, trig == TRIG_FENTRY), true);
 	if (err)
@@ -522,14 +489,6 @@ static void bloom_teardown(struct bench_ctx *ctx)
 	ctx->priv = NULL;
 }
 
-static int bloom_producer(struct bench_ctx *ctx, int idx)
-{
-	(void)idx;
-	while (!bench_stopping(ctx))
-		(void)syscall(__NR_getpgid, 0);
-	return 0;
-}
-
 static const char *bpf_failure(int bits)
 {
 	if (bits & BLOOM_ERR_ITER)
@@ -575,7 +534,7 @@ static void bloom_measure(struct bench_ctx *ctx, struct bench_sample *s)
 		.max_consumers = 0,					\
 		.validate = bloom_validate,				\
 		.setup = bloom_setup,					\
-		.producer = bloom_producer,				\
+		.producer = bench_getpgid_producer,				\
 		.measure = bloom_measure,				\
 		.teardown = bloom_teardown,				\
 	}

@@ -84,22 +84,6 @@ static const char *errno_name(long err)
 	return s ? s : "unknown errno";
 }
 
-/*
- * Our process id as BPF sees it: the whoami program returns it when run
- * through BPF_PROG_TEST_RUN, which runs it in this thread.  /proc cannot
- * tell it inside a pid namespace that has its own /proc mounted (where
- * its NSpid line lists only the inner id).  0 (count every process's
- * calls, as the kernel bench does) if the test run fails.
- */
-static __u32 bpf_tgid(struct bpf_program *whoami)
-{
-	LIBBPF_OPTS(bpf_test_run_opts, opts);
-
-	if (bpf_prog_test_run_opts(bpf_program__fd(whoami), &opts))
-		return 0;
-	return opts.retval;
-}
-
 /* Passes of BPF_LOOP_INNER calls an event makes: all BPF_LOOP_OUTER
  * unless that would exceed BPF_LOOP_EVENT_BUDGET iterations, at least 1. */
 static __u32 passes_per_event(int64_t nr_loops)
@@ -147,7 +131,7 @@ static int try_trigger(struct bench_ctx *ctx, struct bpf_loop_state *st, int tri
 	err = bpf_loop_bpf__load(st->skel);
 	if (err)
 		return err;
-	st->skel->bss->filter_tgid = bpf_tgid(st->skel->progs.bpf_loop_whoami);
+	st->skel->bss->filter_tgid = bench_bpf_tgid(st->skel->progs.bpf_loop_whoami);
 	*stage = "attaching";
 	st->link = bpf_program__attach(prog);
 	return st->link ? 0 : -errno;
@@ -200,14 +184,6 @@ static void bpf_loop_teardown(struct bench_ctx *ctx)
 	ctx->priv = NULL;
 }
 
-static int bpf_loop_producer(struct bench_ctx *ctx, int idx)
-{
-	(void)idx;
-	while (!bench_stopping(ctx))
-		(void)syscall(__NR_getpgid, 0);
-	return 0;
-}
-
 static void bpf_loop_measure(struct bench_ctx *ctx, struct bench_sample *s)
 {
 	struct bpf_loop_state *st = ctx->priv;
@@ -238,7 +214,7 @@ const struct bench bench_bpf_loop = {
 	.extra = bpf_loop_extra,
 	.max_consumers = 0,
 	.setup = bpf_loop_setup,
-	.producer = bpf_loop_producer,
+	.producer = bench_getpgid_producer,
 	.measure = bpf_loop_measure,
 	.teardown = bpf_loop_teardown,
 };

@@ -308,40 +308,6 @@ static int bufs_validate(struct bench_ctx *ctx)
 
 /* ---- loading ---- */
 
-/*
- * Our process id as BPF sees it (the initial pid namespace's), or 0 when
- * we run in a nested pid namespace and cannot tell: then records are
- * emitted for any process's getpgid(), as the kernel bench does.
- */
-static __u32 own_tgid(void)
-{
-	char line[256];
-	__u32 pid = 0;
-	int fields = 0;
-	FILE *f = fopen("/proc/self/status", "re");
-
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f)) {
-		char *p = line + 6, *end;
-
-		if (strncmp(line, "NSpid:", 6))
-			continue;
-		for (;;) {
-			unsigned long v = strtoul(p, &end, 10);
-
-			if (end == p)
-				break;
-			pid = v;
-			fields++;
-			p = end;
-		}
-		break;
-	}
-	fclose(f);
-	return fields == 1 ? pid : 0;
-}
-
 static void bufs_trigger_batch(void)
 {
 	(void)syscall(__NR_getpgid, 0);
@@ -375,7 +341,7 @@ static int rb_try_load(struct bench_ctx *ctx, struct rb_state *st, int trig,
 		if (!st->rskel)
 			return -errno;
 		st->rskel->rodata->batch_cnt = bench_param(ctx, "rb_batch_cnt");
-		st->rskel->rodata->filter_tgid = own_tgid();
+		st->rskel->rodata->filter_tgid = bench_own_tgid();
 		st->rskel->rodata->use_output = bench_param(ctx, "rb_use_output");
 		st->rskel->rodata->record_size = rec;
 		st->rskel->rodata->bench_producer = st->bench_producer;
@@ -399,7 +365,7 @@ static int rb_try_load(struct bench_ctx *ctx, struct rb_state *st, int trig,
 		if (!st->pskel)
 			return -errno;
 		st->pskel->rodata->batch_cnt = bench_param(ctx, "rb_batch_cnt");
-		st->pskel->rodata->filter_tgid = own_tgid();
+		st->pskel->rodata->filter_tgid = bench_own_tgid();
 		st->pskel->rodata->record_size = rec;
 		memcpy(st->pskel->bss->payload, &val, sizeof(val));
 		prog = fentry ? st->pskel->progs.pb_fentry : st->pskel->progs.pb_tp;

@@ -75,22 +75,6 @@ static const char *errno_name(int err)
 	return s ? s : "unknown errno";
 }
 
-/*
- * Our process id as BPF sees it: the whoami program returns it when run
- * through BPF_PROG_TEST_RUN, which runs it in this thread.  /proc cannot
- * tell it inside a pid namespace that has its own /proc mounted (where
- * its NSpid line lists only the inner id).  0 (count every process's
- * calls, as the kernel bench does) if the test run fails.
- */
-static __u32 bpf_tgid(struct bpf_program *whoami)
-{
-	LIBBPF_OPTS(bpf_test_run_opts, opts);
-
-	if (bpf_prog_test_run_opts(bpf_program__fd(whoami), &opts))
-		return 0;
-	return opts.retval;
-}
-
 /* target: random digits '1'..'9', NUL-terminated at the buffer's end;
  * str: target's first len characters, the last one lowered by one. */
 static void fill_strings(char *target, char *str, size_t len)
@@ -159,7 +143,7 @@ static int strncmp_setup(struct bench_ctx *ctx)
 	if (err)
 		return bench_fail_bpf(ctx, err, feature, "loading the %s on %s: %s",
 				      what, ctx->trigger, errno_name(err));
-	st->skel->bss->filter_tgid = bpf_tgid(st->skel->progs.strncmp_whoami);
+	st->skel->bss->filter_tgid = bench_bpf_tgid(st->skel->progs.strncmp_whoami);
 	st->link = bpf_program__attach(prog);
 	if (!st->link) {
 		err = -errno;
@@ -181,14 +165,6 @@ static void strncmp_teardown(struct bench_ctx *ctx)
 	ctx->priv = NULL;
 }
 
-static int strncmp_producer(struct bench_ctx *ctx, int idx)
-{
-	(void)idx;
-	while (!bench_stopping(ctx))
-		(void)syscall(__NR_getpgid, 0);
-	return 0;
-}
-
 static void strncmp_measure(struct bench_ctx *ctx, struct bench_sample *s)
 {
 	struct strncmp_state *st = ctx->priv;
@@ -205,7 +181,7 @@ static void strncmp_measure(struct bench_ctx *ctx, struct bench_sample *s)
 		.params = strncmp_params,				\
 		.max_consumers = 0,					\
 		.setup = strncmp_setup,					\
-		.producer = strncmp_producer,				\
+		.producer = bench_getpgid_producer,				\
 		.measure = strncmp_measure,				\
 		.teardown = strncmp_teardown,				\
 	}

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -302,6 +303,14 @@ static int thread_cpu(struct bench_ctx *ctx, bool producer, int idx)
 		return (env->cons_cpus_len ? 0 : env->consumer_cnt) + idx;
 	}
 	return env->cons_cpus_len ? env->cons_cpus[idx] : idx;
+}
+
+int bench_getpgid_producer(struct bench_ctx *ctx, int idx)
+{
+	(void)idx;
+	while (!bench_stopping(ctx))
+		(void)syscall(__NR_getpgid, 0);
+	return 0;
 }
 
 static void *thread_main(void *p)

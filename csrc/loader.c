@@ -334,3 +334,52 @@ void bench_bpf_ids_wait_released(const struct bench_bpf_ids *ids, uint64_t timeo
 		}
 	}
 }
+
+/*
+ * Our process id as BPF sees it: `whoami` (a raw_tp program returning
+ * bpf_get_current_pid_tgid() >> 32) run through BPF_PROG_TEST_RUN, which
+ * runs it in this thread.  0 (count every process, as the kernel bench
+ * does) if the test run fails.
+ */
+uint32_t bench_bpf_tgid(struct bpf_program *whoami)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, opts);
+
+	if (bpf_prog_test_run_opts(bpf_program__fd(whoami), &opts))
+		return 0;
+	return opts.retval;
+}
+
+/*
+ * Our process id in the initial pid namespace, from /proc's NSpid line, or
+ * 0 when this process runs in a nested pid namespace and cannot tell (then
+ * a filter on it must count every process, as the kernel bench does).
+ */
+uint32_t bench_own_tgid(void)
+{
+	char line[256];
+	uint32_t pid = 0;
+	int fields = 0;
+	FILE *f = fopen("/proc/self/status", "re");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		char *p = line + 6, *end;
+
+		if (strncmp(line, "NSpid:", 6))
+			continue;
+		for (;;) {
+			unsigned long v = strtoul(p, &end, 10);
+
+			if (end == p)
+				break;
+			pid = v;
+			fields++;
+			p = end;
+		}
+		break;
+	}
+	fclose(f);
+	return fields == 1 ? pid : 0;
+}
