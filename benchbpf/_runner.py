@@ -10,7 +10,7 @@ from types import MappingProxyType
 
 from . import _core
 from ._concurrency import RunMarker
-from ._cpuset import parse_cpuset
+from ._cpuset import parse_cpuset, place_threads
 from .result import Result, Sample
 
 __all__ = ["run", "list_benchmarks", "describe", "COMMON_OPTIONS"]
@@ -206,7 +206,12 @@ def _build_env(info, opts):
         "affinity": opts["affinity"],
         "verbose": opts["verbose"],
     }
-    for key, count in (("prod_affinity", producers), ("cons_affinity", consumers)):
+    if env["warmup_samples"] + env["duration_samples"] > _core.MAX_SAMPLES:
+        raise ValueError(
+            f"warmup={opts['warmup']!r} + duration={opts['duration']!r} at "
+            f"interval={opts['interval']!r} is {env['warmup_samples'] + env['duration_samples']} "
+            f"samples: at most {_core.MAX_SAMPLES} (use a longer interval)")
+    for key in ("prod_affinity", "cons_affinity"):
         cpus = parse_cpuset(opts[key], key, nr_cpus)
         if cpus is None:
             continue
@@ -214,20 +219,41 @@ def _build_env(info, opts):
         if bad:
             raise ValueError(f"{key}={opts[key]!r} names CPU {bad[0]}: "
                              f"this machine has CPUs 0..{nr_cpus - 1}")
-        if len(cpus) < count:
-            who = "producer" if key == "prod_affinity" else "consumer"
-            raise ValueError(f"{key}={opts[key]!r} lists {len(cpus)} CPUs for "
-                             f"{count} {who}s: list one CPU per {who}")
         env[key] = list(cpus)
         env["affinity"] = True
-    if env["affinity"] and "prod_affinity" not in env:
-        first = 0 if "cons_affinity" in env else consumers
-        if first + producers > nr_cpus:
-            raise ValueError(
-                f"affinity=True with consumers={consumers}, producers={producers} "
-                f"needs CPUs 0..{first + producers - 1}; this machine has CPUs "
-                f"0..{nr_cpus - 1} (pass prod_affinity)")
+    if env["affinity"]:
+        # Refuses a set too small for its threads, as the core would.
+        place_threads(consumers, producers, nr_cpus, env.get("cons_affinity"),
+                      env.get("prod_affinity"), given=opts)
     return env
+
+
+def _plain_number(value):
+    """The int or float a validated number stands for: numpy scalars and
+    Fractions would not survive Result.to_json()."""
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    return float(value)
+
+
+def _plain_param(info, value):
+    """A benchmark parameter as Result.params keeps it: bool, str or int."""
+    if info.type == "bool":
+        return bool(value)
+    if info.type == "choice":
+        return str(value)
+    return int(value)
+
+
+def _run_metadata(env, raw):
+    return {
+        # The nominal sampling interval; Sample.late marks samples that ran
+        # half an interval or more longer (Result.late_samples counts them).
+        "interval_ns": env["interval_ns"],
+        # Where threads were pinned (None: not pinned), in thread order.
+        "consumer_cpus": raw.get("consumer_cpus"),
+        "producer_cpus": raw.get("producer_cpus"),
+    }
 
 
 _CPU_MODEL = None
@@ -305,9 +331,7 @@ def run(name, *, warmup=1, duration=5, interval=1.0, producers=1, consumers=None
                             f"its parameters: {known}")
         core_params[key] = p.to_core(value)
     for key, p in info.params.items():
-        shown_params[key] = params.get(key, p.default)
-        if p.type == "bool":
-            shown_params[key] = bool(shown_params[key])
+        shown_params[key] = _plain_param(p, params.get(key, p.default))
     if callback is not None and not callable(callback):
         raise TypeError(f"callback={callback!r}: must be callable or None")
     if info.needs_bpf and not _has_bpf_privilege():
@@ -326,7 +350,8 @@ def run(name, *, warmup=1, duration=5, interval=1.0, producers=1, consumers=None
         raw = _core.run(name, env, core_params, on_sample if callback else None)
     samples = [Sample.from_raw(t, extra_names) for t in raw["samples"]]
     common = {
-        "warmup": warmup, "duration": duration, "interval": interval,
+        "warmup": _plain_number(warmup), "duration": _plain_number(duration),
+        "interval": _plain_number(interval),
         "producers": env["producers"], "consumers": env["consumers"],
         "affinity": env["affinity"],
         "prod_affinity": tuple(env.get("prod_affinity", ())) or None,
@@ -337,5 +362,6 @@ def run(name, *, warmup=1, duration=5, interval=1.0, producers=1, consumers=None
         params={**common, **shown_params},
         samples=tuple(samples[nwarm:]),
         warmup_samples=tuple(samples[:nwarm]),
-        metadata=_metadata(info, raw, started, marker.count),
+        metadata={**_metadata(info, raw, started, marker.count),
+                  **_run_metadata(env, raw)},
     )

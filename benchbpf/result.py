@@ -27,6 +27,9 @@ class Sample:
     false_hits: int = 0
     important_hits: int = 0
     extra: "MappingProxyType[str, int]" = field(default_factory=lambda: _frozen({}))
+    #: The sampler woke half an interval or more after this sample's deadline:
+    #: the sample covers that longer time (its rates are still per second of it).
+    late: bool = False
 
     def __post_init__(self):
         if not isinstance(self.extra, MappingProxyType):
@@ -34,9 +37,9 @@ class Sample:
 
     @classmethod
     def from_raw(cls, raw, extra_names=()):
-        interval_ns, hits, drops, false_hits, important_hits, extra = raw
+        interval_ns, hits, drops, false_hits, important_hits, extra, late = raw[:7]
         return cls(interval_ns, hits, drops, false_hits, important_hits,
-                   {n: extra[i] for i, n in enumerate(extra_names)})
+                   {n: extra[i] for i, n in enumerate(extra_names)}, bool(late))
 
     @property
     def interval_s(self):
@@ -67,9 +70,12 @@ class Sample:
         return self.rate_mps("drops")
 
     def as_dict(self):
-        return {"interval_ns": self.interval_ns, "hits": self.hits, "drops": self.drops,
-                "false_hits": self.false_hits, "important_hits": self.important_hits,
-                "extra": dict(self.extra)}
+        d = {"interval_ns": self.interval_ns, "hits": self.hits, "drops": self.drops,
+             "false_hits": self.false_hits, "important_hits": self.important_hits,
+             "extra": dict(self.extra)}
+        if self.late:   # only then: files without late samples stay as they were
+            d["late"] = True
+        return d
 
 
 def _percentile(values, p):
@@ -201,6 +207,25 @@ class Result:
     def duration_s(self):
         return sum(s.interval_ns for s in self.samples) / 1e9
 
+    @property
+    def late_samples(self):
+        """How many kept samples the sampler took half an interval or more late.
+
+        Each covers a longer time than the nominal interval
+        (metadata["interval_ns"]); its rates are per second of that time, but
+        it weighs as one sample in mean, stdev, median and percentiles."""
+        return sum(1 for s in self.samples if s.late)
+
+    def without_late_samples(self):
+        """This Result without its late samples, to see what they did to the statistics."""
+        kept = tuple(s for s in self.samples if not s.late)
+        if not kept:
+            raise ValueError(f"every one of the {len(self.samples)} samples is late")
+        return Result(name=self.name, params=self.params, samples=kept,
+                      warmup_samples=self.warmup_samples,
+                      metadata={**self.metadata,
+                                "late_samples_removed": len(self.samples) - len(kept)})
+
     # ---- presentation ----
     @property
     def report(self):
@@ -221,7 +246,7 @@ class Result:
 
     def _repr_html_(self):
         rows = "".join(
-            f"<tr><td>{i}</td><td>{s.interval_ns / 1e6:.1f}</td>"
+            f"<tr><td>{i}{' (late)' if s.late else ''}</td><td>{s.interval_ns / 1e6:.1f}</td>"
             f"<td>{s.hits_mps:.3f}</td><td>{s.drops_mps:.3f}</td></tr>"
             for i, s in enumerate(self.samples))
         params = ", ".join(f"{k}={v!r}" for k, v in self.params.items())
@@ -234,8 +259,15 @@ class Result:
                 f"<th>drops M/s</th></tr>{rows}</table></details></div>")
 
     def __repr__(self):
+        late = self.late_samples
+        if late and late < len(self.samples):
+            rest = self.without_late_samples()
+            note = (f", {late} late (without: {rest.mean:.3f} \u00b1 "
+                    f"{rest.stdev:.3f} M/s)")
+        else:
+            note = f", {late} late" if late else ""
         return (f"<Result {self.name}: {self.mean:.3f} \u00b1 {self.stdev:.3f} M/s "
-                f"over {len(self.samples)} samples>")
+                f"over {len(self.samples)} samples{note}>")
 
     # ---- serialisation ----
     def as_dict(self):
@@ -269,7 +301,8 @@ class Result:
         return cls(name=d["name"], params=params,
                    samples=tuple(Sample(**s) for s in d["samples"]),
                    warmup_samples=tuple(Sample(**s) for s in d.get("warmup_samples", ())),
-                   metadata=d.get("metadata", {}))
+                   metadata={k: tuple(v) if isinstance(v, list) else v
+                             for k, v in d.get("metadata", {}).items()})
 
     @classmethod
     def from_json(cls, text_or_path):

@@ -21,6 +21,8 @@
 #define BENCH_MAX_EXTRA 4
 #define BENCH_MAX_THREADS 256
 #define BENCH_MSG_LEN 1024
+/* Warm-up plus kept samples of one run: bounds the sample array. */
+#define BENCH_MAX_SAMPLES 100000000
 
 enum bench_param_type {
 	BENCH_PARAM_INT,	/* integer in [min, max] */
@@ -47,6 +49,10 @@ struct bench_sample {
 	uint64_t false_hits;
 	uint64_t important_hits;
 	uint64_t extra[BENCH_MAX_EXTRA];	/* family counters, see bench.extra */
+	/* The sampler woke half an interval or more after this sample's
+	 * deadline; the sample covers the longer time, and the deadlines
+	 * after it start again from it (harness fills it). */
+	bool late;
 };
 
 /* Common options, as the kernel bench's env. */
@@ -57,7 +63,8 @@ struct bench_env {
 	int producer_cnt;
 	int consumer_cnt;
 	bool affinity;
-	/* CPU lists in assignment order; empty => consecutive CPUs from 0 */
+	/* CPU sets (order and repeats do not matter: taken in ascending
+	 * order, as the kernel bench's bitmaps); empty => CPUs in turn */
 	int prod_cpus[BENCH_MAX_THREADS];
 	int prod_cpus_len;
 	int cons_cpus[BENCH_MAX_THREADS];
@@ -155,6 +162,9 @@ struct bench_ctx {
 	pthread_t *threads;		/* consumers then producers */
 	struct bench_thread_arg *thread_args;
 	int nr_threads;
+	/* The CPU each thread is pinned to, consumers then producers
+	 * (validation fills it when affinity is on; -1: not pinned). */
+	int thread_cpus[2 * BENCH_MAX_THREADS];
 	bool sampler_started;
 	pthread_t sampler;
 	bool setup_called;
@@ -175,8 +185,9 @@ int bench_param_index(const struct bench *b, const char *name);
 int bench_ctx_init(struct bench_ctx *ctx, const struct bench *b);
 int bench_start(struct bench_ctx *ctx);
 /* Wait up to timeout_ms for more than `seen` samples or the end.
- * Returns the number of samples taken so far. */
-int bench_wait(struct bench_ctx *ctx, int seen, int timeout_ms);
+ * Returns the number of samples taken so far and, read under the same
+ * lock, whether sampling is over (then no sample follows that count). */
+int bench_wait(struct bench_ctx *ctx, int seen, int timeout_ms, bool *done);
 bool bench_done(struct bench_ctx *ctx);
 void bench_request_stop(struct bench_ctx *ctx);
 void bench_finish(struct bench_ctx *ctx);

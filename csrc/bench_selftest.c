@@ -13,6 +13,8 @@
  * the second attach targets a tracepoint that does not exist, or a
  * producer, a consumer or the sampler fails mid-run.  Tests then check that
  * the harness stops, detaches and frees everything, and joins every thread.
+ * `measure-stall` is not a failure: one measurement blocks the sampler for
+ * two and a half intervals, as a preempted sampler would be.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -38,6 +40,7 @@ enum selftest_fault {
 	FAULT_PRODUCER,
 	FAULT_CONSUMER,
 	FAULT_MEASURE,
+	FAULT_MEASURE_STALL,
 };
 
 static const char *const fault_names[] = {
@@ -47,6 +50,7 @@ static const char *const fault_names[] = {
 	[FAULT_PRODUCER] = "producer",
 	[FAULT_CONSUMER] = "consumer",
 	[FAULT_MEASURE] = "measure",
+	[FAULT_MEASURE_STALL] = "measure-stall",
 	NULL,
 };
 
@@ -63,16 +67,16 @@ struct selftest_state {
 	struct selftest_calls *calls;	/* one per producer */
 	int wake_fd;			/* eventfd: .stop makes it readable */
 	uint64_t started_ns;		/* end of setup: fault_after_ms counts from here */
-	atomic_bool measure_failed;
+	atomic_bool measure_failed;	/* also: the stall happened */
 };
 
 static const struct bench_param_def selftest_params[] = {
 	{ .name = "fault", .cli = "--fault", .type = BENCH_PARAM_CHOICE,
-	  .def = FAULT_NONE, .min = 0, .max = FAULT_MEASURE, .choices = fault_names,
+	  .def = FAULT_NONE, .min = 0, .max = FAULT_MEASURE_STALL, .choices = fault_names,
 	  .help = "stage that fails on purpose" },
 	{ .name = "fault_after_ms", .cli = "--fault-after-ms", .type = BENCH_PARAM_INT,
 	  .def = 0, .min = 0, .max = 60000,
-	  .help = "run time before a producer, consumer or measure fault, ms" },
+	  .help = "run time before a producer, consumer, measure or measure-stall fault, ms" },
 	{ .name = "setup_delay_ms", .cli = "--setup-delay-ms", .type = BENCH_PARAM_INT,
 	  .def = 0, .min = 0, .max = 10000,
 	  .help = "pause in setup between the first and the second program, ms" },
@@ -109,10 +113,10 @@ static int selftest_validate(struct bench_ctx *ctx)
 	int64_t after = bench_param(ctx, "fault_after_ms");
 
 	if (after && fault != FAULT_PRODUCER && fault != FAULT_CONSUMER &&
-	    fault != FAULT_MEASURE)
+	    fault != FAULT_MEASURE && fault != FAULT_MEASURE_STALL)
 		return bench_fail(ctx, BENCH_ERR_VALUE, EINVAL,
 				  "fault_after_ms=%lld given with fault='%s': it only delays "
-				  "the 'producer', 'consumer' and 'measure' faults",
+				  "the 'producer', 'consumer', 'measure' and 'measure-stall' faults",
 				  (long long)after, fault_names[fault]);
 	if (fault == FAULT_CONSUMER && ctx->env.consumer_cnt < 1)
 		return bench_fail(ctx, BENCH_ERR_VALUE, EINVAL,
@@ -299,6 +303,9 @@ static void selftest_measure(struct bench_ctx *ctx, struct bench_sample *s)
 		bench_fail(ctx, BENCH_ERR_BENCH, EIO,
 			   "%s: measuring failed on purpose (fault='measure')",
 			   ctx->bench->name);
+	if (bench_param(ctx, "fault") == FAULT_MEASURE_STALL && fault_due(ctx, st) &&
+	    !atomic_exchange(&st->measure_failed, true))
+		sleep_ms(ctx->env.interval_ns * 5 / 2 / 1000000);
 }
 
 const struct bench bench_selftest = {

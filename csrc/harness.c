@@ -231,12 +231,68 @@ bool bench_done(struct bench_ctx *ctx)
 	return done;
 }
 
+static int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* A CPU list as the kernel bench's bitmap: ascending, each CPU once. */
+static void cpuset_normalise(int *cpus, int *len)
+{
+	int i, n = 0;
+
+	qsort(cpus, *len, sizeof(*cpus), cmp_int);
+	for (i = 0; i < *len; i++)
+		if (n == 0 || cpus[i] != cpus[n - 1])
+			cpus[n++] = cpus[i];
+	*len = n;
+}
+
+/*
+ * The kernel bench's placement (next_cpu() and setup_benchmark()):
+ * consumers take their set's CPUs in ascending order, or CPUs 0, 1, ...
+ * in turn; producers take theirs, or without a set go on after the last
+ * consumer CPU.  Without a set the count wraps around the online CPUs, as
+ * since Linux 6.5 (before, more threads than CPUs failed to pin).  A set
+ * with fewer CPUs than threads is an error.
+ */
+static int place_threads(struct bench_ctx *ctx, int nr_cpus)
+{
+	struct bench_env *env = &ctx->env;
+	int *cpu = ctx->thread_cpus, next = 0, i;
+
+	cpuset_normalise(env->cons_cpus, &env->cons_cpus_len);
+	cpuset_normalise(env->prod_cpus, &env->prod_cpus_len);
+	if (env->cons_cpus_len && env->consumer_cnt > env->cons_cpus_len)
+		return bench_fail(ctx, BENCH_ERR_VALUE, EINVAL,
+				  "cons_affinity lists %d CPUs for consumers=%d: list one CPU per consumer",
+				  env->cons_cpus_len, env->consumer_cnt);
+	if (env->prod_cpus_len && env->producer_cnt > env->prod_cpus_len)
+		return bench_fail(ctx, BENCH_ERR_VALUE, EINVAL,
+				  "prod_affinity lists %d CPUs for producers=%d: list one CPU per producer",
+				  env->prod_cpus_len, env->producer_cnt);
+	for (i = 0; i < env->consumer_cnt; i++) {
+		if (env->cons_cpus_len) {
+			cpu[i] = env->cons_cpus[i];
+			next = cpu[i] + 1;
+		} else {
+			cpu[i] = next++ % nr_cpus;
+		}
+	}
+	cpu += env->consumer_cnt;
+	for (i = 0; i < env->producer_cnt; i++)
+		cpu[i] = env->prod_cpus_len ? env->prod_cpus[i] : next++ % nr_cpus;
+	return 0;
+}
+
 /* Common options the kernel bench would only discover after loading. */
 static int validate_env(struct bench_ctx *ctx)
 {
 	const struct bench *b = ctx->bench;
 	struct bench_env *env = &ctx->env;
-	int nr_cpus = bench_nr_cpus(), i, next;
+	int nr_cpus = bench_nr_cpus(), i;
 
 	if (env->producer_cnt < 1 || env->producer_cnt > BENCH_MAX_THREADS ||
 	    (b->max_producers && env->producer_cnt > b->max_producers))
@@ -258,10 +314,14 @@ static int validate_env(struct bench_ctx *ctx)
 		return bench_fail(ctx, BENCH_ERR_VALUE, EINVAL,
 				  "interval=%llu ns too short: at least 1 ms",
 				  (unsigned long long)env->interval_ns);
+	if ((long long)env->warmup_samples + env->duration_samples > BENCH_MAX_SAMPLES)
+		return bench_fail(ctx, BENCH_ERR_VALUE, EINVAL,
+				  "warmup=%d + duration=%d intervals = %lld samples: at most %d",
+				  env->warmup_samples, env->duration_samples,
+				  (long long)env->warmup_samples + env->duration_samples,
+				  BENCH_MAX_SAMPLES);
 	if (!env->affinity)
 		return 0;
-	/* Same assignment as the kernel bench: consumers from the consumer
-	 * set (or CPU 0 up), producers from theirs (or after the consumers). */
 	for (i = 0; i < env->cons_cpus_len; i++)
 		if (env->cons_cpus[i] < 0 || env->cons_cpus[i] >= nr_cpus)
 			return bench_fail(ctx, BENCH_ERR_VALUE, EINVAL,
@@ -272,37 +332,7 @@ static int validate_env(struct bench_ctx *ctx)
 			return bench_fail(ctx, BENCH_ERR_VALUE, EINVAL,
 					  "prod_affinity names CPU %d: this machine has CPUs 0..%d",
 					  env->prod_cpus[i], nr_cpus - 1);
-	if (env->cons_cpus_len && env->consumer_cnt > env->cons_cpus_len)
-		return bench_fail(ctx, BENCH_ERR_VALUE, EINVAL,
-				  "cons_affinity lists %d CPUs for consumers=%d: list one CPU per consumer",
-				  env->cons_cpus_len, env->consumer_cnt);
-	if (env->prod_cpus_len && env->producer_cnt > env->prod_cpus_len)
-		return bench_fail(ctx, BENCH_ERR_VALUE, EINVAL,
-				  "prod_affinity lists %d CPUs for producers=%d: list one CPU per producer",
-				  env->prod_cpus_len, env->producer_cnt);
-	next = env->cons_cpus_len ? 0 : env->consumer_cnt;
-	if (!env->cons_cpus_len && env->consumer_cnt > nr_cpus)
-		return bench_fail(ctx, BENCH_ERR_VALUE, EINVAL,
-				  "affinity=True with consumers=%d needs CPUs 0..%d; this machine has CPUs 0..%d",
-				  env->consumer_cnt, env->consumer_cnt - 1, nr_cpus - 1);
-	if (!env->prod_cpus_len && next + env->producer_cnt > nr_cpus)
-		return bench_fail(ctx, BENCH_ERR_VALUE, EINVAL,
-				  "affinity=True with consumers=%d, producers=%d needs CPUs 0..%d; this machine has CPUs 0..%d (pass prod_affinity)",
-				  env->consumer_cnt, env->producer_cnt,
-				  next + env->producer_cnt - 1, nr_cpus - 1);
-	return 0;
-}
-
-static int thread_cpu(struct bench_ctx *ctx, bool producer, int idx)
-{
-	struct bench_env *env = &ctx->env;
-
-	if (producer) {
-		if (env->prod_cpus_len)
-			return env->prod_cpus[idx];
-		return (env->cons_cpus_len ? 0 : env->consumer_cnt) + idx;
-	}
-	return env->cons_cpus_len ? env->cons_cpus[idx] : idx;
+	return place_threads(ctx, nr_cpus);
 }
 
 int bench_getpgid_producer(struct bench_ctx *ctx, int idx)
@@ -318,8 +348,12 @@ static void *thread_main(void *p)
 	struct bench_thread_arg *arg = p;
 	struct bench_ctx *ctx = arg->ctx;
 	int (*body)(struct bench_ctx *, int);
+	char name[16];
 	int err;
 
+	/* Named, so that top -H, and tests, can tell the threads apart. */
+	snprintf(name, sizeof(name), "benchbpf-%c%d", arg->producer ? 'p' : 'c', arg->idx);
+	pthread_setname_np(pthread_self(), name);
 	body = arg->producer ? ctx->bench->producer : ctx->bench->consumer;
 	err = body ? body(ctx, arg->idx) : 0;
 	if (err < 0)
@@ -336,19 +370,23 @@ static void timespec_at(struct timespec *ts, uint64_t ns)
 	ts->tv_nsec = ns % 1000000000ull;
 }
 
-/* Takes one sample per interval at absolute deadlines, so a late wake-up
- * does not shift the following intervals. */
+/* Takes one sample per interval at absolute deadlines, so that ordinary
+ * wake-up delays do not add up.  A wake-up half an interval or more late
+ * makes one longer sample, marked late, and the deadlines start again from
+ * it: catching up with missed deadlines would give a run of samples far
+ * shorter than the interval. */
 static void *sampler_main(void *p)
 {
 	struct bench_ctx *ctx = p;
-	uint64_t start = bench_now_ns(), prev = start, now;
+	uint64_t interval = ctx->env.interval_ns;
+	uint64_t prev = bench_now_ns(), deadline = prev, now;
 	struct bench_sample s;
 	struct timespec ts;
 	int k;
 
+	pthread_setname_np(pthread_self(), "benchbpf-sample");
 	for (k = 1; k <= ctx->nr_samples_total; k++) {
-		uint64_t deadline = start + k * ctx->env.interval_ns;
-
+		deadline += interval;
 		timespec_at(&ts, deadline);
 		pthread_mutex_lock(&ctx->lock);
 		while (!bench_stopping(ctx) && bench_now_ns() < deadline)
@@ -362,6 +400,10 @@ static void *sampler_main(void *p)
 		ctx->bench->measure(ctx, &s);
 		s.interval_ns = now - prev;
 		prev = now;
+		if (now - deadline >= interval / 2) {
+			s.late = true;
+			deadline = now;
+		}
 
 		pthread_mutex_lock(&ctx->lock);
 		ctx->samples[ctx->nr_samples++] = s;
@@ -382,24 +424,39 @@ static int spawn(struct bench_ctx *ctx, pthread_t *t, void *(*fn)(void *),
 {
 	sigset_t all, old;
 	pthread_attr_t attr;
-	cpu_set_t set;
-	int err;
+	cpu_set_t *set = NULL;
+	size_t set_size = CPU_ALLOC_SIZE(cpu + 1);
+	int err = 0;
 
 	pthread_attr_init(&attr);
 	if (cpu >= 0) {
-		CPU_ZERO(&set);
-		CPU_SET(cpu, &set);
-		pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
+		/* Sized for the CPU: a fixed cpu_set_t ends at CPU 1023. */
+		set = CPU_ALLOC(cpu + 1);
+		if (!set) {
+			err = ENOMEM;
+		} else {
+			CPU_ZERO_S(set_size, set);
+			CPU_SET_S(cpu, set_size, set);
+			err = pthread_attr_setaffinity_np(&attr, set_size, set);
+		}
 	}
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
-	err = pthread_create(t, &attr, fn, arg);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (!err) {
+		sigfillset(&all);
+		pthread_sigmask(SIG_BLOCK, &all, &old);
+		err = pthread_create(t, &attr, fn, arg);
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+	}
 	pthread_attr_destroy(&attr);
-	if (err)
+	if (set)
+		CPU_FREE(set);
+	if (err && cpu >= 0)
 		return bench_fail(ctx, BENCH_ERR_OS, err,
-				  "cannot start thread%s: %s",
-				  cpu >= 0 ? " on its CPU" : "", strerror(err));
+				  "cannot start a thread pinned to CPU %d: %s "
+				  "(is the CPU outside this process's allowed CPUs?)",
+				  cpu, strerror(err));
+	if (err)
+		return bench_fail(ctx, BENCH_ERR_OS, err, "cannot start thread: %s",
+				  strerror(err));
 	return 0;
 }
 
@@ -456,7 +513,7 @@ int bench_start(struct bench_ctx *ctx)
 		arg->idx = arg->producer ? i - env->consumer_cnt : i;
 		atomic_fetch_add(&ctx->running_threads, 1);
 		err = spawn(ctx, &ctx->threads[i], thread_main, arg,
-			    env->affinity ? thread_cpu(ctx, arg->producer, arg->idx) : -1);
+			    env->affinity ? ctx->thread_cpus[i] : -1);
 		if (err) {
 			atomic_fetch_sub(&ctx->running_threads, 1);
 			return err;
@@ -471,7 +528,7 @@ int bench_start(struct bench_ctx *ctx)
 	return 0;
 }
 
-int bench_wait(struct bench_ctx *ctx, int seen, int timeout_ms)
+int bench_wait(struct bench_ctx *ctx, int seen, int timeout_ms, bool *done)
 {
 	struct timespec ts;
 	int n;
@@ -483,6 +540,7 @@ int bench_wait(struct bench_ctx *ctx, int seen, int timeout_ms)
 			break;
 	}
 	n = ctx->nr_samples;
+	*done = ctx->done;
 	pthread_mutex_unlock(&ctx->lock);
 	return n;
 }

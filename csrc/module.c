@@ -27,6 +27,7 @@ typedef struct {
 	PyObject *benchmark_error;	/* benchbpf.BenchmarkError(RuntimeError) */
 	PyObject *unsupported_error;	/* benchbpf.UnsupportedError(BenchmarkError) */
 	PyThread_type_lock run_lock;	/* one run at a time per process */
+	unsigned long run_owner;	/* thread holding run_lock, 0 if none */
 } core_state;
 
 static core_state *get_state(PyObject *module)
@@ -174,10 +175,25 @@ static int read_cpus(PyObject *d, const char *key, int *cpus, int *len)
 		goto cleanup;
 	}
 	for (i = 0; i < n; i++) {
-		long c = PyLong_AsLong(PySequence_Fast_GET_ITEM(seq, i));
+		PyObject *item = PySequence_Fast_GET_ITEM(seq, i);
+		int overflow = 0, nr_cpus = bench_nr_cpus();
+		long long c;
 
+		if (!PyLong_Check(item)) {
+			PyErr_Format(PyExc_TypeError, "%s: CPU numbers must be ints, not %s",
+				     key, Py_TYPE(item)->tp_name);
+			goto cleanup;
+		}
+		c = PyLong_AsLongLongAndOverflow(item, &overflow);
 		if (c == -1 && PyErr_Occurred())
 			goto cleanup;
+		/* Checked before narrowing: CPU 2^32 must not become CPU 0. */
+		if (overflow || c < 0 || c >= nr_cpus) {
+			PyErr_Format(PyExc_ValueError,
+				     "%s names CPU %R: this machine has CPUs 0..%d",
+				     key, item, nr_cpus - 1);
+			goto cleanup;
+		}
 		cpus[i] = (int)c;
 	}
 	*len = (int)n;
@@ -264,7 +280,7 @@ static int read_params(struct bench_ctx *ctx, PyObject *params)
 
 static PyObject *sample_tuple(const struct bench_sample *s)
 {
-	return Py_BuildValue("(KKKKK(KKKK))",
+	return Py_BuildValue("(KKKKK(KKKK)O)",
 			     (unsigned long long)s->interval_ns,
 			     (unsigned long long)s->hits,
 			     (unsigned long long)s->drops,
@@ -273,7 +289,8 @@ static PyObject *sample_tuple(const struct bench_sample *s)
 			     (unsigned long long)s->extra[0],
 			     (unsigned long long)s->extra[1],
 			     (unsigned long long)s->extra[2],
-			     (unsigned long long)s->extra[3]);
+			     (unsigned long long)s->extra[3],
+			     s->late ? Py_True : Py_False);
 }
 
 static PyObject *log_string(struct bench_ctx *ctx)
@@ -318,20 +335,36 @@ static void raise_bench_error(core_state *st, struct bench_ctx *ctx)
 	Py_DECREF(exc);
 }
 
-/* Take the process-wide run lock without blocking Ctrl-C. */
-static int acquire_run_lock(core_state *st)
+/* Take the process-wide run lock without blocking Ctrl-C.  The thread
+ * that holds it is running a benchmark's callback: waiting would never end. */
+static int acquire_run_lock(core_state *st, const char *what)
 {
+	unsigned long me = PyThread_get_thread_ident();
 	PyLockStatus r;
 
+	if (st->run_owner == me) {
+		PyErr_Format(PyExc_RuntimeError,
+			     "benchbpf.%s called from inside a running benchmark's callback: "
+			     "runs do not nest; start it after the current run returns", what);
+		return -1;
+	}
 	for (;;) {
 		Py_BEGIN_ALLOW_THREADS
 		r = PyThread_acquire_lock_timed(st->run_lock, WAKE_MS * 1000, 0);
 		Py_END_ALLOW_THREADS
-		if (r == PY_LOCK_ACQUIRED)
+		if (r == PY_LOCK_ACQUIRED) {
+			st->run_owner = me;
 			return 0;
+		}
 		if (PyErr_CheckSignals() < 0)
 			return -1;
 	}
+}
+
+static void release_run_lock(core_state *st)
+{
+	st->run_owner = 0;
+	PyThread_release_lock(st->run_lock);
 }
 
 static int deliver(PyObject *callback, struct bench_ctx *ctx, int from, int to)
@@ -352,9 +385,31 @@ static int deliver(PyObject *callback, struct bench_ctx *ctx, int from, int to)
 	return 0;
 }
 
+/* The CPUs threads first..first+count-1 were pinned to, or None. */
+static PyObject *placement(struct bench_ctx *ctx, int first, int count)
+{
+	PyObject *cpus;
+	int i;
+
+	if (!ctx->env.affinity)
+		return Py_NewRef(Py_None);
+	cpus = PyTuple_New(count);
+	for (i = 0; cpus && i < count; i++) {
+		PyObject *c = PyLong_FromLong(ctx->thread_cpus[first + i]);
+
+		if (!c) {
+			Py_CLEAR(cpus);
+			break;
+		}
+		PyTuple_SET_ITEM(cpus, i, c);
+	}
+	return cpus;
+}
+
 static PyObject *build_result(struct bench_ctx *ctx)
 {
 	PyObject *samples = NULL, *log = NULL, *result = NULL;
+	PyObject *cons_cpus = NULL, *prod_cpus = NULL;
 	int i;
 
 	samples = PyList_New(ctx->nr_samples);
@@ -368,15 +423,20 @@ static PyObject *build_result(struct bench_ctx *ctx)
 		PyList_SET_ITEM(samples, i, t);
 	}
 	log = log_string(ctx);
-	if (!log)
+	cons_cpus = placement(ctx, 0, ctx->env.consumer_cnt);
+	prod_cpus = placement(ctx, ctx->env.consumer_cnt, ctx->env.producer_cnt);
+	if (!log || !cons_cpus || !prod_cpus)
 		goto cleanup;
-	result = Py_BuildValue("{s:O,s:i,s:s,s:O,s:O}", "samples", samples,
+	result = Py_BuildValue("{s:O,s:i,s:s,s:O,s:O,s:O,s:O}", "samples", samples,
 			       "warmup_samples", ctx->env.warmup_samples,
 			       "trigger", ctx->trigger, "log", log,
-			       "tracefs_mounted", ctx->tracefs_mounted ? Py_True : Py_False);
+			       "tracefs_mounted", ctx->tracefs_mounted ? Py_True : Py_False,
+			       "consumer_cpus", cons_cpus, "producer_cpus", prod_cpus);
 cleanup:
 	Py_XDECREF(samples);
 	Py_XDECREF(log);
+	Py_XDECREF(cons_cpus);
+	Py_XDECREF(prod_cpus);
 	return result;
 }
 
@@ -409,7 +469,7 @@ static PyObject *core_run(PyObject *module, PyObject *args, PyObject *kwargs)
 	}
 	b = bench_find(name);
 	if (!b) {
-		PyErr_Format(PyExc_ValueError, "unknown benchmark %R", PyTuple_GET_ITEM(args, 0));
+		PyErr_Format(PyExc_ValueError, "unknown benchmark '%s'", name);
 		return NULL;
 	}
 	ctx = malloc(sizeof(*ctx));
@@ -419,7 +479,7 @@ static PyObject *core_run(PyObject *module, PyObject *args, PyObject *kwargs)
 	if (read_env(ctx, env) < 0 || read_params(ctx, params) < 0)
 		goto cleanup;
 
-	if (acquire_run_lock(st) < 0)
+	if (acquire_run_lock(st, "run()") < 0)
 		goto cleanup;
 	locked = true;
 
@@ -431,8 +491,7 @@ static PyObject *core_run(PyObject *module, PyObject *args, PyObject *kwargs)
 
 	while (!err && !done) {
 		Py_BEGIN_ALLOW_THREADS
-		n = bench_wait(ctx, seen, WAKE_MS);
-		done = bench_done(ctx);
+		n = bench_wait(ctx, seen, WAKE_MS, &done);
 		Py_END_ALLOW_THREADS
 		if (callback != Py_None && n > seen && deliver(callback, ctx, seen, n) < 0) {
 			py_error = true;
@@ -474,7 +533,7 @@ cleanup:
 		free(ctx);
 	}
 	if (locked)
-		PyThread_release_lock(st->run_lock);
+		release_run_lock(st);
 	return result;
 }
 
@@ -488,22 +547,20 @@ static PyObject *core_probe_features(PyObject *module, PyObject *unused)
 	feats = calloc(64, sizeof(*feats));
 	if (!feats)
 		return PyErr_NoMemory();
-	if (acquire_run_lock(st) < 0)
+	if (acquire_run_lock(st, "features()") < 0)
 		goto cleanup;
 	Py_BEGIN_ALLOW_THREADS
 	n = bench_probe_features(feats, 64);
 	Py_END_ALLOW_THREADS
-	PyThread_release_lock(st->run_lock);
+	release_run_lock(st);
 	list = PyList_New(0);
 	for (i = 0; list && i < n; i++) {
 		PyObject *t = Py_BuildValue("(sOis)", feats[i].name,
 					    feats[i].supported ? Py_True : Py_False,
 					    feats[i].err, feats[i].detail);
 
-		if (!t || PyList_Append(list, t) < 0) {
-			Py_XDECREF(t);
+		if (!t || PyList_Append(list, t) < 0)
 			Py_CLEAR(list);
-		}
 		Py_XDECREF(t);
 	}
 cleanup:
@@ -558,7 +615,8 @@ static int core_exec(PyObject *module)
 	}
 	if (PyModule_AddObjectRef(module, "BenchmarkError", st->benchmark_error) < 0 ||
 	    PyModule_AddObjectRef(module, "UnsupportedError", st->unsupported_error) < 0 ||
-	    PyModule_AddIntConstant(module, "MAX_THREADS", BENCH_MAX_THREADS) < 0)
+	    PyModule_AddIntConstant(module, "MAX_THREADS", BENCH_MAX_THREADS) < 0 ||
+	    PyModule_AddIntConstant(module, "MAX_SAMPLES", BENCH_MAX_SAMPLES) < 0)
 		return -1;
 	/* What the limit was before the core raised it, for metadata: a
 	 * low limit the core could not raise explains EPERM on old kernels. */

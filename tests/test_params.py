@@ -241,7 +241,7 @@ def test_consumers_for_a_benchmark_that_takes_none(name):
 
 
 @pytest.mark.parametrize("kw, words", [
-    (dict(affinity=True, producers=NR_CPUS + 1), ["affinity=True", f"producers={NR_CPUS + 1}"]),
+    (dict(prod_affinity=[0, 0], producers=2), ["prod_affinity=[0, 0]", "one CPU per producer"]),
     (dict(prod_affinity=[0], producers=2), ["prod_affinity=[0]", "one CPU per producer"]),
     (dict(duration=0.25, interval=0.1), ["duration=0.25", "whole number of intervals"]),
     (dict(warmup=0.05, interval=0.1), ["warmup=0.05", "0 or 0.1"]),
