@@ -220,13 +220,13 @@ def test_study_runs_all_four():
     assert all(total(r, "hits") > 0 for r in res.values())
 
 
-def test_same_cpu_study_pins_both_threads():
+def test_same_cpu_study_runs_batches_of_one():
+    # Where its threads really run: tests/test_placement.py.
     try:
         res = ringbufs.same_cpu(**TINY)
     except benchbpf.UnsupportedError as e:
         pytest.skip(str(e))
     for r in res.values():
-        assert r.params["prod_affinity"] == (0,) and r.params["cons_affinity"] == (0,)
         assert r.params["rb_batch_cnt"] == 1
         assert total(r, "hits") > 0
 
