@@ -335,6 +335,18 @@ void bench_bpf_ids_wait_released(const struct bench_bpf_ids *ids, uint64_t timeo
 	}
 }
 
+const char *bench_errno_name(int err)
+{
+	const char *s;
+
+	if (err < 0)
+		err = -err;
+	if (err == 524)
+		return "ENOTSUPP";
+	s = strerrorname_np(err);
+	return s ? s : "unknown errno";
+}
+
 /*
  * Our process id as BPF sees it: `whoami` (a raw_tp program returning
  * bpf_get_current_pid_tgid() >> 32) run through BPF_PROG_TEST_RUN, which

@@ -111,10 +111,7 @@ def test_half_done_setup_is_undone(clean):
     def watch():
         while not stop.is_set():
             seen.extend(name for _, name in leakcheck.named_objects("selftest_enter"))
-            perf = subprocess.run([leakcheck.BPFTOOL, "-j", "perf", "list"],
-                                  capture_output=True, text=True,
-                                  env=leakcheck._clean_env()).stdout
-            seen.extend("perf" for p in json.loads(perf or "[]")
+            seen.extend("perf" for p in leakcheck.bpftool("perf", "list")
                         if p.get("pid") == os.getpid() and p.get("tracepoint") == "sys_enter_getpgid")
             time.sleep(0.05)
 
