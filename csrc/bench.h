@@ -213,7 +213,7 @@ uint64_t bench_now_ns(void);
 int bench_getpgid_producer(struct bench_ctx *ctx, int idx);
 
 /* Our tgid for BPF-side filters: through a whoami test run (right in any
- * pid namespace), or from /proc (0 inside a nested pid namespace). */
+ * pid namespace), else from /proc (0 inside a nested pid namespace). */
 struct bpf_program;
 struct bpf_link;
 uint32_t bench_bpf_tgid(struct bpf_program *whoami);

@@ -68,8 +68,6 @@ static int try_trigger(struct bench_ctx *ctx, struct bench_producer *p, bool fen
 		return err;
 	/* Writable data: set after load, before the program can fire. */
 	p->tgid = bench_bpf_tgid(whoami);
-	if (!p->tgid)
-		p->tgid = bench_own_tgid();
 	*ops->filter_tgid(p->skel) = p->tgid;
 	*stage = "attaching";
 	p->link = bpf_program__attach(p->prog);

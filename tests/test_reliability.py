@@ -24,6 +24,7 @@ import benchbpf
 import leakcheck
 from benchbpf import _core
 from benchbpf._concurrency import ConcurrentRunWarning
+from conftest import run_in_own_pid_namespace
 
 ROOT = Path(__file__).resolve().parent.parent
 FAST = dict(warmup=0, duration=0.3, interval=0.1)
@@ -75,6 +76,16 @@ def test_selftest_counts_its_producers_syscalls(clean):
         slack = max(200, calls // 50)
         assert abs(s.hits - calls) <= slack, s
         assert abs(s.extra["exits"] - calls) <= slack, s
+
+
+def test_selftest_counts_inside_its_own_pid_namespace():
+    """In a new pid namespace with its own /proc (as in a container),
+    getpid() is not the id BPF sees: the programs still count this
+    process's calls, and only its calls."""
+    got, outer_pid = run_in_own_pid_namespace("selftest")
+    assert min(got["hits"]) > 0, got
+    assert got["filter_tgids"] == [outer_pid, outer_pid], (got, outer_pid)
+    assert outer_pid != got["pid"]
 
 
 # ---- faults during a run ----
