@@ -169,27 +169,6 @@ def test_ctrl_c_stops_a_run_quickly_and_cleans_up():
     assert open_fds() == fds and nr_threads() == threads
 
 
-def test_runs_from_two_threads_are_serialised():
-    spans, errors = [], []
-
-    def one():
-        try:
-            t0 = time.monotonic()
-            benchbpf.run("count-local", warmup=0, duration=0.4, interval=0.2)
-            spans.append((t0, time.monotonic()))
-        except Exception as e:  # pragma: no cover - reported below
-            errors.append(e)
-
-    ts = [threading.Thread(target=one) for _ in range(2)]
-    for t in ts:
-        t.start()
-    for t in ts:
-        t.join()
-    assert not errors
-    # Serialised: together they take at least two runs' time.
-    assert max(e for _, e in spans) - min(s for s, _ in spans) >= 0.75
-
-
 # ---- sampling: late wake-ups, the last samples ----
 
 def test_a_late_sampler_gives_one_longer_sample_not_a_run_of_tiny_ones():
