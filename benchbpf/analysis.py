@@ -54,23 +54,66 @@ class Sweep:
                 f"{self.param}</th><th>mean M/s</th><th>stdev</th><th>median</th></tr>"
                 f"{rows}</table>")
 
-    def plot(self, ax=None, counter="hits"):
-        """Mean ± stdev against the swept value (needs matplotlib)."""
+    def plot(self, ax=None, counter="hits", confidence=0.95):
+        """Median per swept value with its confidence interval (needs matplotlib).
+
+        Error bars are the distribution-free `confidence` interval of each
+        run's median (median_ci); a run with too few samples for it shows
+        its min..max and the legend says so.  Numeric values spanning two
+        decades or more get a logarithmic x axis.  The y axis starts at 0."""
         ax = _axes(ax)
-        rows = self.table(counter)
-        ax.errorbar([r[0] for r in rows], [r[1] for r in rows],
-                    yerr=[r[2] for r in rows], marker="o", capsize=3, label=self.name)
+        xs, meds, lo, hi, wide = [], [], [], [], False
+        for v, r in self:
+            rates = r.rates_mps(counter)
+            med = statistics.median(rates) if rates else math.nan
+            low, high = median_ci(rates, confidence)
+            wide = wide or (len(rates) and (low, high) == (min(rates), max(rates)))
+            xs.append(v)
+            meds.append(med)
+            lo.append(med - low)
+            hi.append(high - med)
+        label = f"{self.name}: median, {confidence:.0%} CI" + \
+            (" (min..max where too few samples)" if wide else "")
+        ax.errorbar(xs, meds, yerr=[lo, hi], marker="o", capsize=3, label=label)
+        numeric = [v for v in xs if isinstance(v, (int, float)) and not isinstance(v, bool)]
+        if len(numeric) == len(xs) and min(numeric) > 0 and max(numeric) / min(numeric) >= 100:
+            ax.set_xscale("log")
+        ax.set_ylim(bottom=0)
         ax.set_xlabel(self.param)
         ax.set_ylabel(f"{counter}, M/s")
         ax.set_title(f"{self.name}: {counter} vs {self.param}")
+        ax.legend()
         return ax
 
 
+def _check_options(name, options):
+    """Every check run() makes before the C core, without running: the
+    benchmark's name, the common options, each parameter's name, type and range."""
+    from . import _runner
+    info = _runner._lookup(name)
+    _runner._build_env(info, {k: options.get(k, d) for k, d in _runner.COMMON_OPTIONS.items()})
+    for key, value in options.items():
+        if key in _runner.COMMON_OPTIONS or key == "callback":
+            continue
+        p = info.params.get(key)
+        if p is None:
+            raise TypeError(f"{name} got an unexpected parameter {key!r}; its parameters: "
+                            f"{', '.join(info.params) or 'none besides the common options'}")
+        p.to_core(value)
+
+
 def sweep(name, param, values, **options):
-    """Run `name` once per value of `param` (a benchmark or common option)."""
+    """Run `name` once per value of `param` (a benchmark or common option).
+
+    Every value is checked (name, type, range: what run() checks before
+    loading anything) before the first run starts, so a bad last value does
+    not waste the runs before it.  Combinations only a benchmark's own
+    validation knows are still refused when their run starts."""
     values = tuple(values)
     if not values:
         raise ValueError(f"values for {param!r} is empty: give at least one value")
+    for v in values:
+        _check_options(name, {**options, param: v})
     results = tuple(run(name, **{**options, param: v}) for v in values)
     return Sweep(name, param, values, results)
 
@@ -332,17 +375,31 @@ def _axes(ax):
 
 
 def plot(result, ax=None, counter="hits"):
-    """Per-sample rate of one Result over time (needs matplotlib)."""
+    """Per-sample rate of one Result over time (needs matplotlib).
+
+    Warm-up samples (not in the statistics) are drawn hollow and grey before
+    the kept ones; the dashed line is the kept samples' mean; the y axis
+    starts at 0."""
     ax = _axes(ax)
-    t, xs = 0.0, []
-    times = []
-    for s in result.samples:
-        t += s.interval_s
-        times.append(t)
-        xs.append(s.rate_mps(counter))
-    ax.plot(times, xs, marker=".", label=result.name)
-    ax.axhline(result.stat(counter)[0], linestyle="--", linewidth=0.8)
+    t = 0.0
+    series = {}
+    for kind, samples in (("warm-up", result.warmup_samples), ("kept", result.samples)):
+        times, xs = [], []
+        for s in samples:
+            t += s.interval_s
+            times.append(t)
+            xs.append(s.rate_mps(counter))
+        series[kind] = (times, xs)
+    wt, wx = series["warm-up"]
+    if wt:
+        ax.plot(wt, wx, linestyle=":", marker="o", markerfacecolor="none", color="grey",
+                label="warm-up (not in statistics)")
+    kt, kx = series["kept"]
+    ax.plot(kt, kx, marker=".", label=result.name)
+    ax.axhline(result.stat(counter)[0], linestyle="--", linewidth=0.8, label="mean")
+    ax.set_ylim(bottom=0)
     ax.set_xlabel("time, s")
     ax.set_ylabel(f"{counter}, M/s")
     ax.set_title(result.name)
+    ax.legend()
     return ax

@@ -2,22 +2,29 @@
 
     def test_count_local(benchbpf_gate):
         benchbpf_gate.check("count-local",
-                            lambda: benchbpf.run("count-local", duration=2, interval=0.1),
+                            lambda: benchbpf.run("count-local", duration=1, interval=0.001),
                             max_drop_pct=15)
 
 `pytest --benchbpf-baseline DIR --benchbpf-save` records baselines as
 DIR/<key>.json; `pytest --benchbpf-baseline DIR` compares against them.
 Without DIR both use ``.benchbpf-baselines`` in pytest's rootdir.
 
-A check fails only when the new median of the per-interval rates is more
-than max_drop_pct below the baseline's AND a one-sided Mann-Whitney U test
-says the new samples are lower (p < alpha, default 0.01).  Given a callable
-rather than a Result, the gate calls it again when the answer is unclear
-(fewer samples than the baseline's spread needs, or a drop that is not
-significant yet: samples are pooled) and when a run shows a regression
-(a fresh run must confirm it, so a burst of load from other processes does
-not fail the gate on its own).  A failure names both medians, the change, the
-p-value, the baseline's file and date, and what differs in the machine.
+A check compares the fastest `top_pct` percent (default 10) of each side's
+per-interval rates, and fails only when their median is more than
+max_drop_pct below the baseline's AND a one-sided Mann-Whitney U test over
+them says the new samples are lower (p < alpha, default 0.01).  On a shared
+machine a producer loses whole intervals to other processes, so the lower
+samples measure the load and the fastest ones the code: sample often
+(interval=0.001 gives 1000 samples a second) so that many intervals run
+undisturbed; top_pct=100 compares plain medians.
+
+Given a callable rather than a Result, the gate calls it again when the
+answer is unclear (fewer samples than the baseline's spread needs, or a drop
+that is not significant yet: samples are pooled) and when a run shows a
+regression (a fresh run 2 s later must confirm it, so a burst of load does
+not fail the gate on its own; a run that overlapped another benchbpf run is
+measured again).  A failure names both medians, the change, the p-value, the
+baseline's file and date, and what differs in the machine.
 
 A baseline of another benchmark, other parameters or another trigger is
 refused, saying what differs.  Without --benchbpf-baseline nothing is
@@ -27,6 +34,7 @@ import math
 import os
 import re
 import statistics
+import time
 import warnings
 
 import pytest
@@ -113,6 +121,8 @@ class Gate:
 
     #: At most this many runs of a callable per check.
     max_runs = 6
+    #: Pause before the run that confirms a regression, seconds.
+    confirm_delay_s = 2.0
 
     def __init__(self, directory, save, request, reports=None):
         self.directory = directory
@@ -146,7 +156,7 @@ class Gate:
             why.append(f"trigger: baseline {ta!r}, this run {tb!r}")
         return why
 
-    def required_samples(self, base, max_drop_pct, counter="hits", alpha=0.01, top_pct=25):
+    def required_samples(self, base, max_drop_pct, counter="hits", alpha=0.01, top_pct=10):
         """Samples a run needs to tell a max_drop_pct drop from the baseline's
         spread (see analysis.samples_needed), counting every sample of which
         the fastest top_pct percent are compared."""
@@ -157,7 +167,7 @@ class Gate:
         return math.ceil(n * 100.0 / top_pct)
 
     def check(self, key, result, max_drop_pct=20.0, counter="hits", alpha=0.01,
-              top_pct=25, allow_param_changes=()):
+              top_pct=10, allow_param_changes=()):
         """Fail the test if `result` regressed against baseline `key`.
 
         result: a benchbpf.Result, or a callable returning one (then the gate
@@ -240,18 +250,31 @@ class Gate:
                     pytest.fail(f"{key}: baseline {path} ({when}) does not match this run; "
                                 "refusing to compare:\n  " + "\n  ".join(why),
                                 pytrace=False)
+            before = list(pool)
             pool.extend(_rates(r, counter))
             verdict, change, p = decide(pool)
             if len(pool) < need:
                 verdict = _Verdict.UNCLEAR
+            overlapped = r.metadata.get("concurrent_runs") or 0
+            note = ""
+            if verdict == _Verdict.REGRESSION and overlapped and runner is not None \
+                    and runs < self.max_runs:
+                # Another benchbpf run shared the CPUs: its drop may be
+                # that run's doing.  Measure again instead of counting it.
+                verdict, note = _Verdict.UNCLEAR, f" (overlapped {overlapped} other " \
+                    "benchbpf run(s): not counted, measuring again)"
+                pool = before
             history.append(f"run {runs}: {len(pool)} samples, median {_median(pool):.3f} "
                            f"M/s, top {top_pct:g}% median {_median(_top(pool, top_pct)):.3f} "
-                           f"M/s, {change:+.1f}%, p={p:.2g} -> {verdict}")
+                           f"M/s, {change:+.1f}%, p={p:.2g} -> {verdict}{note}")
             if verdict == _Verdict.REGRESSION:
                 regressions += 1
                 if runner is None or regressions >= 2:
                     break
-                pool = []   # confirm with a fresh, independent run
+                # Confirm with a fresh, independent run, a little later: a
+                # burst of load from other processes rarely lasts through both.
+                pool = []
+                time.sleep(self.confirm_delay_s)
             elif verdict == _Verdict.PASS:
                 break
             if runner is None or runs >= self.max_runs:

@@ -14,6 +14,43 @@ def test_sweep_over_a_common_option():
     assert "count-local over producers" in str(sw)
 
 
+def test_sweep_checks_every_value_before_running_any():
+    before = benchbpf._core.setup_count()
+    with pytest.raises(ValueError, match="producers=0 out of range"):
+        benchbpf.sweep("count-local", "producers", [1, 2, 0], **SHORT)
+    with pytest.raises(ValueError, match="work_per_hit=-1 out of range"):
+        benchbpf.sweep("count-local", "work_per_hit", [0, -1], **SHORT)
+    assert benchbpf._core.setup_count() == before
+
+
+def test_sweep_plot_log_axis_and_confidence_intervals():
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    from benchbpf.analysis import median_ci
+    results = tuple(made([v, v + 1, v + 2, v + 3, v + 40]) for v in (10, 20, 30))
+    sw = benchbpf.Sweep("count-local", "trig_batch_iters", (1, 10, 1000), results)
+    ax = sw.plot()
+    assert ax.get_xscale() == "log" and ax.get_ylim()[0] == 0
+    assert "median, 95% CI" in ax.get_legend().get_texts()[0].get_text()
+    # Bars span the median's confidence interval, not mean +- stdev.
+    segs = ax.collections[0].get_segments()
+    low, high = median_ci(results[0].rates_mps())
+    assert (segs[0][0][1], segs[0][1][1]) == pytest.approx((low, high))
+    sw = benchbpf.Sweep("count-local", "producers", (1, 2), results[:2])
+    assert sw.plot().get_xscale() == "linear"
+
+
+def test_result_plot_from_zero_with_warmup_distinct():
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    r = benchbpf.run("count-local", warmup=0.4, duration=0.6, interval=0.2)
+    ax = r.plot()
+    assert ax.get_ylim()[0] == 0
+    warm, kept = ax.lines[0], ax.lines[1]
+    assert warm.get_label().startswith("warm-up") and len(warm.get_xdata()) == 2
+    assert len(kept.get_xdata()) == 3 and min(kept.get_xdata()) > max(warm.get_xdata())
+
+
 def test_sweep_rejects_empty_values():
     with pytest.raises(ValueError, match="'producers' is empty"):
         benchbpf.sweep("count-local", "producers", [])
@@ -101,4 +138,4 @@ def test_plot_draws_samples():
     matplotlib.use("Agg")
     r = benchbpf.run("count-local", **SHORT)
     ax = r.plot()
-    assert len(ax.lines[0].get_xdata()) == len(r.samples)
+    assert len(ax.lines[-2].get_xdata()) == len(r.samples)

@@ -15,7 +15,7 @@ GATED = """
 import benchbpf
 def test_gate(benchbpf_gate):
     benchbpf_gate.check("count-local", lambda: benchbpf.run(
-        "count-local", warmup=0.1, duration=0.3, interval=0.002, work_per_hit={work}),
+        "count-local", warmup=0.1, duration=0.3, interval=0.001, work_per_hit={work}),
         max_drop_pct=20)
 """
 
@@ -42,7 +42,7 @@ def test_save_then_pass_then_fail_on_regression(pytester, tmp_path):
     out = pytester.runpytest(f"--benchbpf-baseline={base}")
     out.assert_outcomes(failed=1)
     text = out.stdout.str()
-    assert "count-local: regression: count-local hits median of the fastest 25%" in text
+    assert "count-local: regression: count-local hits median of the fastest 10%" in text
     assert "-6" in text and "Mann-Whitney U p=" in text
     assert f"baseline {base / 'count-local.json'} recorded {saved['metadata']['started']}" \
         in text
