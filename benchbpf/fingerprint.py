@@ -57,17 +57,6 @@ def _vulnerabilities():
     return {n: _read(os.path.join(_VULNERABILITIES, n)) for n in names}
 
 
-def _cpu_model():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or None
-
-
 def _governors():
     """Frequency governors in use, as a sorted list (None without cpufreq)."""
     found = set()
@@ -111,6 +100,7 @@ def _git_commit():
 def fingerprint():
     """The machine's fingerprint now, as a dict of FINGERPRINT_KEYS."""
     from . import __version__, _core
+    from ._runner import _cpu_model
     return {
         "kernel_release": platform.release(),
         "kernel_version": platform.version(),

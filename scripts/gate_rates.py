@@ -108,6 +108,7 @@ def measure(directory, unchanged=50, slowed=20, base_work=40, slow_work=52,
             progress(n, kind, out[kind][-1])
     base = benchbpf.Result.from_json(os.path.join(directory, KEY + ".json"))
     out["baseline_median_mps"] = base.median
+    out["baseline_top_mps"] = statistics.median(_top(_rates(base, "hits"), top_pct))
     # What one run judged on all samples' medians (top_pct=100, no
     # confirmation run) would have said of the same first runs.
     for c in out["unchanged"] + out["slowed"]:
@@ -168,7 +169,9 @@ def _summary(out, args, started, load_start, load_end, elapsed):
         f"confirmation run) would have failed {sum(c['plain_median_fails'] for c in un)} "
         f"of the {len(un)} unchanged checks and {sum(c['plain_median_fails'] for c in sl)} "
         f"of the {len(sl)} slowed ones: under this load a producer loses whole intervals "
-        "to other processes, and the lower samples measure the load.",
+        "to other processes, and the lower samples measure the load (the baseline's "
+        f"all-sample median was {out['baseline_median_mps']:.2f} M/s, against "
+        f"{out['baseline_top_mps']:.2f} M/s for its fastest {args.top_pct:g}%).",
         f"Checks that overlapped another benchbpf run: "
         f"{sum(1 for c in un + sl if c['concurrent'])} of {len(un) + len(sl)}.",
     ]

@@ -135,3 +135,48 @@ def test_false_alarms_and_detection(tmp_path):
                              baseline_duration=1.0)
     assert [c["failed"] for c in out["unchanged"]] == [False] * 6, out["unchanged"]
     assert [c["failed"] for c in out["slowed"]] == [True] * 3, out["slowed"]
+
+
+class _Request:
+    class node:
+        user_properties = []
+
+
+def _made(rates, concurrent=0):
+    return benchbpf.Result("count-local", {"interval": 0.001, "work_per_hit": 0}, tuple(
+        benchbpf.Sample(interval_ns=1_000_000, hits=int(r * 1000)) for r in rates),
+        metadata={"concurrent_runs": concurrent})
+
+
+def test_a_regression_needs_a_confirming_run_without_overlap(tmp_path, monkeypatch):
+    from benchbpf.pytest_plugin import Gate
+    monkeypatch.setattr(Gate, "confirm_delay_s", 0)
+    Gate(str(tmp_path), True, _Request()).check("k", _made([30 + i % 3 for i in range(200)]))
+    gate = Gate(str(tmp_path), False, _Request())
+    slow = [20 + i % 3 for i in range(200)]
+    # Overlapped runs are measured again, not counted; then two clean runs confirm.
+    runs = iter([_made(slow, 1), _made(slow, 2), _made(slow), _made(slow)])
+    with pytest.raises(pytest.fail.Exception) as e:
+        gate.check("k", lambda: next(runs), max_drop_pct=15)
+    text = str(e.value)
+    assert text.count("not counted, measuring again") == 2
+    assert "confirmed by 2 independent runs" in text and "run 4:" in text
+    # A slow run followed by a normal one: not a regression.
+    runs = iter([_made(slow), _made([30 + i % 3 for i in range(200)])])
+    decision = gate.check("k", lambda: next(runs), max_drop_pct=15)
+    assert decision["verdict"] == "pass" and decision["runs"] == 2
+
+
+def test_too_few_samples_are_topped_up_by_more_runs(tmp_path):
+    from benchbpf.pytest_plugin import Gate
+    Gate(str(tmp_path), True, _Request()).check("k", _made([30 + i % 3 for i in range(200)]))
+    gate = Gate(str(tmp_path), False, _Request())
+    calls = []
+
+    def short_run():
+        calls.append(1)
+        return _made([30 + i % 3 for i in range(20)])
+
+    decision = gate.check("k", short_run, max_drop_pct=15)
+    assert decision["verdict"] == "pass"
+    assert decision["samples"] >= decision["needed_samples"] > 20 and len(calls) > 1
