@@ -309,14 +309,14 @@ class Comparison:
         return "significant" if self.significant else "within noise"
 
     def __str__(self):
-        names = (self.new.name if self.new.name == self.base.name
-                 else f"{self.new.name} vs {self.base.name} (DIFFERENT BENCHMARKS)")
-        head = (f"{self.new.name} vs {self.base.name}: {self.counter} median "
+        names = f"{self.new.name} vs {self.base.name}"
+        if self.new.metadata.get("family", self.new.name) != \
+                self.base.metadata.get("family", self.base.name):
+            names += " (DIFFERENT BENCHMARKS)"
+        head = (f"{names}: {self.counter} median "
                 f"{self.new_median:.3f} vs {self.base_median:.3f} M/s "
                 f"({self.change_pct:+.1f}%, Mann-Whitney U p={self.p_value():.2g}, "
                 f"{self._verdict()})")
-        if self.new.name != self.base.name:
-            head = f"{names}: " + head.split(": ", 1)[1]
         diffs = self.fingerprint_differences
         if diffs:
             head += "\nfingerprint differences:\n" + "\n".join("  " + d for d in diffs)
@@ -345,17 +345,22 @@ class Comparison:
 def compare(base, new, counter="hits", alpha=0.05, different_benchmarks=False):
     """Compare two Results (e.g. before/after a kernel change).
 
-    Results of different benchmarks are refused (ValueError) unless
-    different_benchmarks=True, and then compared with a
-    BenchmarkMismatchWarning."""
+    Two benchmarks of one family with the same report (rb-libbpf and
+    pb-libbpf: records read per second) compare as they are.  Results of
+    benchmarks that measure different things (count-global and rb-libbpf)
+    are refused (ValueError) unless different_benchmarks=True, and then
+    compared with a BenchmarkMismatchWarning."""
     for label, r in (("base", base), ("new", new)):
         if not isinstance(r, Result):
             raise TypeError(f"{label} must be a benchbpf.Result, not {type(r).__name__}")
     if not 0 < alpha < 1:
         raise ValueError(f"alpha={alpha!r} out of range: 0 < alpha < 1")
-    if base.name != new.name:
+    family = base.metadata.get("family")
+    alike = base.name == new.name or (family is not None and family == new.metadata.get(
+        "family") and base.report == new.report)
+    if not alike:
         if not different_benchmarks:
-            raise ValueError(f"base is {base.name} and new is {new.name}: different "
+            raise ValueError(f"base is {base.name} and new is {new.name}: these "
                              "benchmarks measure different things; pass "
                              "different_benchmarks=True to compare them anyway")
         warnings.warn(f"comparing different benchmarks: {new.name} vs {base.name}",

@@ -105,6 +105,10 @@ def test_compare_refuses_different_benchmarks():
         c = benchbpf.compare(made([1, 2], "count-global"), made([3, 4], "rb-libbpf"),
                              different_benchmarks=True)
     assert "DIFFERENT BENCHMARKS" in str(c)
+    # One family, one report: the same figure, compared as it is.
+    rb = made([3, 4], "rb-libbpf", family="ringbuf", report="hits_drops")
+    pb = made([1, 2], "pb-libbpf", family="ringbuf", report="hits_drops")
+    assert "DIFFERENT" not in str(benchbpf.compare(pb, rb))
 
 
 def test_compare_lists_fingerprint_differences_and_has_html():
