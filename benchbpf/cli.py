@@ -339,10 +339,11 @@ def main(argv=None):
         return 141
     finally:
         signal.signal(signal.SIGTERM, previous)
-    print(result.summary())
+    # What fired the producers, before the summary so that it stays the last line.
     trigger = result.metadata.get("trigger")
     if trigger:
         print(f"Trigger: {trigger}")
+    print(result.summary())
     if args.json:
         try:
             result.to_json(args.json)

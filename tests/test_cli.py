@@ -124,7 +124,9 @@ def test_fractional_duration_and_new_flags_and_trigger_printed(tmp_path):
     out = cli("-w0", "-d0.5", "--interval", "0.25", "--trigger", "tp", "--record-size", "16",
               "--ringbuf-sz", "65536", "rb-custom", "--json", str(path))
     assert out.returncode == 0, out.stderr
-    assert out.stdout.splitlines()[-1] == "Trigger: tp/syscalls/sys_enter_getpgid"
+    lines = out.stdout.splitlines()
+    assert lines[-2] == "Trigger: tp/syscalls/sys_enter_getpgid"
+    assert lines[-1].startswith("Summary: hits")
     saved = json.loads(path.read_text())
     assert len(saved["samples"]) == 2
     assert (saved["params"]["trigger"], saved["params"]["record_size"],
