@@ -17,9 +17,9 @@ from . import rename
 from . import trigger
 from . import bpf_loop, strncmp
 from . import bloom
-# The functions shadow their modules as attributes; import studies and
-# probes by name: from benchbpf.ringbuf import study.
-from .ringbuf import ringbuf, perfbuf, study as ringbuf_study
+# benchbpf.ringbuf is the module, callable as the ringbuf() function.
+from . import ringbuf
+from .ringbuf import perfbuf, study as ringbuf_study
 from .features import Feature, Features, features
 
 __all__ = [

@@ -40,7 +40,7 @@ def summary_line(r):
     if report == "ops":
         # As ops_report_final: latency is per producer, 1000 / (mean / producers).
         mean, sd = r.stat("hits")
-        lat = 1e3 / mean * r.producers if mean > 0 else float("inf")
+        lat = r.latency_ns
         return (f"Summary: throughput {mean:8.3f} {PLUS_MINUS} {sd:5.3f} M ops/s "
                 f"({mean / r.producers:7.3f}M ops/prod), latency {lat:8.3f} ns/op")
     hits, hits_sd = r.stat("hits")

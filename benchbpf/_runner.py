@@ -11,6 +11,7 @@ from types import MappingProxyType
 from . import _core
 from ._concurrency import RunMarker
 from ._cpuset import parse_cpuset, place_threads
+from .fingerprint import fingerprint
 from .result import Result, Sample
 
 __all__ = ["run", "list_benchmarks", "describe", "COMMON_OPTIONS"]
@@ -346,6 +347,7 @@ def run(name, *, warmup=1, duration=5, interval=1.0, producers=1, consumers=None
         callback(Sample.from_raw(raw_sample, extra_names), index, index < nwarm)
 
     started = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+    machine = fingerprint()
     with RunMarker(name) as marker:
         raw = _core.run(name, env, core_params, on_sample if callback else None)
     samples = [Sample.from_raw(t, extra_names) for t in raw["samples"]]
@@ -363,5 +365,5 @@ def run(name, *, warmup=1, duration=5, interval=1.0, producers=1, consumers=None
         samples=tuple(samples[nwarm:]),
         warmup_samples=tuple(samples[:nwarm]),
         metadata={**_metadata(info, raw, started, marker.count),
-                  **_run_metadata(env, raw)},
+                  **_run_metadata(env, raw), "fingerprint": machine},
     )

@@ -1,12 +1,15 @@
 """Sweeps, comparisons and plots over Results."""
+import html
 import math
 import statistics
+import warnings
 from dataclasses import dataclass
 
 from ._runner import run
 from .result import Result
 
-__all__ = ["Sweep", "sweep", "Comparison", "compare", "plot"]
+__all__ = ["Sweep", "sweep", "Comparison", "compare", "plot", "mann_whitney_u",
+           "median_ci", "samples_needed", "BenchmarkMismatchWarning"]
 
 
 @dataclass(frozen=True)
@@ -51,33 +54,220 @@ class Sweep:
                 f"{self.param}</th><th>mean M/s</th><th>stdev</th><th>median</th></tr>"
                 f"{rows}</table>")
 
-    def plot(self, ax=None, counter="hits"):
-        """Mean ± stdev against the swept value (needs matplotlib)."""
+    def plot(self, ax=None, counter="hits", confidence=0.95):
+        """Median per swept value with its confidence interval (needs matplotlib).
+
+        Error bars are the distribution-free `confidence` interval of each
+        run's median (median_ci); a run with too few samples for it shows
+        its min..max and the legend says so.  Numeric values spanning two
+        decades or more get a logarithmic x axis.  The y axis starts at 0."""
         ax = _axes(ax)
-        rows = self.table(counter)
-        ax.errorbar([r[0] for r in rows], [r[1] for r in rows],
-                    yerr=[r[2] for r in rows], marker="o", capsize=3, label=self.name)
+        xs, meds, lo, hi, wide = [], [], [], [], False
+        for v, r in self:
+            rates = r.rates_mps(counter)
+            med = statistics.median(rates) if rates else math.nan
+            low, high = median_ci(rates, confidence)
+            wide = wide or (len(rates) and (low, high) == (min(rates), max(rates)))
+            xs.append(v)
+            meds.append(med)
+            lo.append(med - low)
+            hi.append(high - med)
+        label = f"{self.name}: median, {confidence:.0%} CI" + \
+            (" (min..max where too few samples)" if wide else "")
+        ax.errorbar(xs, meds, yerr=[lo, hi], marker="o", capsize=3, label=label)
+        numeric = [v for v in xs if isinstance(v, (int, float)) and not isinstance(v, bool)]
+        if len(numeric) == len(xs) and min(numeric) > 0 and max(numeric) / min(numeric) >= 100:
+            ax.set_xscale("log")
+        ax.set_ylim(bottom=0)
         ax.set_xlabel(self.param)
         ax.set_ylabel(f"{counter}, M/s")
         ax.set_title(f"{self.name}: {counter} vs {self.param}")
+        ax.legend()
         return ax
 
 
+def _check_options(name, options):
+    """Every check run() makes before the C core, without running: the
+    benchmark's name, the common options, each parameter's name, type and range."""
+    from . import _runner
+    info = _runner._lookup(name)
+    _runner._build_env(info, {k: options.get(k, d) for k, d in _runner.COMMON_OPTIONS.items()})
+    for key, value in options.items():
+        if key in _runner.COMMON_OPTIONS or key == "callback":
+            continue
+        p = info.params.get(key)
+        if p is None:
+            raise TypeError(f"{name} got an unexpected parameter {key!r}; its parameters: "
+                            f"{', '.join(info.params) or 'none besides the common options'}")
+        p.to_core(value)
+
+
 def sweep(name, param, values, **options):
-    """Run `name` once per value of `param` (a benchmark or common option)."""
+    """Run `name` once per value of `param` (a benchmark or common option).
+
+    Every value is checked (name, type, range: what run() checks before
+    loading anything) before the first run starts, so a bad last value does
+    not waste the runs before it.  Combinations only a benchmark's own
+    validation knows are still refused when their run starts."""
     values = tuple(values)
     if not values:
         raise ValueError(f"values for {param!r} is empty: give at least one value")
+    for v in values:
+        _check_options(name, {**options, param: v})
     results = tuple(run(name, **{**options, param: v}) for v in values)
     return Sweep(name, param, values, results)
 
 
+def _ranks(values):
+    """1-based ranks of values, ties given their average rank."""
+    order = sorted(range(len(values)), key=values.__getitem__)
+    ranks = [0.0] * len(values)
+    i = 0
+    while i < len(order):
+        j = i
+        while j + 1 < len(order) and values[order[j + 1]] == values[order[i]]:
+            j += 1
+        for k in range(i, j + 1):
+            ranks[order[k]] = (i + j) / 2.0 + 1.0
+        i = j + 1
+    return ranks
+
+
+def mann_whitney_u(xs, ys, alternative="two-sided"):
+    """Mann-Whitney U test of two independent samples: (U of xs, p-value).
+
+    U counts the pairs (x, y) with x > y (ties count one half).  alternative
+    "less": xs tend to be smaller than ys; "greater": larger; "two-sided":
+    either.  The p-value is exact (from the distribution of U over every
+    ordering) when there are no ties and len(xs) * len(ys) <= 2500, else from
+    the normal approximation with tie and continuity corrections."""
+    if alternative not in ("two-sided", "less", "greater"):
+        raise ValueError(f"alternative={alternative!r}: 'two-sided', 'less' or 'greater'")
+    xs, ys = list(xs), list(ys)
+    n1, n2 = len(xs), len(ys)
+    if not n1 or not n2:
+        raise ValueError(f"Mann-Whitney U needs samples on both sides, got {n1} and {n2}")
+    ranks = _ranks(xs + ys)
+    u = sum(ranks[:n1]) - n1 * (n1 + 1) / 2.0
+    tied = len(set(xs + ys)) < n1 + n2
+    if not tied and n1 * n2 <= 2500:
+        dist = _u_distribution(n1, n2)
+        total = sum(dist)
+        k = int(round(u))
+        p_le = sum(dist[:k + 1]) / total
+        p_ge = sum(dist[k:]) / total
+    else:
+        n = n1 + n2
+        counts = {}
+        for v in xs + ys:
+            counts[v] = counts.get(v, 0) + 1
+        tie_term = sum(t ** 3 - t for t in counts.values()) / (n * (n - 1))
+        sd = math.sqrt(n1 * n2 / 12.0 * ((n + 1) - tie_term))
+        mu = n1 * n2 / 2.0
+        if sd == 0:
+            return u, 1.0
+        p_le = _normal_cdf((u - mu + 0.5) / sd)
+        p_ge = 1.0 - _normal_cdf((u - mu - 0.5) / sd)
+    if alternative == "less":
+        p = p_le
+    elif alternative == "greater":
+        p = p_ge
+    else:
+        p = 2.0 * min(p_le, p_ge)
+    return u, min(1.0, p)
+
+
+def _u_distribution(n1, n2):
+    """Number of orderings of n1 x's and n2 y's (all distinct) for each U = 0..n1*n2."""
+    # f[a][b] = distribution for a x's and b y's; built up over a, b.
+    f = [[None] * (n2 + 1) for _ in range(n1 + 1)]
+    for a in range(n1 + 1):
+        for b in range(n2 + 1):
+            if a == 0 or b == 0:
+                f[a][b] = [1]
+                continue
+            # The largest value is an x (it beats all b y's: U += b) or a y.
+            with_x, with_y = f[a - 1][b], f[a][b - 1]
+            row = [0] * (a * b + 1)
+            for u, c in enumerate(with_x):
+                row[u + b] += c
+            for u, c in enumerate(with_y):
+                row[u] += c
+            f[a][b] = row
+    return f[n1][n2]
+
+
+def _normal_cdf(z):
+    return 0.5 * math.erfc(-z / math.sqrt(2.0))
+
+
+def _normal_quantile(p):
+    """Inverse of the standard normal CDF, by bisection (plenty for sizing runs)."""
+    lo, hi = -10.0, 10.0
+    for _ in range(100):
+        mid = (lo + hi) / 2.0
+        if _normal_cdf(mid) < p:
+            lo = mid
+        else:
+            hi = mid
+    return (lo + hi) / 2.0
+
+
+def median_ci(values, confidence=0.95):
+    """Distribution-free confidence interval of the median: (low, high)
+    order statistics from the binomial distribution of the values below
+    it.  With too few values for the confidence asked, (min, max)."""
+    xs = sorted(values)
+    n = len(xs)
+    if not n:
+        return (math.nan, math.nan)
+    tail = (1.0 - confidence) / 2.0
+    # Largest k with P(Binomial(n, 1/2) < k) <= tail: the interval is xs[k-1], xs[n-k].
+    cum, k = 0.0, 0
+    for i in range(n + 1):
+        nxt = cum + math.comb(n, i) / 2.0 ** n
+        if nxt > tail:
+            break
+        cum, k = nxt, i + 1
+    if k == 0:
+        return (xs[0], xs[-1])
+    return (xs[k - 1], xs[n - k])
+
+
+def samples_needed(rel_spread, min_change, alpha=0.01, power=0.95):
+    """Samples per side for a one-sided Mann-Whitney U test at level alpha to
+    detect a relative change of min_change (0.2 = 20 %) with the given power,
+    when the per-sample relative spread (stdev / median) is rel_spread.
+
+    The normal-theory size 2 * ((z_alpha + z_power) * spread / change)^2,
+    divided by the test's worst-case efficiency against the t test (0.864),
+    and never fewer than the exact test needs to reach alpha at all."""
+    if min_change <= 0:
+        raise ValueError(f"min_change={min_change!r}: must be > 0")
+    z = _normal_quantile(1.0 - alpha) + _normal_quantile(power)
+    n = math.ceil(2.0 * (z * rel_spread / min_change) ** 2 / 0.864)
+    floor = 1
+    while 1.0 / math.comb(2 * floor, floor) > alpha:
+        floor += 1
+    return max(n, floor)
+
+
+class BenchmarkMismatchWarning(UserWarning):
+    """Two Results of different benchmarks were compared."""
+
+
 @dataclass(frozen=True)
 class Comparison:
-    """How `new` differs from `base` on one counter's per-sample rates."""
+    """How `new` differs from `base` on one counter's per-sample rates.
+
+    `p_value` is the two-sided Mann-Whitney U test over the per-interval
+    rates; `significant` means p_value < alpha.  `fingerprint_differences`
+    lists what differs between the machines (kernel, command line, CPU
+    mitigations, JIT settings, versions...) when the runs were taken."""
     base: Result
     new: Result
     counter: str = "hits"
+    alpha: float = 0.05
 
     @property
     def base_median(self):
@@ -97,29 +287,86 @@ class Comparison:
     def change_pct(self):
         return (self.ratio - 1.0) * 100.0
 
+    def p_value(self, alternative="two-sided"):
+        """Mann-Whitney U p-value of new vs base per-sample rates.
+        alternative "less": new is slower; "greater": faster."""
+        return mann_whitney_u(self.new.rates_mps(self.counter),
+                              self.base.rates_mps(self.counter), alternative)[1]
+
     @property
     def significant(self):
-        """True if the two runs' samples do not overlap at all.
+        """True if the two-sided Mann-Whitney U p-value is below alpha."""
+        return self.p_value() < self.alpha
 
-        Deliberately conservative: these figures are noisy (up to 2x between
-        runs on shared machines), so only a clean separation counts."""
-        a, b = self.base.rates_mps(self.counter), self.new.rates_mps(self.counter)
-        return bool(a and b) and (min(b) > max(a) or max(b) < min(a))
+    @property
+    def fingerprint_differences(self):
+        """What differed between the two runs' machines, one line each."""
+        from .fingerprint import differences
+        return differences(self.base.metadata.get("fingerprint"),
+                           self.new.metadata.get("fingerprint"))
+
+    def _verdict(self):
+        return "significant" if self.significant else "within noise"
 
     def __str__(self):
-        verdict = "significant" if self.significant else "within noise"
-        return (f"{self.new.name} vs {self.base.name}: {self.counter} median "
+        names = f"{self.new.name} vs {self.base.name}"
+        if self.new.metadata.get("family", self.new.name) != \
+                self.base.metadata.get("family", self.base.name):
+            names += " (DIFFERENT BENCHMARKS)"
+        head = (f"{names}: {self.counter} median "
                 f"{self.new_median:.3f} vs {self.base_median:.3f} M/s "
-                f"({self.change_pct:+.1f}%, {verdict})")
+                f"({self.change_pct:+.1f}%, Mann-Whitney U p={self.p_value():.2g}, "
+                f"{self._verdict()})")
+        diffs = self.fingerprint_differences
+        if diffs:
+            head += "\nfingerprint differences:\n" + "\n".join("  " + d for d in diffs)
+        return head
+
+    def _repr_html_(self):
+        def row(label, r):
+            mean, sd = r.stat(self.counter)
+            xs = r.rates_mps(self.counter)
+            return (f"<tr><td>{label}</td><td>{html.escape(r.name)}</td>"
+                    f"<td>{statistics.median(xs):.3f}</td><td>{mean:.3f}</td>"
+                    f"<td>{sd:.3f}</td><td>{len(xs)}</td>"
+                    f"<td>{html.escape(str(r.metadata.get('started', '?')))}</td></tr>")
+        diffs = self.fingerprint_differences
+        diff_html = ("<br><b>fingerprint differences</b><ul>"
+                     + "".join(f"<li><code>{html.escape(d)}</code></li>" for d in diffs)
+                     + "</ul>") if diffs else ""
+        return (f"<div><b>{html.escape(self.counter)}</b>: "
+                f"{self.change_pct:+.1f}% (ratio {self.ratio:.3f}), Mann-Whitney U "
+                f"p={self.p_value():.2g}, <b>{self._verdict()}</b>"
+                f"<table><tr><th></th><th>benchmark</th><th>median M/s</th>"
+                f"<th>mean</th><th>stdev</th><th>samples</th><th>started</th></tr>"
+                f"{row('base', self.base)}{row('new', self.new)}</table>{diff_html}</div>")
 
 
-def compare(base, new, counter="hits"):
-    """Compare two Results (e.g. before/after a kernel change)."""
+def compare(base, new, counter="hits", alpha=0.05, different_benchmarks=False):
+    """Compare two Results (e.g. before/after a kernel change).
+
+    Two benchmarks of one family with the same report (rb-libbpf and
+    pb-libbpf: records read per second) compare as they are.  Results of
+    benchmarks that measure different things (count-global and rb-libbpf)
+    are refused (ValueError) unless different_benchmarks=True, and then
+    compared with a BenchmarkMismatchWarning."""
     for label, r in (("base", base), ("new", new)):
         if not isinstance(r, Result):
             raise TypeError(f"{label} must be a benchbpf.Result, not {type(r).__name__}")
+    if not 0 < alpha < 1:
+        raise ValueError(f"alpha={alpha!r} out of range: 0 < alpha < 1")
+    family = base.metadata.get("family")
+    alike = base.name == new.name or (family is not None and family == new.metadata.get(
+        "family") and base.report == new.report)
+    if not alike:
+        if not different_benchmarks:
+            raise ValueError(f"base is {base.name} and new is {new.name}: these "
+                             "benchmarks measure different things; pass "
+                             "different_benchmarks=True to compare them anyway")
+        warnings.warn(f"comparing different benchmarks: {new.name} vs {base.name}",
+                      BenchmarkMismatchWarning, stacklevel=2)
     base.rates_mps(counter)  # KeyError naming the counters if unknown
-    return Comparison(base, new, counter)
+    return Comparison(base, new, counter, alpha)
 
 
 def _axes(ax):
@@ -133,17 +380,31 @@ def _axes(ax):
 
 
 def plot(result, ax=None, counter="hits"):
-    """Per-sample rate of one Result over time (needs matplotlib)."""
+    """Per-sample rate of one Result over time (needs matplotlib).
+
+    Warm-up samples (not in the statistics) are drawn hollow and grey before
+    the kept ones; the dashed line is the kept samples' mean; the y axis
+    starts at 0."""
     ax = _axes(ax)
-    t, xs = 0.0, []
-    times = []
-    for s in result.samples:
-        t += s.interval_s
-        times.append(t)
-        xs.append(s.rate_mps(counter))
-    ax.plot(times, xs, marker=".", label=result.name)
-    ax.axhline(result.stat(counter)[0], linestyle="--", linewidth=0.8)
+    t = 0.0
+    series = {}
+    for kind, samples in (("warm-up", result.warmup_samples), ("kept", result.samples)):
+        times, xs = [], []
+        for s in samples:
+            t += s.interval_s
+            times.append(t)
+            xs.append(s.rate_mps(counter))
+        series[kind] = (times, xs)
+    wt, wx = series["warm-up"]
+    if wt:
+        ax.plot(wt, wx, linestyle=":", marker="o", markerfacecolor="none", color="grey",
+                label="warm-up (not in statistics)")
+    kt, kx = series["kept"]
+    ax.plot(kt, kx, marker=".", label=result.name)
+    ax.axhline(result.stat(counter)[0], linestyle="--", linewidth=0.8, label="mean")
+    ax.set_ylim(bottom=0)
     ax.set_xlabel("time, s")
     ax.set_ylabel(f"{counter}, M/s")
     ax.set_title(result.name)
+    ax.legend()
     return ax

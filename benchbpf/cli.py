@@ -6,7 +6,10 @@
 """
 import argparse
 import os
+import re
+import signal
 import sys
+import warnings
 
 from . import _runner
 from ._core import BenchmarkError, UnsupportedError
@@ -20,9 +23,31 @@ def _family_options():
     flags = {}
     for name in _runner.list_benchmarks():
         for p in _runner.describe(name).params.values():
-            if p.cli:
-                flags.setdefault(p.cli, []).append((name, p))
+            flags.setdefault(_flag(p), []).append((name, p))
     return flags
+
+
+def _flag(p):
+    """A parameter's CLI flag: the kernel bench's, else --name with '-' for '_'."""
+    return p.cli or "--" + p.name.replace("_", "-")
+
+
+#: Common option -> CLI flag, for error messages.
+COMMON_FLAGS = {
+    "warmup": "-w", "duration": "-d", "producers": "-p", "consumers": "-c",
+    "affinity": "-a", "prod_affinity": "--prod-affinity",
+    "cons_affinity": "--cons-affinity", "interval": "--interval", "verbose": "-v",
+}
+
+
+def _in_flag_terms(message, info=None):
+    """Rewrite `name=value` of options in an error message as `flag value`."""
+    names = dict(COMMON_FLAGS)
+    if info is not None:
+        names.update({k: _flag(p) for k, p in info.params.items()})
+    pattern = r"\b(" + "|".join(sorted(map(re.escape, names), key=len, reverse=True)) \
+        + r")=(\S+?)(?=[:,;)]|\s|$)"
+    return re.sub(pattern, lambda m: f"{names[m.group(1)]} {m.group(2)}", message)
 
 
 def _positive_int(text):
@@ -35,6 +60,16 @@ def _positive_int(text):
     return v
 
 
+def _positive_number(text):
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not v > 0:
+        raise argparse.ArgumentTypeError(f"{text!r} must be > 0")
+    return int(v) if v.is_integer() else v
+
+
 def _nonneg_number(text):
     try:
         v = float(text)
@@ -45,17 +80,39 @@ def _nonneg_number(text):
     return int(v) if v.is_integer() else v
 
 
-def build_parser(flags=None):
+#: The --help epilog's examples; the test suite runs each of them.
+EXAMPLES = (
+    "benchbpf count-local",
+    "benchbpf -p2 -a count-local",
+    "benchbpf -w2 -d5 -a trig-tp",
+    "benchbpf -c1 --rb-sampled --rb-sample-rate 100 rb-custom",
+    "benchbpf rb-libbpf --help",
+)
+
+
+class _Parser(argparse.ArgumentParser):
+    """One line and a pointer to --help on a bad flag, not the usage block."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: {message}\nTry `{self.prog} --help' for more "
+                     "information.\n")
+
+
+def build_parser(flags=None, add_help=True):
     flags = _family_options() if flags is None else flags
-    ap = argparse.ArgumentParser(
-        prog="benchbpf",
+    ap = _Parser(
+        prog="benchbpf", add_help=add_help,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Run one of the kernel's BPF benchmarks and print its "
                     "per-interval and summary lines, as the kernel's bench does.",
-        epilog="examples: benchbpf count-local; benchbpf -p16 -c8 -a count-local; "
-               "benchbpf -w2 -d5 -a trig-tp")
-    ap.add_argument("bench", nargs="?", help="benchmark name (see -l)")
-    ap.add_argument("-l", "--list", action="store_true", help="list available benchmarks")
-    ap.add_argument("-d", "--duration", type=_positive_int, default=5, metavar="SEC",
+        epilog="examples:\n" + "\n".join("  " + e for e in EXAMPLES))
+    ap.add_argument("bench", nargs="?", help="benchmark name (see -l); "
+                    "`benchbpf NAME --help` describes one benchmark")
+    ap.add_argument("-V", "--version", action="store_true",
+                    help="print benchbpf's and libbpf's versions")
+    ap.add_argument("-l", "--list", action="store_true",
+                    help="list available benchmarks ('!' marks what this kernel cannot run)")
+    ap.add_argument("-d", "--duration", type=_positive_number, default=5, metavar="SEC",
                     help="duration of benchmark, seconds (default 5)")
     ap.add_argument("-w", "--warmup", type=_nonneg_number, default=1, metavar="SEC",
                     help="warm-up period, seconds (default 1)")
@@ -71,7 +128,7 @@ def build_parser(flags=None):
                     help="set of CPUs for consumer threads; implies --affinity")
     ap.add_argument("-v", "--verbose", action="store_true", help="verbose debug output")
     ap.add_argument("-q", "--quiet", action="store_true",
-                    help="print only the summary, no per-interval lines")
+                    help="be more quiet: no 'Setting up' and 'started' lines")
     ap.add_argument("--interval", type=float, default=1.0, metavar="SEC",
                     help="sampling interval, seconds (default 1)")
     ap.add_argument("--json", metavar="FILE", help="save the result as JSON")
@@ -84,7 +141,8 @@ def build_parser(flags=None):
             group.add_argument(flag, dest=dest, action="store_true", default=None,
                                help=f"{p.help} [{benches}]")
         elif p.type == "choice":
-            group.add_argument(flag, dest=dest, choices=p.choices, default=None,
+            choices = sorted({c for _, q in users for c in q.choices})
+            group.add_argument(flag, dest=dest, choices=choices, default=None,
                                help=f"{p.help} (default {p.default}) [{benches}]")
         else:
             group.add_argument(flag, dest=dest, type=int, default=None, metavar="NUM",
@@ -101,46 +159,164 @@ def _bench_params(args, bench, flags):
             continue
         mine = [p for b, p in users if b == bench]
         if not mine:
-            raise ValueError(f"{flag} does not apply to {bench}")
+            raise ValueError(f"{flag} does not apply to {bench} "
+                             f"(`benchbpf {bench} --help` lists its options)")
         params[mine[0].name] = value
     return params
 
 
+def _bench_help(info):
+    """What `benchbpf NAME --help` prints."""
+    lines = [f"benchbpf {info.name}: {info.help}", "",
+             f"family {info.family}, report {info.report}, "
+             + (f"{info.default_consumers} consumer(s) by default, at most "
+                f"{info.max_consumers}" if info.max_consumers else "no consumer thread"),
+             "", "options of this benchmark:"]
+    if not info.params:
+        lines.append("  none besides the common options")
+    for p in info.params.values():
+        if p.type == "bool":
+            lines.append(f"  {_flag(p):24s} {p.help} (default off)")
+        elif p.type == "choice":
+            lines.append(f"  {_flag(p) + ' ' + '|'.join(p.choices):24s} {p.help} "
+                         f"(default {p.default})")
+        else:
+            lines.append(f"  {_flag(p) + ' NUM':24s} {p.help} (default {p.default}, "
+                         f"{p.min}..{p.max})")
+    lines += ["", "common options: -w SEC (default 1), -d SEC (default 5), -p NUM, -c NUM, "
+              "-a, --prod-affinity CPUSET, --cons-affinity CPUSET, --interval SEC, -q, -v, "
+              "--json FILE (see `benchbpf --help`)"]
+    return "\n".join(lines)
+
+
+def _list(out):
+    """-l: every benchmark with its description; '!' marks those this kernel
+    cannot run, with the missing feature."""
+    from .features import features, missing_features
+    try:
+        probed = features()
+    except Exception as e:  # no privilege or no probes: list without marks
+        probed, note = None, f"(cannot probe this kernel: {e}; no marks)"
+    else:
+        note = "('!': this kernel cannot run it)"
+    print(f"Available benchmarks: {note}", file=out)
+    for name in _runner.list_benchmarks():
+        info = _runner.describe(name)
+        missing = missing_features(name, probed) if probed is not None else ()
+        mark = "!" if missing else "-"
+        why = f"  [cannot run: no {', '.join(missing)}]" if missing else ""
+        print(f"{mark} {name:28s} {info.help}{why}", file=out)
+
+
+def _check_json_path(path):
+    """Refuse a --json path the result could not be written to, before running."""
+    target = os.path.abspath(path)
+    if os.path.isdir(target):
+        return f"--json {path}: is a directory"
+    parent = os.path.dirname(target)
+    if not os.path.isdir(parent):
+        return f"--json {path}: directory {parent} does not exist"
+    if os.path.exists(target):
+        if not os.access(target, os.W_OK):
+            return f"--json {path}: not writable"
+    elif not os.access(parent, os.W_OK | os.X_OK):
+        return f"--json {path}: cannot create files in {parent}"
+    return None
+
+
+class Terminated(BaseException):
+    """SIGTERM arrived: stop the run as Ctrl-C does."""
+
+
+def _on_sigterm(signum, frame):
+    raise Terminated()
+
+
+def _one_line_warning(message, category, filename, lineno, file=None, line=None):
+    print(f"benchbpf: warning: {message}", file=sys.stderr, flush=True)
+
+
+def _consumer_error(consumers, info, params):
+    """-c outside what the benchmark really takes, said in flag terms."""
+    if consumers is None:
+        return None
+    if info.max_consumers == 0:
+        if consumers != 0:
+            return f"-c {consumers}: {info.name} takes no consumer thread"
+        return None
+    lo = 0 if info.default_consumers == 0 or params.get("rb_bench_producer") else 1
+    if not lo <= consumers <= info.max_consumers:
+        extra = " (0 with --rb-bench-producer)" if "rb_bench_producer" in info.params \
+            and lo == 1 else ""
+        rng = f"{lo}..{info.max_consumers}" if lo != info.max_consumers else f"{lo}"
+        return f"-c {consumers}: {info.name} takes {rng} consumer thread(s){extra}"
+    return None
+
+
 def main(argv=None):
+    argv = sys.argv[1:] if argv is None else list(argv)
     flags = _family_options()
+    # `benchbpf NAME --help`: that benchmark's own help.
+    if any(a in ("-h", "--help") for a in argv):
+        names = [a for a in argv if not a.startswith("-") and a in _runner.list_benchmarks()]
+        if names:
+            print(_bench_help(_runner.describe(names[0])))
+            return 0
     ap = build_parser(flags)
     args = ap.parse_args(argv)
+    if args.version:
+        from . import __version__, _core
+        print(f"benchbpf {__version__} (libbpf {_core.libbpf_version()})")
+        return 0
     if args.list:
-        print("Available benchmarks:")
-        for name in _runner.list_benchmarks():
-            print(f"- {name}")
+        try:
+            _list(sys.stdout)
+        except BrokenPipeError:
+            sys.stdout = open(os.devnull, "w")
+            return 141
         return 0
     if not args.bench:
-        ap.print_usage(sys.stderr)
-        print("benchbpf: error: benchmark name is not specified", file=sys.stderr)
+        print("benchbpf: benchmark name is not specified\nTry `benchbpf --help' for more "
+              "information.", file=sys.stderr)
+        return 2
+    try:
+        info = _runner.describe(args.bench)
+    except ValueError as e:
+        print(f"benchbpf: {e}", file=sys.stderr)
         return 2
     try:
         params = _bench_params(args, args.bench, flags)
-        info = _runner.describe(args.bench)
     except ValueError as e:
         print(f"benchbpf: error: {e}", file=sys.stderr)
+        return 2
+    why = _consumer_error(args.consumers, info, params)
+    if why is None and args.json:
+        why = _check_json_path(args.json)
+    if why:
+        print(f"benchbpf: error: {why}", file=sys.stderr)
         return 2
     producers = args.producers
     interval_ns = int(round(args.interval * 1e9))
 
     def show(sample, index, warmup):
+        if index == 0 and not args.quiet:
+            print(f"Benchmark '{args.bench}' started.", flush=True)
         print(progress_line(info.report, index, sample, producers, interval_ns), flush=True)
 
-    print(f"Setting up benchmark '{args.bench}'...", flush=True)
+    if not args.quiet:
+        print(f"Setting up benchmark '{args.bench}'...", flush=True)
+    previous = signal.signal(signal.SIGTERM, _on_sigterm)
     try:
-        result = _runner.run(
-            args.bench, warmup=args.warmup, duration=args.duration,
-            interval=args.interval, producers=args.producers, consumers=args.consumers,
-            affinity=args.affinity, prod_affinity=args.prod_affinity,
-            cons_affinity=args.cons_affinity, verbose=args.verbose,
-            callback=None if args.quiet else show, **params)
+        with warnings.catch_warnings():
+            warnings.showwarning = _one_line_warning
+            result = _runner.run(
+                args.bench, warmup=args.warmup, duration=args.duration,
+                interval=args.interval, producers=args.producers, consumers=args.consumers,
+                affinity=args.affinity, prod_affinity=args.prod_affinity,
+                cons_affinity=args.cons_affinity, verbose=args.verbose,
+                callback=show, **params)
     except (ValueError, TypeError) as e:
-        print(f"benchbpf: error: {e}", file=sys.stderr)
+        print(f"benchbpf: error: {_in_flag_terms(str(e), info)}", file=sys.stderr)
         return 2
     except (UnsupportedError, PermissionError) as e:
         print(f"benchbpf: {args.bench} cannot run here: {e}", file=sys.stderr)
@@ -154,13 +330,26 @@ def main(argv=None):
     except KeyboardInterrupt:
         print("benchbpf: interrupted", file=sys.stderr)
         return 130
+    except Terminated:
+        print("benchbpf: terminated (SIGTERM): run stopped and cleaned up", file=sys.stderr)
+        return 143
     except BrokenPipeError:
         # Reader went away (| head): the run was stopped and cleaned up.
         sys.stdout = open(os.devnull, "w")
         return 141
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    # What fired the producers, before the summary so that it stays the last line.
+    trigger = result.metadata.get("trigger")
+    if trigger:
+        print(f"Trigger: {trigger}")
     print(result.summary())
     if args.json:
-        result.to_json(args.json)
+        try:
+            result.to_json(args.json)
+        except OSError as e:
+            print(f"benchbpf: error: --json {args.json}: {e.strerror}", file=sys.stderr)
+            return 1
     return 0
 
 

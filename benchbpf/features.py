@@ -16,7 +16,7 @@ from collections.abc import Mapping
 
 from . import _core
 
-__all__ = ["Feature", "Features", "features"]
+__all__ = ["Feature", "Features", "features", "requirements", "missing_features"]
 
 
 class Feature(namedtuple("Feature", "name supported errno detail")):
@@ -118,3 +118,48 @@ def features(refresh=False):
             _cache = Features(Feature(name, bool(ok), int(err), detail)
                               for name, ok, err, detail in _core.probe_features())
         return _cache
+
+
+# What each benchmark needs from the kernel, by name: the first matching
+# rule wins.  Benchmarks with trigger="auto" fall back to a tracepoint where
+# fentry is refused, so they need only that.
+_NEEDS = (
+    (r"-kretprobe-multi$", ("kprobe_multi",)),
+    (r"-kprobe-multi$", ("kprobe_multi",)),
+    (r"-kretprobe$", ("kretprobe",)),
+    (r"-kprobe$", ("kprobe",)),
+    (r"-fentry$", ("fentry",)),
+    (r"-fexit$", ("fexit",)),
+    (r"-fmodret$", ("fmod_ret",)),
+    (r"^trig-uretprobe-multi-", ("uprobe_multi",)),
+    (r"^trig-uprobe-multi-", ("uprobe_multi",)),
+    (r"^trig-uretprobe-", ("uretprobe",)),
+    (r"^trig-(uprobe-|usdt-)", ("uprobe",)),
+    (r"^trig-(tp|rawtp|kernel-count)$", ("prog_test_run_raw_tp",)),
+    (r"^rename-rawtp$", ("raw_tp",)),
+    (r"^rb-", ("ringbuf", "tracepoint")),
+    (r"^pb-", ("perf_event_array", "tracepoint")),
+    (r"^bloom-", ("bloom_filter", "tracepoint")),
+    (r"^hashmap-with-bloom$", ("bloom_filter", "hash", "tracepoint")),
+    (r"^hashmap-", ("hash", "tracepoint")),
+    (r"^bpf-loop$", ("bpf_loop", "tracepoint")),
+    (r"^strncmp-helper$", ("bpf_strncmp", "tracepoint")),
+    (r"^strncmp-", ("tracepoint",)),
+    (r"^selftest$", ("tracepoint",)),
+)
+
+
+def requirements(name):
+    """The features (names of features()) benchmark `name` needs."""
+    import re
+    for pattern, needs in _NEEDS:
+        if re.search(pattern, name):
+            return needs
+    return ()
+
+
+def missing_features(name, probed=None):
+    """The features benchmark `name` needs that this kernel refuses (a tuple,
+    empty when it can run).  probed: a features() result (probed if None)."""
+    probed = features() if probed is None else probed
+    return tuple(f for f in requirements(name) if f in probed and not probed[f].supported)

@@ -1,7 +1,9 @@
 """Immutable results: raw per-interval samples plus the statistics derived from them."""
+import dataclasses
 import html
 import json
 import math
+import os
 import statistics
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -15,11 +17,47 @@ _COUNTERS = ("hits", "drops", "false_hits", "important_hits")
 
 
 def _frozen(mapping):
-    return MappingProxyType(dict(mapping))
+    return MappingProxyType({k: _frozen_value(v) for k, v in dict(mapping).items()})
+
+
+def _frozen_value(value):
+    """Nested dicts and lists made read-only too (a run's fingerprint has both)."""
+    if isinstance(value, (dict, MappingProxyType)):
+        return _frozen(value)
+    if isinstance(value, list):
+        return tuple(_frozen_value(v) for v in value)
+    return value
+
+
+def _thawed(value):
+    """The plain dicts and lists a frozen value was made from (for JSON and pickle)."""
+    if isinstance(value, (dict, MappingProxyType)):
+        return {k: _thawed(v) for k, v in value.items()}
+    if isinstance(value, tuple):
+        return [_thawed(v) for v in value]
+    return value
+
+
+def _rebuild(cls, state):
+    return cls(**state)
+
+
+class _Picklable:
+    """Pickle, deepcopy and multiprocessing support: read-only mappings do not
+    pickle, so a dataclass travels as its fields, thawed, and is rebuilt
+    (and frozen again) by its constructor."""
+
+    def __reduce__(self):
+        state = {}
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            state[f.name] = dict(_thawed(value)) if isinstance(value, MappingProxyType) \
+                else value
+        return (_rebuild, (type(self), state))
 
 
 @dataclass(frozen=True)
-class Sample:
+class Sample(_Picklable):
     """What one sampling interval measured: raw counts and the real interval length."""
     interval_ns: int
     hits: int = 0
@@ -92,7 +130,7 @@ def _percentile(values, p):
 
 
 @dataclass(frozen=True)
-class Result:
+class Result(_Picklable):
     """One benchmark run.
 
     Statistics (`mean`, `stdev`, `median`, `percentile(p)`) are over the kept
@@ -173,8 +211,10 @@ class Result:
 
     @property
     def latency_ns(self):
-        """Mean time per hit, ns (1000 / M hits per second)."""
-        m = self.mean
+        """Mean time one producer spends per hit, ns: 1000 / (M hits/s per
+        producer), the latency of the kernel bench's ops summary line.  With
+        one producer it is also 1000 / mean."""
+        m = self.per_producer_mps
         return 1e3 / m if m > 0 else math.inf
 
     @property
@@ -259,6 +299,11 @@ class Result:
                 f"<th>drops M/s</th></tr>{rows}</table></details></div>")
 
     def __repr__(self):
+        if self.report == "false_hits":
+            from ._report import false_hits_totals
+            false_hits, total = false_hits_totals(self.samples)
+            return (f"<Result {self.name}: false positives {self.false_positive_pct:.2f}% "
+                    f"({false_hits} of {total} operations) over {len(self.samples)} samples>")
         late = self.late_samples
         if late and late < len(self.samples):
             rest = self.without_late_samples()
@@ -279,7 +324,7 @@ class Result:
                        for k, v in self.params.items()},
             "samples": [s.as_dict() for s in self.samples],
             "warmup_samples": [s.as_dict() for s in self.warmup_samples],
-            "metadata": dict(self.metadata),
+            "metadata": _thawed(self.metadata),
         }
 
     def to_json(self, path=None, **kw):
@@ -306,9 +351,10 @@ class Result:
 
     @classmethod
     def from_json(cls, text_or_path):
-        """Load from JSON text or a file path."""
-        text = text_or_path
-        if not text.lstrip().startswith("{"):
-            with open(text_or_path) as f:
+        """Load from JSON text or a file path (str or path-like)."""
+        if isinstance(text_or_path, str) and text_or_path.lstrip().startswith("{"):
+            text = text_or_path
+        else:
+            with open(os.fspath(text_or_path)) as f:
                 text = f.read()
         return cls.from_dict(json.loads(text))

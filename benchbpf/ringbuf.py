@@ -51,19 +51,26 @@ the ``syscalls/sys_enter_getpgid`` tracepoint; ``Result.metadata["trigger"]``
 says which ran.  Figures are comparable only between runs with the same
 trigger.
 
-``benchbpf.ringbuf`` and ``benchbpf.perfbuf`` are the functions of this
-module, re-exported; the studies are imported from it by name
-(``from benchbpf.ringbuf import study, STUDIES``) or called as
-``benchbpf.ringbuf_study(name)``.
+``benchbpf.ringbuf`` is this module, and calling it runs ``ringbuf()``:
+``benchbpf.ringbuf(producers=4)``, ``benchbpf.ringbuf.STUDIES``,
+``benchbpf.ringbuf.study(name)`` (also ``benchbpf.ringbuf_study(name)``),
+which returns a ``Study``: a mapping of label to Result with ``table()``,
+an HTML view and ``plot()``.
 """
+import html
+import math
 import os
+import statistics
+import sys
+import types
+from collections.abc import Mapping
 
 from ._runner import run
 from .analysis import Sweep
 from .result import Result
 
 __all__ = [
-    "ringbuf", "perfbuf", "BENCHMARKS", "CONSUMERS", "TRIGGERS", "STUDIES", "study",
+    "ringbuf", "perfbuf", "BENCHMARKS", "CONSUMERS", "TRIGGERS", "STUDIES", "study", "Study",
     "single_producer_parallel", "single_producer_sampled", "back_to_back",
     "back_to_back_sampled", "ringbuf_sample_rate_sweep", "perfbuf_sample_rate_sweep",
     "reserve_vs_output", "reserve_vs_output_sampled", "same_cpu", "multi_producer",
@@ -330,10 +337,95 @@ STUDIES = {
 }
 
 
+class Study(Mapping):
+    """What one study measured: a read-only mapping of label (benchmark name,
+    variant or swept value) to Result, with a table, an HTML view and a plot.
+    `sweep` is the Sweep for the studies that sweep a parameter, else None."""
+
+    def __init__(self, name, results, sweep=None):
+        self.name = name
+        self.sweep = sweep
+        self._results = dict(results)
+
+    def __getitem__(self, label):
+        return self._results[label]
+
+    def __iter__(self):
+        return iter(self._results)
+
+    def __len__(self):
+        return len(self._results)
+
+    def table(self, counter="hits"):
+        """Rows of (label, median, mean, stdev, drops mean) of the counter, M/s."""
+        rows = []
+        for label, r in self._results.items():
+            mean, sd = r.stat(counter)
+            xs = r.rates_mps(counter)
+            rows.append((label, statistics.median(xs) if xs else math.nan, mean, sd,
+                         r.drops_mps))
+        return rows
+
+    def __str__(self):
+        lines = [f"ring buffer study {self.name}",
+                 f"{'':>20} {'median M/s':>12} {'mean':>10} {'stdev':>9} {'drops M/s':>10}"]
+        lines += [f"{label!s:>20} {md:12.3f} {m:10.3f} {sd:9.3f} {d:10.3f}"
+                  for label, md, m, sd, d in self.table()]
+        return "\n".join(lines)
+
+    def __repr__(self):
+        return f"<Study {self.name}: {', '.join(map(str, self._results))}>"
+
+    def _repr_html_(self):
+        rows = "".join(f"<tr><td>{html.escape(str(label))}</td><td>{md:.3f}</td>"
+                       f"<td>{m:.3f}</td><td>{sd:.3f}</td><td>{d:.3f}</td></tr>"
+                       for label, md, m, sd, d in self.table())
+        return (f"<b>ring buffer study {html.escape(self.name)}</b><table><tr><th></th>"
+                f"<th>median M/s</th><th>mean</th><th>stdev</th><th>drops M/s</th></tr>"
+                f"{rows}</table>")
+
+    def plot(self, ax=None, counter="hits", confidence=0.95):
+        """A sweep's plot (Sweep.plot), else one bar per label: the median
+        with its confidence interval.  Needs matplotlib."""
+        if self.sweep is not None:
+            return self.sweep.plot(ax=ax, counter=counter, confidence=confidence)
+        from .analysis import _axes, median_ci
+        ax = _axes(ax)
+        labels, meds, lo, hi = [], [], [], []
+        for label, r in self._results.items():
+            xs = r.rates_mps(counter)
+            med = statistics.median(xs) if xs else math.nan
+            low, high = median_ci(xs, confidence)
+            labels.append(str(label))
+            meds.append(med)
+            lo.append(med - low)
+            hi.append(high - med)
+        ax.bar(labels, meds, yerr=[lo, hi], capsize=3)
+        ax.set_ylim(bottom=0)
+        ax.set_ylabel(f"{counter}, M/s (median, {confidence:.0%} CI)")
+        ax.set_title(f"ring buffer study {self.name}")
+        return ax
+
+
 def study(name, **options):
-    """Run one study of STUDIES by name; options go to its function."""
+    """Run one study of STUDIES by name; options go to its function.
+    Returns a Study (a mapping of label to Result with table, HTML and plot)."""
     try:
         func = STUDIES[name]
     except (KeyError, TypeError):
         raise ValueError(f"unknown study {name!r}; studies: {', '.join(STUDIES)}") from None
-    return func(**options)
+    out = func(**options)
+    if isinstance(out, Sweep):
+        return Study(name, dict(zip(out.values, out.results)), sweep=out)
+    return Study(name, out)
+
+
+class _CallableModule(types.ModuleType):
+    """benchbpf.ringbuf is this module (STUDIES, study, perfbuf... stay
+    reachable as attributes) and calling it runs ringbuf()."""
+
+    def __call__(self, *args, **kwargs):
+        return ringbuf(*args, **kwargs)
+
+
+sys.modules[__name__].__class__ = _CallableModule

@@ -16,7 +16,30 @@ struct padded_counter {
 struct count_state {
 	struct padded_counter global;
 	struct padded_counter *local;	/* one per producer */
+	uint64_t work_per_hit;
 };
+
+/*
+ * A known cost per hit: work_per_hit dependent multiply-add steps, which
+ * the compiler can neither drop nor vectorise.  0 (the default) is the
+ * kernel bench's loop; a larger value is a real, adjustable slowdown for
+ * checking that a regression gate notices one.
+ */
+static const struct bench_param_def count_params[] = {
+	{ "work_per_hit", "--work-per-hit", BENCH_PARAM_INT, 0, 0, 1000000, NULL,
+	  "extra dependent multiply-add steps per hit (0: none, as the kernel bench)" },
+	{ 0 },
+};
+
+static inline void spend(uint64_t steps)
+{
+	uint64_t x = steps;
+
+	for (uint64_t i = 0; i < steps; i++) {
+		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+		__asm__ volatile("" : "+r"(x));
+	}
+}
 
 static int count_setup(struct bench_ctx *ctx)
 {
@@ -26,6 +49,7 @@ static int count_setup(struct bench_ctx *ctx)
 	if (!st)
 		return -ENOMEM;
 	atomic_init(&st->global.value, 0);
+	st->work_per_hit = bench_param(ctx, "work_per_hit");
 	st->local = aligned_alloc(128, sizeof(*st->local) * ctx->env.producer_cnt);
 	ctx->priv = st;
 	if (!st->local)
@@ -49,19 +73,26 @@ static void count_teardown(struct bench_ctx *ctx)
 static int count_global_producer(struct bench_ctx *ctx, int idx)
 {
 	struct count_state *st = ctx->priv;
+	uint64_t work = st->work_per_hit;
 
 	(void)idx;
-	while (!bench_stopping(ctx))
+	while (!bench_stopping(ctx)) {
 		atomic_fetch_add(&st->global.value, 1);
+		spend(work);
+	}
 	return 0;
 }
 
 static int count_local_producer(struct bench_ctx *ctx, int idx)
 {
-	atomic_ullong *mine = &((struct count_state *)ctx->priv)->local[idx].value;
+	struct count_state *st = ctx->priv;
+	atomic_ullong *mine = &st->local[idx].value;
+	uint64_t work = st->work_per_hit;
 
-	while (!bench_stopping(ctx))
+	while (!bench_stopping(ctx)) {
 		atomic_fetch_add(mine, 1);
+		spend(work);
+	}
 	return 0;
 }
 
@@ -86,6 +117,7 @@ const struct bench bench_count_global = {
 	.report = "hits_drops",
 	.help = "producers increment one shared atomic counter (no BPF)",
 	.no_bpf = true,
+	.params = count_params,
 	.setup = count_setup,
 	.producer = count_global_producer,
 	.measure = count_global_measure,
@@ -98,6 +130,7 @@ const struct bench bench_count_local = {
 	.report = "hits_drops",
 	.help = "each producer increments its own atomic counter (no BPF)",
 	.no_bpf = true,
+	.params = count_params,
 	.setup = count_setup,
 	.producer = count_local_producer,
 	.measure = count_local_measure,

@@ -1,7 +1,11 @@
 """The command line speaks the kernel bench's flags and prints its lines."""
+import fcntl
 import json
+import os
 import re
+import signal
 import subprocess
+import time
 import sys
 from pathlib import Path
 
@@ -10,9 +14,13 @@ ITER = re.compile(r"^Iter +\d+ \( *-?\d+\.\d{3}us\): hits +\d+\.\d{3}M/s \( *\d+
                   r"drops +\d+\.\d{3}M/s, total operations +\d+\.\d{3}M/s$")
 
 
-def cli(*args):
+def cli(*args, env=None):
     return subprocess.run([sys.executable, "-m", "benchbpf", *args],
-                          capture_output=True, text=True, timeout=120)
+                          capture_output=True, text=True, timeout=120,
+                          env=None if env is None else {**os.environ, **env})
+
+
+QUICK = ("-w0", "-d0.4", "--interval", "0.2")
 
 
 def test_list():
@@ -27,6 +35,7 @@ def test_run_prints_iter_and_summary_lines(tmp_path):
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
     assert lines[0] == "Setting up benchmark 'count-local'..."
+    assert lines[1] == "Benchmark 'count-local' started."
     iters = [l for l in lines if l.startswith("Iter")]
     assert len(iters) == 3 and all(ITER.match(l) for l in iters), iters
     assert lines[-1].startswith("Summary: hits")
@@ -35,10 +44,153 @@ def test_run_prints_iter_and_summary_lines(tmp_path):
     assert len(saved["samples"]) == 2
 
 
-def test_quiet_prints_only_summary():
+def test_quiet_is_the_kernel_benchs():
+    # The kernel bench's -q drops the set-up and started lines, not the Iter lines.
     out = cli("-q", "-w0", "-d1", "--interval", "0.5", "count-global")
     assert out.returncode == 0, out.stderr
-    assert not [l for l in out.stdout.splitlines() if l.startswith("Iter")]
+    lines = out.stdout.splitlines()
+    assert [l for l in lines if l.startswith("Iter")] and lines[-1].startswith("Summary:")
+    assert not [l for l in lines if l.startswith(("Setting up", "Benchmark"))]
+
+
+def test_version():
+    import benchbpf
+    for flag in ("-V", "--version"):
+        out = cli(flag)
+        assert out.returncode == 0
+        assert out.stdout.startswith(f"benchbpf {benchbpf.__version__} (libbpf v")
+
+
+def test_bad_flag_is_one_line_and_a_pointer():
+    out = cli("--no-such-flag", "count-local")
+    assert out.returncode == 2
+    assert out.stderr.splitlines() == [
+        "benchbpf: unrecognized arguments: --no-such-flag",
+        "Try `benchbpf --help' for more information."]
+
+
+def test_per_benchmark_help():
+    out = cli("rb-libbpf", "--help")
+    assert out.returncode == 0
+    text = out.stdout
+    assert text.startswith("benchbpf rb-libbpf: BPF ring buffer")
+    assert re.search(r"--rb-batch-cnt NUM +.*\(default 500, 1\.\.4000\)", text)
+    assert "--trigger auto|fentry|tp" in text and "--ringbuf-sz NUM" in text
+    assert "--nr_loops" not in text
+
+
+def test_list_describes_and_marks_what_cannot_run():
+    import benchbpf
+    out = cli("-l")
+    probed = benchbpf.features()
+    lines = {l.split()[1]: l for l in out.stdout.splitlines()[1:]}
+    assert lines["count-local"].startswith("- count-local ")
+    assert "each producer increments its own atomic counter" in lines["count-local"]
+    for name, feature in (("trig-fentry", "fentry"), ("trig-rawtp", "prog_test_run_raw_tp"),
+                          ("trig-kprobe", "kprobe"), ("rb-libbpf", "ringbuf")):
+        cannot = not probed[feature].supported
+        assert lines[name].startswith("!" if cannot else "-"), lines[name]
+        assert (f"[cannot run: no {feature}" in lines[name]) == cannot
+
+
+def test_errors_name_flags_not_python_names():
+    out = cli("--rb-batch-cnt", "0", "rb-libbpf")
+    assert out.returncode == 2
+    assert "--rb-batch-cnt 0 out of range: must be an int in 1..4000" in out.stderr
+    assert "rb_batch_cnt" not in out.stderr
+    out = cli("-w", "0.3", "--interval", "0.2", "count-local")
+    assert out.returncode == 2 and "-w 0.3 is not a whole number" in out.stderr
+
+
+def test_unknown_benchmark_suggests_the_closest_name():
+    out = cli("--nr_loops", "5", "bpf-lop")
+    assert out.returncode == 2
+    assert "unknown benchmark 'bpf-lop'; did you mean bpf-loop?" in out.stderr
+    assert "does not apply" not in out.stderr
+
+
+def test_consumer_ranges_are_true():
+    for c in ("0", "2"):
+        out = cli("-c", c, "rb-libbpf")
+        assert out.returncode == 2
+        assert f"-c {c}: rb-libbpf takes 1 consumer thread(s) (0 with --rb-bench-producer)" \
+            in out.stderr
+    out = cli("-c", "1", "count-local")
+    assert out.returncode == 2 and "count-local takes no consumer" in out.stderr
+
+
+def test_fractional_duration_and_new_flags_and_trigger_printed(tmp_path):
+    path = tmp_path / "r.json"
+    out = cli("-w0", "-d0.5", "--interval", "0.25", "--trigger", "tp", "--record-size", "16",
+              "--ringbuf-sz", "65536", "rb-custom", "--json", str(path))
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert lines[-2] == "Trigger: tp/syscalls/sys_enter_getpgid"
+    assert lines[-1].startswith("Summary: hits")
+    saved = json.loads(path.read_text())
+    assert len(saved["samples"]) == 2
+    assert (saved["params"]["trigger"], saved["params"]["record_size"],
+            saved["params"]["ringbuf_sz"]) == ("tp", 16, 65536)
+    out = cli(*QUICK, "--perfbuf-sz", "64", "pb-custom")
+    assert out.returncode == 0, out.stderr
+
+
+def test_help_epilog_examples_work():
+    from benchbpf.cli import EXAMPLES
+    out = cli("--help")
+    for example in EXAMPLES:
+        assert example in out.stdout
+        args = example.split()[1:]
+        if "--help" not in args:
+            args = ["-w0", "-d0.2", "--interval", "0.1"] + \
+                [a for a in args if not re.fullmatch(r"-[wd]\d+", a)]
+        res = cli(*args)
+        assert res.returncode == 0, (example, res.stderr)
+
+
+def test_warnings_are_one_line(tmp_path):
+    # Another process's run marker, held: the run warns about it.
+    lock_dir = tmp_path / "locks"
+    lock_dir.mkdir()
+    holder = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        fd = os.open(lock_dir / f"{holder.pid}-0.lock", os.O_RDWR | os.O_CREAT)
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        out = cli(*QUICK, "count-local", env={"BENCHBPF_LOCK_DIR": str(lock_dir)})
+        os.close(fd)
+    finally:
+        holder.kill()
+        holder.wait()
+    assert out.returncode == 0, out.stderr
+    warn = [l for l in out.stderr.splitlines() if l]
+    assert len(warn) == 1 and warn[0].startswith(
+        "benchbpf: warning: count-local: another benchbpf run is going on"), out.stderr
+
+
+def test_json_path_is_checked_before_the_run(tmp_path):
+    out = cli(*QUICK, "count-local", "--json", str(tmp_path / "no" / "r.json"))
+    assert out.returncode == 2
+    assert f"--json {tmp_path / 'no' / 'r.json'}: directory" in out.stderr
+    assert "Setting up" not in out.stdout
+    out = cli(*QUICK, "count-local", "--json", str(tmp_path))
+    assert out.returncode == 2 and "is a directory" in out.stderr
+
+
+def test_sigterm_stops_cleanly(tmp_path):
+    lock_dir = tmp_path / "locks"
+    proc = subprocess.Popen([sys.executable, "-m", "benchbpf", "-w0", "-d60", "count-global"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "BENCHBPF_LOCK_DIR": str(lock_dir)})
+    assert proc.stdout.readline().startswith("Setting up")
+    assert proc.stdout.readline() == "Benchmark 'count-global' started.\n"
+    assert len(os.listdir(lock_dir)) == 1
+    threads = len(os.listdir(f"/proc/{proc.pid}/task"))
+    assert threads > 1
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 143, err
+    assert "benchbpf: terminated (SIGTERM): run stopped and cleaned up" in err
+    assert os.listdir(lock_dir) == []
 
 
 def test_bad_flags_are_errors():

@@ -1,40 +1,182 @@
 """The regression-gate plugin, driven through pytest itself."""
 import json
+import sys
+from pathlib import Path
+
+import pytest
 
 import benchbpf
-from conftest import SHORT
 
 pytest_plugins = ["pytester"]
+
+ROOT = Path(__file__).resolve().parent.parent
 
 GATED = """
 import benchbpf
 def test_gate(benchbpf_gate):
-    r = benchbpf.run("count-local", warmup=0.2, duration=0.4, interval=0.2)
-    benchbpf_gate.check("count-local", r, max_drop_pct=50)
+    benchbpf_gate.check("count-local", lambda: benchbpf.run(
+        "count-local", warmup=0.1, duration=0.3, interval=0.001, work_per_hit={work}),
+        max_drop_pct=20)
 """
+
+
+def gated(pytester, work=40):
+    pytester.makepyfile(GATED.format(work=work))
 
 
 def test_save_then_pass_then_fail_on_regression(pytester, tmp_path):
     base = tmp_path / "baseline"
-    pytester.makepyfile(GATED)
+    gated(pytester)
     pytester.runpytest(f"--benchbpf-baseline={base}",
                        "--benchbpf-save").assert_outcomes(passed=1)
     assert (base / "count-local.json").exists()
-    pytester.runpytest(
-                       f"--benchbpf-baseline={base}").assert_outcomes(passed=1)
-    # A baseline 100x faster than anything real makes this run a regression.
+    out = pytester.runpytest(f"--benchbpf-baseline={base}")
+    out.assert_outcomes(passed=1)
+    out.stdout.fnmatch_lines(["*benchbpf gate*", "count-local: ok *"])
+    # A baseline 3x faster than this machine: a regression, with both
+    # medians, the change, the p-value and the baseline's file and date.
     saved = json.loads((base / "count-local.json").read_text())
     for s in saved["samples"]:
-        s["hits"] *= 100
+        s["hits"] *= 3
     (base / "count-local.json").write_text(json.dumps(saved))
     out = pytester.runpytest(f"--benchbpf-baseline={base}")
     out.assert_outcomes(failed=1)
-    out.stdout.fnmatch_lines(["*below the baseline*"])
+    text = out.stdout.str()
+    assert "count-local: regression: count-local hits median of the fastest 10%" in text
+    assert "-6" in text and "Mann-Whitney U p=" in text
+    assert f"baseline {base / 'count-local.json'} recorded {saved['metadata']['started']}" \
+        in text
+    assert "confirmed by 2 independent runs" in text
+
+
+def test_mismatched_baseline_is_refused_saying_what_differs(pytester, tmp_path):
+    base = tmp_path / "b"
+    gated(pytester, work=40)
+    pytester.runpytest(f"--benchbpf-baseline={base}", "--benchbpf-save")
+    gated(pytester, work=41)
+    out = pytester.runpytest(f"--benchbpf-baseline={base}")
+    out.assert_outcomes(failed=1)
+    out.stdout.fnmatch_lines(["*does not match this run; refusing to compare*",
+                              "*parameter work_per_hit: baseline 40, this run 41*"])
+    saved = json.loads((base / "count-local.json").read_text())
+    saved["name"] = "count-global"
+    saved["metadata"]["trigger"] = "tp"
+    (base / "count-local.json").write_text(json.dumps(saved))
+    out = pytester.runpytest(f"--benchbpf-baseline={base}")
+    out.stdout.fnmatch_lines(["*benchmark: baseline count-global, this run count-local*",
+                              "*trigger: baseline 'tp', this run None*"])
+
+
+def test_other_machine_is_warned_about(pytester, tmp_path):
+    base = tmp_path / "b"
+    gated(pytester)
+    pytester.runpytest(f"--benchbpf-baseline={base}", "--benchbpf-save")
+    saved = json.loads((base / "count-local.json").read_text())
+    saved["metadata"]["fingerprint"]["kernel_release"] = "5.15.0-old"
+    saved["metadata"]["fingerprint"]["bpf_jit_harden"] = 2
+    (base / "count-local.json").write_text(json.dumps(saved))
+    out = pytester.runpytest(f"--benchbpf-baseline={base}", "-W", "default")
+    out.assert_outcomes(passed=1)
+    text = out.stdout.str()
+    assert "GateWarning" in text and "kernel_release: '5.15.0-old' ->" in text
+    assert "bpf_jit_harden: 2 ->" in text
+    assert "[2 fingerprint differences]" in text
+
+
+def test_no_baseline_is_not_a_silent_pass(pytester):
+    gated(pytester)
+    out = pytester.runpytest()
+    out.assert_outcomes(passed=1)
+    out.stdout.fnmatch_lines(["*benchbpf gate*",
+                              "count-local: NOT CHECKED, no --benchbpf-baseline*"])
+
+
+def test_save_without_directory_uses_the_default(pytester):
+    gated(pytester)
+    out = pytester.runpytest("--benchbpf-save")
+    out.assert_outcomes(passed=1)
+    saved = pytester.path / ".benchbpf-baselines" / "count-local.json"
+    assert saved.exists()
+    out.stdout.fnmatch_lines([f"count-local: saved baseline {saved}*"])
+    # And --benchbpf-baseline without a directory reads it back.
+    pytester.runpytest("--benchbpf-baseline").assert_outcomes(passed=1)
+
+
+def test_too_few_samples_cannot_decide(pytester, tmp_path):
+    base = tmp_path / "b"
+    pytester.makepyfile("""
+import benchbpf
+def test_gate(benchbpf_gate):
+    r = benchbpf.run("count-local", warmup=0, duration=0.4, interval=0.2)
+    benchbpf_gate.check("c", r, max_drop_pct=20)
+""")
+    pytester.runpytest(f"--benchbpf-baseline={base}", "--benchbpf-save")
+    out = pytester.runpytest(f"--benchbpf-baseline={base}")
+    out.assert_outcomes(failed=1)
+    out.stdout.fnmatch_lines(["*cannot decide*samples per side (pass a callable*"])
 
 
 def test_missing_baseline_fails_with_hint(pytester, tmp_path):
-    pytester.makepyfile(GATED)
-    out = pytester.runpytest(
-                             f"--benchbpf-baseline={tmp_path / 'none'}")
+    gated(pytester)
+    out = pytester.runpytest(f"--benchbpf-baseline={tmp_path / 'none'}")
     out.assert_outcomes(failed=1)
     out.stdout.fnmatch_lines(["*record one with --benchbpf-save*"])
+
+
+def test_false_alarms_and_detection(tmp_path):
+    """The measurement of scripts/gate_rates.py, short: unchanged checks never
+    fail, a real slowdown (more work per hit, about -30 %) always does."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    try:
+        import gate_rates
+    finally:
+        sys.path.pop(0)
+    out = gate_rates.measure(str(tmp_path), unchanged=6, slowed=3, duration=0.5,
+                             baseline_duration=1.0)
+    assert [c["failed"] for c in out["unchanged"]] == [False] * 6, out["unchanged"]
+    assert [c["failed"] for c in out["slowed"]] == [True] * 3, out["slowed"]
+
+
+class _Request:
+    class node:
+        user_properties = []
+
+
+def _made(rates, concurrent=0):
+    return benchbpf.Result("count-local", {"interval": 0.001, "work_per_hit": 0}, tuple(
+        benchbpf.Sample(interval_ns=1_000_000, hits=int(r * 1000)) for r in rates),
+        metadata={"concurrent_runs": concurrent})
+
+
+def test_a_regression_needs_a_confirming_run_without_overlap(tmp_path, monkeypatch):
+    from benchbpf.pytest_plugin import Gate
+    monkeypatch.setattr(Gate, "confirm_delay_s", 0)
+    Gate(str(tmp_path), True, _Request()).check("k", _made([30 + i % 3 for i in range(200)]))
+    gate = Gate(str(tmp_path), False, _Request())
+    slow = [20 + i % 3 for i in range(200)]
+    # Overlapped runs are measured again, not counted; then two clean runs confirm.
+    runs = iter([_made(slow, 1), _made(slow, 2), _made(slow), _made(slow)])
+    with pytest.raises(pytest.fail.Exception) as e:
+        gate.check("k", lambda: next(runs), max_drop_pct=15)
+    text = str(e.value)
+    assert text.count("not counted, measuring again") == 2
+    assert "confirmed by 2 independent runs" in text and "run 4:" in text
+    # A slow run followed by a normal one: not a regression.
+    runs = iter([_made(slow), _made([30 + i % 3 for i in range(200)])])
+    decision = gate.check("k", lambda: next(runs), max_drop_pct=15)
+    assert decision["verdict"] == "pass" and decision["runs"] == 2
+
+
+def test_too_few_samples_are_topped_up_by_more_runs(tmp_path):
+    from benchbpf.pytest_plugin import Gate
+    Gate(str(tmp_path), True, _Request()).check("k", _made([30 + i % 3 for i in range(200)]))
+    gate = Gate(str(tmp_path), False, _Request())
+    calls = []
+
+    def short_run():
+        calls.append(1)
+        return _made([30 + i % 3 for i in range(20)])
+
+    decision = gate.check("k", short_run, max_drop_pct=15)
+    assert decision["verdict"] == "pass"
+    assert decision["samples"] >= decision["needed_samples"] > 20 and len(calls) > 1

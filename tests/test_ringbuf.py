@@ -178,7 +178,10 @@ def test_friendly_argument_errors():
 
 def test_layout_of_the_python_api():
     assert isinstance(ringbufs, types.ModuleType)
-    assert benchbpf.ringbuf is ringbufs.ringbuf and benchbpf.perfbuf is ringbufs.perfbuf
+    # benchbpf.ringbuf is the module itself (STUDIES reachable), and callable.
+    assert benchbpf.ringbuf is ringbufs and callable(benchbpf.ringbuf)
+    assert benchbpf.ringbuf.STUDIES is ringbufs.STUDIES
+    assert benchbpf.perfbuf is ringbufs.perfbuf
     assert benchbpf.ringbuf_study is ringbufs.study
     assert set(ringbufs.STUDIES) >= {
         "single_producer_parallel", "single_producer_sampled", "back_to_back",
@@ -198,6 +201,21 @@ def test_study_runs_all_four():
     assert list(res) == list(BENCHES)
     assert all(r.params["rb_b2b"] for r in res.values())
     assert all(total(r, "hits") > 0 for r in res.values())
+    # A Study: a table, an HTML view and a plot, not a plain dict.
+    assert isinstance(res, ringbufs.Study) and res.sweep is None
+    rows = res.table()
+    assert [row[0] for row in rows] == list(BENCHES)
+    assert rows[0][1] == res["rb-libbpf"].median
+    assert "rb-custom" in str(res) and "<table>" in res._repr_html_()
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    ax = res.plot()
+    assert len(ax.patches) == 4 and ax.get_ylim()[0] == 0
+
+
+def test_called_module_runs_the_ring_buffer():
+    r = benchbpf.ringbuf(**TINY, trigger="tp")
+    assert r.name == "rb-libbpf" and total(r, "hits") > 0
 
 
 def test_same_cpu_study_runs_batches_of_one():
