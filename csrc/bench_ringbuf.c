@@ -310,7 +310,7 @@ static int bufs_validate(struct bench_ctx *ctx)
 
 static void bufs_trigger_batch(void)
 {
-	(void)syscall(__NR_getpgid, 0);
+	bench_getpgid_call();
 }
 
 static void rb_destroy_skels(struct rb_state *st)
