@@ -12,13 +12,18 @@ figure is hits per second (``Result.mean`` etc., in M/s).
   kprobe*/fentry/fexit hook bpf_get_numa_node_id(), which the driver calls;
   tp/rawtp/fmodret hook the bpf_modify_return_test_tp() kfunc path (the
   bpf_test_run:bpf_trigger_tp tracepoint).  ``kernel_count`` attaches
-  nothing: the driver counts its own iterations, the in-kernel ceiling.
+  nothing: its driver only counts, ``batch_iters`` per run, the in-kernel
+  ceiling.  Each sample also counts the producers' test runs (extra counter
+  ``driver_runs``): hits / driver_runs is the iterations per run.
+* ``syscall_count`` calls getpgid() on the calling thread's own id, as the
+  kernel bench's compiled loop does (not the pid 0 shortcut).
 * User-space probes: ``uprobe(kind, ret=, multi=)`` probes one of three
   functions of this extension, called in a loop: the kernel bench's
-  "nop", "push" and "ret" targets, laid out as its default (-O0) build
-  compiles them, so each opens with ``push %rbp`` (the probed instruction)
-  and they differ in their bodies: a nop, a call, nothing.  ``usdt`` fires
-  a USDT probe site (a nop).
+  "nop", "push" and "ret" targets, instruction for instruction as its
+  build compiles them (benchmark files at -O2, frame pointers): ``nop;
+  ret``, a frame set up around a call (``push %rbp`` is the probed
+  instruction), and a bare ``ret``.  ``usdt`` fires a USDT probe site (a
+  nop).
 
 Every function takes the common options as keywords (warmup, duration,
 interval, producers, affinity, prod_affinity, verbose, callback); these

@@ -16,6 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <pthread.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #define BENCH_MAX_PARAMS 16
 #define BENCH_MAX_EXTRA 4
@@ -219,6 +221,19 @@ int bench_fail_bpf(struct bench_ctx *ctx, int err, const char *what,
 		   const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
 uint64_t bench_now_ns(void);
+
+/*
+ * One getpgid() call as the kernel bench's producers make it.  Its loops
+ * call syscall(__NR_getpgid) with no argument, and in its compiled loop the
+ * register that becomes the pid holds a leftover code address: a pid no
+ * task has, so every call fails its task lookup (ESRCH).  Pass such a pid,
+ * rather than 0 (which takes the calling task's shortcut).
+ */
+#define BENCH_GETPGID_NO_SUCH_PID (-1)
+static inline void bench_getpgid_call(void)
+{
+	(void)syscall(__NR_getpgid, BENCH_GETPGID_NO_SUCH_PID);
+}
 
 /* Producer body for families whose BPF side fires on getpgid(). */
 int bench_getpgid_producer(struct bench_ctx *ctx, int idx);

@@ -339,7 +339,7 @@ int bench_getpgid_producer(struct bench_ctx *ctx, int idx)
 {
 	(void)idx;
 	while (!bench_stopping(ctx))
-		(void)syscall(__NR_getpgid, 0);
+		bench_getpgid_call();
 	return 0;
 }
 

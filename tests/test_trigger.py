@@ -77,14 +77,22 @@ def test_python_api_maps_batch_iters():
     assert all(s.hits > 0 for s in r.samples)
 
 
-@pytest.mark.parametrize("batch", [1, 1000])
-def test_batch_iters_reaches_the_driver(batch):
-    """kernel-count counts in the driver: any batch size still counts, and
-    the driver runs the asked number of iterations per test run."""
-    r = trigger.kernel_count(batch_iters=batch, **SHORT)
-    assert r.params["trig_batch_iters"] == batch
-    assert f"x{batch} " in r.metadata["trigger"]
-    assert all(s.hits > 0 for s in r.samples)
+@pytest.mark.parametrize("name", ["trig-kernel-count", "trig-rawtp"])
+@pytest.mark.parametrize("batch", [1, 7, 1000])
+def test_driver_runs_the_asked_iterations(name, batch):
+    """Hits per BPF_PROG_TEST_RUN call equal trig_batch_iters: counted, not
+    read back from the parameter.  A sample boundary can split at most one
+    run per producer, so each sample is exact to within one batch per producer."""
+    producers = 2
+    r = benchbpf.run(name, trig_batch_iters=batch, producers=producers, **SHORT)
+    for s in r.samples:
+        runs = s.extra["driver_runs"]
+        assert abs(s.hits - batch * runs) <= batch * producers, (s.hits, runs, batch)
+    hits = sum(s.hits for s in r.samples)
+    runs = sum(s.extra["driver_runs"] for s in r.samples)
+    assert runs > 0 and hits > 0
+    assert abs(hits / runs - batch) <= batch * producers * len(r.samples) / runs
+    assert left_behind() == []
 
 
 @pytest.mark.parametrize("value", [0, -1, 1001, 10**6])
