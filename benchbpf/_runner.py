@@ -11,7 +11,7 @@ from types import MappingProxyType
 from . import _core
 from ._concurrency import RunMarker
 from ._cpuset import parse_cpuset
-from .result import Result, Sample
+from .result import ProgStats, Result, Sample
 
 __all__ = ["run", "list_benchmarks", "describe", "COMMON_OPTIONS"]
 
@@ -26,6 +26,7 @@ COMMON_OPTIONS = MappingProxyType({
     "prod_affinity": None,
     "cons_affinity": None,
     "verbose": False,
+    "prog_stats": False,
 })
 
 MAX_SECONDS = 24 * 3600
@@ -196,6 +197,7 @@ def _build_env(info, opts):
         raise TypeError(f"affinity={opts['affinity']!r}: must be True or False")
     if not isinstance(opts["verbose"], bool):
         raise TypeError(f"verbose={opts['verbose']!r}: must be True or False")
+    _check_prog_stats(info, opts["prog_stats"])
     nr_cpus = _online_cpus()
     env = {
         "interval_ns": int(round(interval * 1e9)),
@@ -205,6 +207,7 @@ def _build_env(info, opts):
         "consumers": consumers,
         "affinity": opts["affinity"],
         "verbose": opts["verbose"],
+        "prog_stats": opts["prog_stats"],
     }
     for key, count in (("prod_affinity", producers), ("cons_affinity", consumers)):
         cpus = parse_cpuset(opts[key], key, nr_cpus)
@@ -228,6 +231,23 @@ def _build_env(info, opts):
                 f"needs CPUs 0..{first + producers - 1}; this machine has CPUs "
                 f"0..{nr_cpus - 1} (pass prod_affinity)")
     return env
+
+
+def _check_prog_stats(info, value):
+    if not isinstance(value, bool):
+        raise TypeError(f"prog_stats={value!r}: must be True or False")
+    if value and not info.needs_bpf:
+        raise ValueError(f"prog_stats=True: {info.name} loads no BPF program, there is "
+                         "nothing to account (allowed only on benchmarks that load BPF)")
+
+
+def _prog_stats(raw):
+    """ProgStats records from the core's tuples, and the metadata they need."""
+    if raw.get("prog_stats") is None:
+        return (), {}
+    progs = tuple(ProgStats(*t) for t in raw["prog_stats"])
+    # How far apart, at worst, hit counters and program counters were read.
+    return progs, {"prog_stats_boundary_ns": raw["prog_stats_boundary_ns"]}
 
 
 _CPU_MODEL = None
@@ -279,7 +299,7 @@ def _metadata(info, raw, started, concurrent):
 
 def run(name, *, warmup=1, duration=5, interval=1.0, producers=1, consumers=None,
         affinity=False, prod_affinity=None, cons_affinity=None, verbose=False,
-        callback=None, **params):
+        prog_stats=False, callback=None, **params):
     """Run benchmark `name` and return its Result.
 
     Common options (seconds may be fractional; CPU sets are lists of ints or
@@ -289,12 +309,27 @@ def run(name, *, warmup=1, duration=5, interval=1.0, producers=1, consumers=None
     kernel bench's flag with '-' written '_' (rb_sampled, trig_batch_iters...).
 
     callback(sample, index, warmup) is called as each sample arrives.
+
+    prog_stats=True turns the kernel's BPF run-time statistics on for the
+    run (BPF_ENABLE_STATS, through a descriptor closed when the run ends,
+    also on failure or Ctrl-C; the kernel.bpf_stats_enabled sysctl is left
+    as it is) and fills Result.prog_stats with each loaded program's
+    run_cnt, run_time_ns and ns_per_run over the measured window: from the
+    end of warm-up (from load without warm-up) to the last sample, read just
+    after the hit counters, so run_cnt compares with hits summed over
+    Result.samples; metadata["prog_stats_boundary_ns"] says how far apart
+    the two readings were at worst.  Off by default: the kernel then reads
+    the clock twice per program run, which slows the hooks down.  Measured
+    here (2 CPUs, shared, alternating runs, medians of 7, see README
+    "Program cost"):
+    {PROG_STATS_COST}
+    ValueError on benchmarks that load no BPF program.
     """
     info = _lookup(name)
     opts = dict(warmup=warmup, duration=duration, interval=interval,
                 producers=producers, consumers=consumers, affinity=affinity,
                 prod_affinity=prod_affinity, cons_affinity=cons_affinity,
-                verbose=verbose)
+                verbose=verbose, prog_stats=prog_stats)
     env = _build_env(info, opts)
     core_params, shown_params = {}, {}
     for key, value in params.items():
@@ -331,11 +366,14 @@ def run(name, *, warmup=1, duration=5, interval=1.0, producers=1, consumers=None
         "affinity": env["affinity"],
         "prod_affinity": tuple(env.get("prod_affinity", ())) or None,
         "cons_affinity": tuple(env.get("cons_affinity", ())) or None,
+        "prog_stats": env["prog_stats"],
     }
+    progs, progs_meta = _prog_stats(raw)
     return Result(
         name=name,
         params={**common, **shown_params},
         samples=tuple(samples[nwarm:]),
         warmup_samples=tuple(samples[:nwarm]),
-        metadata=_metadata(info, raw, started, marker.count),
+        metadata={**_metadata(info, raw, started, marker.count), **progs_meta},
+        prog_stats=progs,
     )

@@ -75,6 +75,10 @@ def build_parser(flags=None):
     ap.add_argument("--interval", type=float, default=1.0, metavar="SEC",
                     help="sampling interval, seconds (default 1)")
     ap.add_argument("--json", metavar="FILE", help="save the result as JSON")
+    ap.add_argument("--prog-stats", action="store_true",
+                    help="turn the kernel's BPF run-time statistics on for the run and "
+                         "print each program's run count and time after the summary "
+                         "(adds two clock reads per program run)")
     group = ap.add_argument_group("benchmark options")
     for flag, users in sorted(flags.items()):
         p = users[0][1]
@@ -138,6 +142,7 @@ def main(argv=None):
             interval=args.interval, producers=args.producers, consumers=args.consumers,
             affinity=args.affinity, prod_affinity=args.prod_affinity,
             cons_affinity=args.cons_affinity, verbose=args.verbose,
+            prog_stats=args.prog_stats,
             callback=None if args.quiet else show, **params)
     except (ValueError, TypeError) as e:
         print(f"benchbpf: error: {e}", file=sys.stderr)
@@ -159,6 +164,8 @@ def main(argv=None):
         sys.stdout = open(os.devnull, "w")
         return 141
     print(result.summary())
+    for prog in result.prog_stats:
+        print(prog)
     if args.json:
         result.to_json(args.json)
     return 0
