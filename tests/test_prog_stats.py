@@ -32,9 +32,14 @@ FAST = dict(warmup=0, duration=0.3, interval=0.1)
 
 
 @pytest.fixture(autouse=True)
-def needs_root():
+def clean():
+    """Root only; each test leaves the process as it found it."""
     if os.geteuid() != 0:
         pytest.skip("needs root")
+    before = leakcheck.snapshot()
+    yield
+    _, leaks = leakcheck.settle(before)
+    assert not leaks, leaks
 
 
 def stats_fds():
