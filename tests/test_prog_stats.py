@@ -94,16 +94,26 @@ def test_trig_kernel_count_driver_runs_are_batches_of_hits():
 
 
 def test_rename_rawtp_program_ran_once_per_write():
-    before = forks()
-    r = run_or_skip("rename-rawtp", prog_stats=True, **{**SHORT, "warmup": 0.2})
-    others = forks() - before
-    prog = r.program("rename_rawtp")
-    tol = window_tolerance(r, prog)
-    # Every counted write ran the program; other tasks renaming meanwhile
-    # (exec, new kernel threads: each comes with a fork) add runs, not hits.
-    assert prog.run_cnt >= r.total_hits - tol, (prog, r.total_hits)
-    assert prog.run_cnt <= r.total_hits + tol + others + 100, (prog, r.total_hits, others)
-    assert r.total_hits > 100 * (tol + others + 100)
+    """The program runs on every task rename on the machine: exec and new
+    kernel threads (each comes with a fork, counted), and other processes
+    renaming threads, such as another rename benchmark, which nothing here
+    can count.  Every counted write ran it, in every run; no more than the
+    boundary and the forks allow in one of three runs at least, so that a
+    busy neighbour cannot fail it while a wrong window (a sample's worth)
+    fails all three."""
+    for _ in range(3):
+        before = forks()
+        r = run_or_skip("rename-rawtp", prog_stats=True, **{**SHORT, "warmup": 0.2})
+        others = forks() - before
+        prog = r.program("rename_rawtp")
+        tol = window_tolerance(r, prog)
+        assert r.total_hits > 100 * (tol + others + 100)
+        assert prog.run_cnt >= r.total_hits - tol, (prog, r.total_hits)
+        if prog.run_cnt <= r.total_hits + tol + others + 100:
+            break
+    else:
+        pytest.fail(f"other tasks renamed throughout: {prog} for {r.total_hits} "
+                    f"hits, {others} forks")
 
 
 def test_bpf_loop_runs_cover_its_iterations():
