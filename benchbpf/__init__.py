@@ -10,7 +10,7 @@ __version__ = "0.1.0"
 from ._core import BenchmarkError, UnsupportedError
 from ._runner import COMMON_OPTIONS, describe, list_benchmarks, run
 from ._concurrency import ConcurrentRunWarning
-from .result import Result, Sample
+from .result import ProgStats, Result, Sample
 from .analysis import Comparison, Sweep, compare, plot, sweep
 from . import count
 from . import rename
@@ -23,7 +23,7 @@ from .ringbuf import perfbuf, study as ringbuf_study
 from .features import Feature, Features, features
 
 __all__ = [
-    "BenchmarkError", "UnsupportedError", "COMMON_OPTIONS", "Result", "Sample",
+    "BenchmarkError", "UnsupportedError", "COMMON_OPTIONS", "Result", "Sample", "ProgStats",
     "describe", "list_benchmarks", "run", "ConcurrentRunWarning",
     "Comparison", "Sweep", "compare", "plot", "sweep",
     "count", "rename", "trigger", "ringbuf", "perfbuf", "ringbuf_study",

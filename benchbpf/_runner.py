@@ -12,7 +12,7 @@ from . import _core
 from ._concurrency import RunMarker
 from ._cpuset import parse_cpuset, place_threads
 from .fingerprint import fingerprint
-from .result import Result, Sample
+from .result import ProgStats, Result, Sample
 
 __all__ = ["run", "list_benchmarks", "describe", "COMMON_OPTIONS"]
 
@@ -27,6 +27,7 @@ COMMON_OPTIONS = MappingProxyType({
     "prod_affinity": None,
     "cons_affinity": None,
     "verbose": False,
+    "prog_stats": False,
 })
 
 MAX_SECONDS = 24 * 3600
@@ -197,6 +198,7 @@ def _build_env(info, opts):
         raise TypeError(f"affinity={opts['affinity']!r}: must be True or False")
     if not isinstance(opts["verbose"], bool):
         raise TypeError(f"verbose={opts['verbose']!r}: must be True or False")
+    _check_prog_stats(info, opts["prog_stats"])
     nr_cpus = _online_cpus()
     env = {
         "interval_ns": int(round(interval * 1e9)),
@@ -206,6 +208,7 @@ def _build_env(info, opts):
         "consumers": consumers,
         "affinity": opts["affinity"],
         "verbose": opts["verbose"],
+        "prog_stats": opts["prog_stats"],
     }
     if env["warmup_samples"] + env["duration_samples"] > _core.MAX_SAMPLES:
         raise ValueError(
@@ -257,6 +260,23 @@ def _run_metadata(env, raw):
     }
 
 
+def _check_prog_stats(info, value):
+    if not isinstance(value, bool):
+        raise TypeError(f"prog_stats={value!r}: must be True or False")
+    if value and not info.needs_bpf:
+        raise ValueError(f"prog_stats=True: {info.name} loads no BPF program, there is "
+                         "nothing to account (allowed only on benchmarks that load BPF)")
+
+
+def _prog_stats(raw):
+    """ProgStats records from the core's tuples, and the metadata they need."""
+    if raw.get("prog_stats") is None:
+        return (), {}
+    progs = tuple(ProgStats(*t) for t in raw["prog_stats"])
+    # How far apart, at worst, hit counters and program counters were read.
+    return progs, {"prog_stats_boundary_ns": raw["prog_stats_boundary_ns"]}
+
+
 _CPU_MODEL = None
 
 
@@ -306,7 +326,7 @@ def _metadata(info, raw, started, concurrent):
 
 def run(name, *, warmup=1, duration=5, interval=1.0, producers=1, consumers=None,
         affinity=False, prod_affinity=None, cons_affinity=None, verbose=False,
-        callback=None, **params):
+        prog_stats=False, callback=None, **params):
     """Run benchmark `name` and return its Result.
 
     Common options (seconds may be fractional; CPU sets are lists of ints or
@@ -316,12 +336,31 @@ def run(name, *, warmup=1, duration=5, interval=1.0, producers=1, consumers=None
     kernel bench's flag with '-' written '_' (rb_sampled, trig_batch_iters...).
 
     callback(sample, index, warmup) is called as each sample arrives.
+
+    prog_stats=True turns the kernel's BPF run-time statistics on for the
+    run (BPF_ENABLE_STATS, through a descriptor closed when the run ends,
+    also on failure or Ctrl-C; the kernel.bpf_stats_enabled sysctl is left
+    as it is) and fills Result.prog_stats with each loaded program's
+    run_cnt, run_time_ns and ns_per_run over the measured window: from the
+    end of warm-up (from load without warm-up) to the last sample, read just
+    after the hit counters, so run_cnt compares with hits summed over
+    Result.samples; metadata["prog_stats_boundary_ns"] says how far apart
+    the two readings were at worst.  While on, the statistics apply to every
+    BPF program on the machine.  Off by default: the kernel then reads the
+    clock twice per program run.  Measured on a shared 2-CPU KVM guest with
+    `python3 scripts/prog_stats_cost.py --runs 9 -d 3
+    trig-rawtp:trig_batch_iters=1000 rename-rawtp` (alternating runs,
+    medians; README "Program cost"): trig-rawtp ran at 0.37-0.43 of its rate
+    with them, rename-rawtp at 0.87-0.90, i.e. 75-160 ns added per program
+    run against ~30 ns for the programs themselves (series spread 40-170 %
+    under a load average of 8-35: the ratios are the figure to keep).
+    ValueError on benchmarks that load no BPF program.
     """
     info = _lookup(name)
     opts = dict(warmup=warmup, duration=duration, interval=interval,
                 producers=producers, consumers=consumers, affinity=affinity,
                 prod_affinity=prod_affinity, cons_affinity=cons_affinity,
-                verbose=verbose)
+                verbose=verbose, prog_stats=prog_stats)
     env = _build_env(info, opts)
     core_params, shown_params = {}, {}
     for key, value in params.items():
@@ -358,12 +397,16 @@ def run(name, *, warmup=1, duration=5, interval=1.0, producers=1, consumers=None
         "affinity": env["affinity"],
         "prod_affinity": tuple(env.get("prod_affinity", ())) or None,
         "cons_affinity": tuple(env.get("cons_affinity", ())) or None,
+        "prog_stats": env["prog_stats"],
     }
+    progs, progs_meta = _prog_stats(raw)
     return Result(
         name=name,
         params={**common, **shown_params},
         samples=tuple(samples[nwarm:]),
         warmup_samples=tuple(samples[:nwarm]),
         metadata={**_metadata(info, raw, started, marker.count),
-                  **_run_metadata(env, raw), "fingerprint": machine},
+                  **_run_metadata(env, raw), **progs_meta,
+                  "fingerprint": machine},
+        prog_stats=progs,
     )

@@ -80,7 +80,8 @@ _DOC_PARAMS = """
     default 3, 1 .. 15).  value_size: bytes per value (``--value_size``,
     default 8, 2 .. 256).  trigger: "auto", "fentry" or "tp".
     Common options (warmup, duration, interval, producers, affinity,
-    prod_affinity, verbose, callback) as for benchbpf.run; no consumers."""
+    prod_affinity, verbose, prog_stats, callback) as for benchbpf.run; no
+    consumers."""
 
 
 def _run(name, nr_entries, nr_hash_funcs, value_size, trigger, options):

@@ -55,6 +55,7 @@ def loop(nr_loops=10, *, trigger="auto", **options):
     nr_loops: iterations per bpf_loop() call, 1 .. 2**23 (kernel bench
     ``--nr_loops``, default 10).  trigger: "auto", "fentry" or "tp".
     Common options (warmup, duration, interval, producers, affinity,
-    prod_affinity, verbose, callback) as for benchbpf.run; no consumers.
+    prod_affinity, verbose, prog_stats, callback) as for benchbpf.run; no
+    consumers.
     Returns a Result whose hits are callback iterations."""
     return run("bpf-loop", nr_loops=nr_loops, trigger=trigger, **options)

@@ -132,6 +132,10 @@ def build_parser(flags=None, add_help=True):
     ap.add_argument("--interval", type=float, default=1.0, metavar="SEC",
                     help="sampling interval, seconds (default 1)")
     ap.add_argument("--json", metavar="FILE", help="save the result as JSON")
+    ap.add_argument("--prog-stats", action="store_true",
+                    help="turn the kernel's BPF run-time statistics on for the run and "
+                         "print each program's run count and time after the summary "
+                         "(adds two clock reads per program run)")
     group = ap.add_argument_group("benchmark options")
     for flag, users in sorted(flags.items()):
         p = users[0][1]
@@ -314,6 +318,7 @@ def main(argv=None):
                 interval=args.interval, producers=args.producers, consumers=args.consumers,
                 affinity=args.affinity, prod_affinity=args.prod_affinity,
                 cons_affinity=args.cons_affinity, verbose=args.verbose,
+                prog_stats=args.prog_stats,
                 callback=show, **params)
     except (ValueError, TypeError) as e:
         print(f"benchbpf: error: {_in_flag_terms(str(e), info)}", file=sys.stderr)
@@ -344,6 +349,8 @@ def main(argv=None):
     if trigger:
         print(f"Trigger: {trigger}")
     print(result.summary())
+    for prog in result.prog_stats:
+        print(prog)
     if args.json:
         try:
             result.to_json(args.json)

@@ -7,7 +7,7 @@ program of one kind to __set_task_comm or its task_rename tracepoint, so
 comparing its figure with rename-base's gives the overhead of that kind.
 
 All functions take the common options as keywords (warmup, duration,
-interval, affinity, prod_affinity, verbose, callback); these benchmarks
+interval, affinity, prod_affinity, verbose, prog_stats, callback); these benchmarks
 take exactly one producer and no consumer.  Where the kernel refuses the
 attach kind (no kprobes, no BPF trampolines), they raise
 benchbpf.UnsupportedError naming the feature and the kernel's answer.

@@ -8,7 +8,7 @@ import statistics
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
-__all__ = ["Sample", "Result", "FORMAT_VERSION"]
+__all__ = ["Sample", "Result", "ProgStats", "FORMAT_VERSION"]
 
 #: Version of the JSON layout written by Result.to_json().
 FORMAT_VERSION = 1
@@ -116,6 +116,35 @@ class Sample(_Picklable):
         return d
 
 
+@dataclass(frozen=True)
+class ProgStats:
+    """The kernel's own accounting of one BPF program a run loaded (prog_stats=True).
+
+    run_cnt and run_time_ns cover the measured window: from the end of warm-up
+    (from load when there is no warm-up) to the last sample, read right after
+    the benchmark's own counters at both ends, so run_cnt compares with hits
+    summed over Result.samples.  run_time_ns is what the kernel timed around
+    each run (the program body and its entry), not the cost of firing it.
+    """
+    name: str
+    type: str
+    run_cnt: int
+    run_time_ns: int
+
+    @property
+    def ns_per_run(self):
+        """Mean time per run, ns (NaN if the program did not run)."""
+        return self.run_time_ns / self.run_cnt if self.run_cnt else math.nan
+
+    def as_dict(self):
+        return {"name": self.name, "type": self.type, "run_cnt": self.run_cnt,
+                "run_time_ns": self.run_time_ns}
+
+    def __str__(self):
+        return (f"prog {self.name} ({self.type}): run_cnt {self.run_cnt}, "
+                f"run_time_ns {self.run_time_ns}, {self.ns_per_run:.3f} ns/run")
+
+
 def _percentile(values, p):
     """Linear interpolation between closest ranks (numpy's default)."""
     if not 0 <= p <= 100:
@@ -142,12 +171,26 @@ class Result(_Picklable):
     samples: tuple
     warmup_samples: tuple = ()
     metadata: "MappingProxyType" = field(default_factory=lambda: _frozen({}))
+    #: ProgStats of each program the run loaded, in load order; () unless
+    #: the run was asked for prog_stats.
+    prog_stats: tuple = ()
 
     def __post_init__(self):
         object.__setattr__(self, "params", _frozen(self.params))
         object.__setattr__(self, "metadata", _frozen(self.metadata))
         object.__setattr__(self, "samples", tuple(self.samples))
         object.__setattr__(self, "warmup_samples", tuple(self.warmup_samples))
+        object.__setattr__(self, "prog_stats", tuple(
+            p if isinstance(p, ProgStats) else ProgStats(**p) for p in self.prog_stats))
+
+    def program(self, name):
+        """The ProgStats of the program called `name`."""
+        for p in self.prog_stats:
+            if p.name == name:
+                return p
+        have = ", ".join(p.name for p in self.prog_stats) or \
+            "none: run with prog_stats=True"
+        raise KeyError(f"no program {name!r} in {self.name}'s prog_stats; have {have}")
 
     # ---- statistics ----
     def rates_mps(self, counter="hits"):
@@ -290,9 +333,16 @@ class Result(_Picklable):
             f"<td>{s.hits_mps:.3f}</td><td>{s.drops_mps:.3f}</td></tr>"
             for i, s in enumerate(self.samples))
         params = ", ".join(f"{k}={v!r}" for k, v in self.params.items())
+        progs = "".join(
+            f"<tr><td>{html.escape(p.name)}</td><td>{html.escape(p.type)}</td>"
+            f"<td>{p.run_cnt}</td><td>{p.run_time_ns}</td><td>{p.ns_per_run:.3f}</td></tr>"
+            for p in self.prog_stats)
+        if progs:
+            progs = ("<table><tr><th>program</th><th>type</th><th>run_cnt</th>"
+                     "<th>run_time_ns</th><th>ns/run</th></tr>" + progs + "</table>")
         return (f"<div><b>{html.escape(self.name)}</b> "
                 f"<code>{html.escape(params)}</code><br>"
-                f"<pre>{html.escape(self.summary())}</pre>"
+                f"<pre>{html.escape(self.summary())}</pre>{progs}"
                 f"<details><summary>{len(self.samples)} samples "
                 f"({self.metadata.get('kernel', '?')}, {self.metadata.get('cpu_model', '?')})"
                 f"</summary><table><tr><th>#</th><th>interval ms</th><th>hits M/s</th>"
@@ -304,6 +354,7 @@ class Result(_Picklable):
             false_hits, total = false_hits_totals(self.samples)
             return (f"<Result {self.name}: false positives {self.false_positive_pct:.2f}% "
                     f"({false_hits} of {total} operations) over {len(self.samples)} samples>")
+        progs = f", {len(self.prog_stats)} programs' stats" if self.prog_stats else ""
         late = self.late_samples
         if late and late < len(self.samples):
             rest = self.without_late_samples()
@@ -312,7 +363,7 @@ class Result(_Picklable):
         else:
             note = f", {late} late" if late else ""
         return (f"<Result {self.name}: {self.mean:.3f} \u00b1 {self.stdev:.3f} M/s "
-                f"over {len(self.samples)} samples{note}>")
+                f"over {len(self.samples)} samples{note}{progs}>")
 
     # ---- serialisation ----
     def as_dict(self):
@@ -325,6 +376,7 @@ class Result(_Picklable):
             "samples": [s.as_dict() for s in self.samples],
             "warmup_samples": [s.as_dict() for s in self.warmup_samples],
             "metadata": _thawed(self.metadata),
+            "prog_stats": [p.as_dict() for p in self.prog_stats],
         }
 
     def to_json(self, path=None, **kw):
@@ -347,7 +399,8 @@ class Result(_Picklable):
                    samples=tuple(Sample(**s) for s in d["samples"]),
                    warmup_samples=tuple(Sample(**s) for s in d.get("warmup_samples", ())),
                    metadata={k: tuple(v) if isinstance(v, list) else v
-                             for k, v in d.get("metadata", {}).items()})
+                             for k, v in d.get("metadata", {}).items()},
+                   prog_stats=tuple(ProgStats(**p) for p in d.get("prog_stats", ())))
 
     @classmethod
     def from_json(cls, text_or_path):

@@ -160,7 +160,7 @@ def ringbuf(consumer="libbpf", *, back_to_back=None, use_output=None, batch_cnt=
     trigger: "auto" (default), "fentry" or "tp".
     Other keywords: the common options (warmup, duration, interval,
     producers, consumers, affinity, prod_affinity, cons_affinity, verbose,
-    callback) or kernel-named parameters (rb_b2b=...).
+    prog_stats, callback) or kernel-named parameters (rb_b2b=...).
     """
     name = _bench_name("rb", consumer)
     if bench_producer:

@@ -26,7 +26,7 @@ figure is hits per second (``Result.mean`` etc., in M/s).
   nop).
 
 Every function takes the common options as keywords (warmup, duration,
-interval, producers, affinity, prod_affinity, verbose, callback); these
+interval, producers, affinity, prod_affinity, verbose, prog_stats, callback); these
 benchmarks take no consumer.  Where the kernel refuses the hook (fentry
 on a locked-down kernel, no kprobes, ...) they raise
 benchbpf.UnsupportedError naming the feature and the kernel's answer,

@@ -72,10 +72,38 @@ struct bench_env {
 	int cons_cpus[BENCH_MAX_THREADS];
 	int cons_cpus_len;
 	bool verbose;
+	bool prog_stats;		/* kernel run-time statistics of the programs */
 };
 
 struct bench_ctx;
 struct bench_thread_arg;
+
+/*
+ * The kernel's own accounting of each program a run loaded (prog_stats):
+ * run_cnt and run_time_ns over the measured window, i.e. from the end of
+ * warm-up (or from load, without warm-up) to the last sample, each end read
+ * in the sampler thread right after that sample's counters.
+ */
+#define BENCH_MAX_PROGS 32
+struct bench_prog_stat {
+	uint32_t id;
+	char name[128];		/* full name, from the program's BTF */
+	char type[32];		/* "raw_tracepoint", "tracepoint", ... */
+	uint64_t run_cnt;
+	uint64_t run_time_ns;
+};
+
+struct bench_prog_stats {
+	int stats_fd;		/* bpf_enable_stats(): statistics on while open */
+	int nr;
+	int fds[BENCH_MAX_PROGS];
+	struct bench_prog_stat prog[BENCH_MAX_PROGS];
+	bool started;		/* window start read */
+	bool complete;		/* window end read: prog[] holds the window */
+	/* Longest time, at either end, from reading the benchmark's counters
+	 * to having read every program's statistics. */
+	uint64_t boundary_ns;
+};
 
 /* BPF objects held through this process's descriptors (loader.c). */
 #define BENCH_MAX_IDS 256
@@ -174,6 +202,7 @@ struct bench_ctx {
 
 	struct bench_log log;		/* libbpf messages during this run */
 	struct bench_bpf_ids held_before;	/* BPF objects held before setup */
+	struct bench_prog_stats prog_stats;	/* env.prog_stats only */
 };
 
 /* ---- registry ---- */
@@ -347,6 +376,13 @@ void bench_log_append(struct bench_log *log, const char *fmt, va_list ap);
 void bench_bpf_ids_snapshot(struct bench_bpf_ids *ids);
 void bench_bpf_ids_subtract(struct bench_bpf_ids *ids, const struct bench_bpf_ids *before);
 void bench_bpf_ids_wait_released(const struct bench_bpf_ids *ids, uint64_t timeout_ns);
+/* prog_stats: turn the kernel's run-time statistics on for this run (an fd
+ * held until close), find the programs setup loaded, read their counters at
+ * the window's ends, and close everything (NULL-safe, idempotent). */
+int bench_prog_stats_enable(struct bench_ctx *ctx);
+int bench_prog_stats_open(struct bench_ctx *ctx);
+int bench_prog_stats_read(struct bench_prog_stats *ps, bool window_end);
+void bench_prog_stats_close(struct bench_prog_stats *ps);
 /* Mount tracefs if events/ is missing; returns 0 or -errno. */
 int bench_ensure_tracefs(struct bench_ctx *ctx);
 /* UNSUPPORTED unless the kernel exposes its BTF; returns 0 or -errno. */

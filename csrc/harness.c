@@ -185,6 +185,7 @@ int bench_ctx_init(struct bench_ctx *ctx, const struct bench *b)
 	ctx->env.consumer_cnt = b->default_consumers;
 	for (i = 0; b->params && b->params[i].name && i < BENCH_MAX_PARAMS; i++)
 		ctx->params[i] = b->params[i].def;
+	ctx->prog_stats.stats_fd = -1;
 	atomic_init(&ctx->stop, false);
 	atomic_init(&ctx->running_threads, 0);
 	pthread_mutex_init(&ctx->lock, NULL);
@@ -364,6 +365,36 @@ static void *thread_main(void *p)
 	return NULL;
 }
 
+/*
+ * prog_stats window: read every program's counters right after the
+ * sampler read the benchmark's, at the end of warm-up (without warm-up the
+ * window starts at load) and at the last sample, so that run counts compare
+ * with hits summed over the kept samples.  `since` is when that sample's
+ * reading began: boundary_ns bounds how far apart the two readings are.
+ */
+static void prog_stats_boundary(struct bench_ctx *ctx, int k, uint64_t since)
+{
+	struct bench_prog_stats *ps = &ctx->prog_stats;
+	uint64_t took;
+	int err;
+
+	if (k == ctx->env.warmup_samples && k > 0)
+		err = bench_prog_stats_read(ps, false);
+	else if (k == ctx->nr_samples_total)
+		err = bench_prog_stats_read(ps, true);
+	else
+		return;
+	if (err) {
+		bench_fail(ctx, BENCH_ERR_OS, -err,
+			   "%s: prog_stats=True: reading the programs' statistics failed: %s",
+			   ctx->bench->name, strerror(-err));
+		return;
+	}
+	took = bench_now_ns() - since;
+	if (took > ps->boundary_ns)
+		ps->boundary_ns = took;
+}
+
 static void timespec_at(struct timespec *ts, uint64_t ns)
 {
 	ts->tv_sec = ns / 1000000000ull;
@@ -398,6 +429,8 @@ static void *sampler_main(void *p)
 		memset(&s, 0, sizeof(s));
 		now = bench_now_ns();
 		ctx->bench->measure(ctx, &s);
+		if (ctx->env.prog_stats)
+			prog_stats_boundary(ctx, k, now);
 		s.interval_ns = now - prev;
 		prev = now;
 		if (now - deadline >= interval / 2) {
@@ -460,6 +493,18 @@ static int spawn(struct bench_ctx *ctx, pthread_t *t, void *(*fn)(void *),
 	return 0;
 }
 
+/* prog_stats reads the programs a run loads: a run that loads none has
+ * nothing to show, which is a mistake worth saying before anything runs. */
+static int validate_prog_stats(struct bench_ctx *ctx)
+{
+	if (ctx->env.prog_stats && ctx->bench->no_bpf)
+		return bench_fail(ctx, BENCH_ERR_VALUE, EINVAL,
+				  "prog_stats=True: %s loads no BPF program, there is nothing "
+				  "to account (allowed only on benchmarks that load BPF)",
+				  ctx->bench->name);
+	return 0;
+}
+
 int bench_start(struct bench_ctx *ctx)
 {
 	const struct bench *b = ctx->bench;
@@ -467,6 +512,8 @@ int bench_start(struct bench_ctx *ctx)
 	int n, i, err;
 
 	err = validate_env(ctx);
+	if (!err)
+		err = validate_prog_stats(ctx);
 	if (err)
 		return err;
 	if (b->validate) {
@@ -498,11 +545,23 @@ int bench_start(struct bench_ctx *ctx)
 		bench_bpf_ids_snapshot(&ctx->held_before);
 	atomic_fetch_add(&setup_count, 1);
 	ctx->setup_called = true;
+	/* On before load, so that without warm-up every run since load counts. */
+	if (env->prog_stats) {
+		err = bench_prog_stats_enable(ctx);
+		if (err)
+			return err;
+	}
 	if (b->setup) {
 		err = b->setup(ctx);
 		if (err)
 			return bench_fail(ctx, BENCH_ERR_BENCH, -err,
 					  "%s: setup failed: %s", b->name, strerror(-err));
+	}
+	if (env->prog_stats) {
+		err = bench_prog_stats_open(ctx);
+		if (err)
+			return err;
+		ctx->prog_stats.started = env->warmup_samples == 0;
 	}
 
 	for (i = 0; i < n; i++) {
@@ -558,6 +617,8 @@ void bench_finish(struct bench_ctx *ctx)
 		pthread_join(ctx->threads[i], NULL);
 	if (ctx->sampler_started)
 		pthread_join(ctx->sampler, NULL);
+	/* Before the wait below: our descriptors keep the programs alive. */
+	bench_prog_stats_close(&ctx->prog_stats);
 	if (ctx->setup_called && !ctx->bench->no_bpf) {
 		struct bench_bpf_ids *loaded = malloc(sizeof(*loaded));
 

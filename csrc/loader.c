@@ -17,6 +17,7 @@
 #include <linux/capability.h>
 
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
 #include "bench.h"
@@ -395,4 +396,166 @@ uint32_t bench_own_tgid(void)
 	}
 	fclose(f);
 	return fields == 1 ? pid : 0;
+}
+
+/*
+ * prog_stats: the kernel's run-time statistics (run_cnt, run_time_ns) of
+ * each program a run loaded.  They are on while any BPF_ENABLE_STATS fd is
+ * open or the kernel.bpf_stats_enabled sysctl is set; a run only ever adds
+ * its own fd, so whatever the machine had before is what it has after.
+ */
+int bench_prog_stats_enable(struct bench_ctx *ctx)
+{
+	struct bench_prog_stats *ps = &ctx->prog_stats;
+	int fd, err;
+
+	fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
+	if (fd >= 0) {
+		ps->stats_fd = fd;
+		return 0;
+	}
+	err = -fd;
+	if (err == EPERM && !bench_bpf_privileged())
+		return bench_fail(ctx, BENCH_ERR_PERMISSION, err,
+				  "%s: prog_stats=True: enabling the kernel's BPF run-time "
+				  "statistics needs CAP_SYS_ADMIN: %s", ctx->bench->name,
+				  strerror(err));
+	if (err == EMFILE || err == ENFILE)
+		return bench_fail(ctx, BENCH_ERR_OS, err,
+				  "%s: prog_stats=True: no descriptor left for BPF_ENABLE_STATS",
+				  ctx->bench->name);
+	return bench_fail(ctx, BENCH_ERR_UNSUPPORTED, err,
+			  "%s: prog_stats=True: BPF run-time statistics (BPF_ENABLE_STATS, "
+			  "Linux 5.8) unavailable on this kernel: it answered %s",
+			  ctx->bench->name, strerror(err));
+}
+
+/* The program's full name from its BTF (the kernel keeps only 15
+ * characters in info.name); *name is left as it is when there is none. */
+static void prog_btf_name(int fd, char *name, size_t len)
+{
+	struct bpf_prog_info info = {};
+	struct bpf_func_info func = {};
+	__u32 info_len = sizeof(info);
+	const struct btf_type *t;
+	struct btf *btf = NULL;
+	const char *s;
+
+	info.nr_func_info = 1;
+	info.func_info_rec_size = sizeof(func);
+	info.func_info = (__u64)(uintptr_t)&func;
+	if (bpf_obj_get_info_by_fd(fd, &info, &info_len) || !info.btf_id ||
+	    !info.nr_func_info)
+		goto cleanup;
+	btf = btf__load_from_kernel_by_id(info.btf_id);
+	if (!btf)
+		goto cleanup;
+	t = btf__type_by_id(btf, func.type_id);
+	s = t ? btf__name_by_offset(btf, t->name_off) : NULL;
+	if (s && s[0])
+		snprintf(name, len, "%s", s);
+cleanup:
+	btf__free(btf);
+}
+
+int bench_prog_stats_open(struct bench_ctx *ctx)
+{
+	struct bench_prog_stats *ps = &ctx->prog_stats;
+	struct bench_bpf_ids *loaded;
+	int i, ret = 0;
+
+	loaded = malloc(sizeof(*loaded));
+	if (!loaded)
+		return bench_fail(ctx, BENCH_ERR_OS, ENOMEM, "out of memory");
+	bench_bpf_ids_snapshot(loaded);
+	bench_bpf_ids_subtract(loaded, &ctx->held_before);
+	for (i = 0; i < loaded->nr; i++) {
+		struct bench_prog_stat *p = &ps->prog[ps->nr];
+		struct bpf_prog_info info = {};
+		__u32 info_len = sizeof(info);
+		const char *type;
+		int fd, j;
+		bool seen = false;
+
+		if (loaded->obj[i].kind != BENCH_BPF_PROG)
+			continue;
+		for (j = 0; j < ps->nr && !seen; j++)
+			seen = ps->prog[j].id == loaded->obj[i].id;
+		if (seen)
+			continue;
+		if (ps->nr == BENCH_MAX_PROGS) {
+			ret = bench_fail(ctx, BENCH_ERR_BENCH, E2BIG,
+					 "%s: prog_stats=True: the run loaded more than %d programs",
+					 ctx->bench->name, BENCH_MAX_PROGS);
+			break;
+		}
+		/* A descriptor of our own: the counters stay readable whatever
+		 * the family does with its objects until bench_finish. */
+		fd = bpf_prog_get_fd_by_id(loaded->obj[i].id);
+		if (fd < 0) {
+			ret = bench_fail(ctx, BENCH_ERR_OS, errno,
+					 "%s: prog_stats=True: cannot open program id %u: %s",
+					 ctx->bench->name, loaded->obj[i].id, strerror(errno));
+			break;
+		}
+		ps->fds[ps->nr++] = fd;
+		if (bpf_obj_get_info_by_fd(fd, &info, &info_len)) {
+			ret = bench_fail(ctx, BENCH_ERR_OS, errno,
+					 "%s: prog_stats=True: reading program id %u failed: %s",
+					 ctx->bench->name, loaded->obj[i].id, strerror(errno));
+			break;
+		}
+		p->id = info.id;
+		snprintf(p->name, sizeof(p->name), "%s", info.name);
+		prog_btf_name(fd, p->name, sizeof(p->name));
+		type = libbpf_bpf_prog_type_str(info.type);
+		snprintf(p->type, sizeof(p->type), "%s", type ? type : "unknown");
+		/* Counted from load: the window's start when there is no warm-up. */
+		p->run_cnt = 0;
+		p->run_time_ns = 0;
+	}
+	free(loaded);
+	return ret;
+}
+
+int bench_prog_stats_read(struct bench_prog_stats *ps, bool window_end)
+{
+	int i;
+
+	for (i = 0; i < ps->nr; i++) {
+		struct bench_prog_stat *p = &ps->prog[i];
+		struct bpf_prog_info info = {};
+		__u32 info_len = sizeof(info);
+
+		/* Our own descriptor: fails only for want of memory. */
+		if (bpf_obj_get_info_by_fd(ps->fds[i], &info, &info_len))
+			return -errno;
+		if (window_end) {
+			p->run_cnt = info.run_cnt - p->run_cnt;
+			p->run_time_ns = info.run_time_ns - p->run_time_ns;
+		} else {
+			p->run_cnt = info.run_cnt;
+			p->run_time_ns = info.run_time_ns;
+		}
+	}
+	if (window_end)
+		ps->complete = ps->started;
+	else
+		ps->started = true;
+	return 0;
+}
+
+void bench_prog_stats_close(struct bench_prog_stats *ps)
+{
+	int i;
+
+	/* prog[] stays: the binding reads it once the run is over. */
+	for (i = 0; i < ps->nr; i++) {
+		if (ps->fds[i] >= 0)
+			close(ps->fds[i]);
+		ps->fds[i] = -1;
+	}
+	if (ps->stats_fd >= 0)
+		close(ps->stats_fd);
+	ps->stats_fd = -1;
 }

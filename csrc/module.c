@@ -230,6 +230,7 @@ static int read_env(struct bench_ctx *ctx, PyObject *env)
 #undef INT_FIELD
 	e->affinity = PyObject_IsTrue(PyDict_GetItemString(env, "affinity") ?: Py_False) == 1;
 	e->verbose = PyObject_IsTrue(PyDict_GetItemString(env, "verbose") ?: Py_False) == 1;
+	e->prog_stats = PyObject_IsTrue(PyDict_GetItemString(env, "prog_stats") ?: Py_False) == 1;
 	if (read_cpus(env, "prod_affinity", e->prod_cpus, &e->prod_cpus_len) < 0 ||
 	    read_cpus(env, "cons_affinity", e->cons_cpus, &e->cons_cpus_len) < 0)
 		return -1;
@@ -406,9 +407,34 @@ static PyObject *placement(struct bench_ctx *ctx, int first, int count)
 	return cpus;
 }
 
+/* [(name, type, run_cnt, run_time_ns), ...] over the measured window, or
+ * None when the run did not ask for them or the window was not completed. */
+static PyObject *prog_stats_list(struct bench_ctx *ctx)
+{
+	const struct bench_prog_stats *ps = &ctx->prog_stats;
+	PyObject *list;
+	int i;
+
+	if (!ctx->env.prog_stats || !ps->complete)
+		Py_RETURN_NONE;
+	list = PyList_New(ps->nr);
+	for (i = 0; list && i < ps->nr; i++) {
+		const struct bench_prog_stat *p = &ps->prog[i];
+		PyObject *t = Py_BuildValue("(ssKK)", p->name, p->type,
+					    (unsigned long long)p->run_cnt,
+					    (unsigned long long)p->run_time_ns);
+
+		if (!t)
+			Py_CLEAR(list);
+		else
+			PyList_SET_ITEM(list, i, t);
+	}
+	return list;
+}
+
 static PyObject *build_result(struct bench_ctx *ctx)
 {
-	PyObject *samples = NULL, *log = NULL, *result = NULL;
+	PyObject *samples = NULL, *log = NULL, *result = NULL, *progs = NULL;
 	PyObject *cons_cpus = NULL, *prod_cpus = NULL;
 	int i;
 
@@ -427,16 +453,23 @@ static PyObject *build_result(struct bench_ctx *ctx)
 	prod_cpus = placement(ctx, ctx->env.consumer_cnt, ctx->env.producer_cnt);
 	if (!log || !cons_cpus || !prod_cpus)
 		goto cleanup;
-	result = Py_BuildValue("{s:O,s:i,s:s,s:O,s:O,s:O,s:O}", "samples", samples,
+	progs = prog_stats_list(ctx);
+	if (!progs)
+		goto cleanup;
+	result = Py_BuildValue("{s:O,s:i,s:s,s:O,s:O,s:O,s:O,s:O,s:K}", "samples", samples,
 			       "warmup_samples", ctx->env.warmup_samples,
 			       "trigger", ctx->trigger, "log", log,
 			       "tracefs_mounted", ctx->tracefs_mounted ? Py_True : Py_False,
-			       "consumer_cpus", cons_cpus, "producer_cpus", prod_cpus);
+			       "consumer_cpus", cons_cpus, "producer_cpus", prod_cpus,
+			       "prog_stats", progs,
+			       "prog_stats_boundary_ns",
+			       (unsigned long long)ctx->prog_stats.boundary_ns);
 cleanup:
 	Py_XDECREF(samples);
 	Py_XDECREF(log);
 	Py_XDECREF(cons_cpus);
 	Py_XDECREF(prod_cpus);
+	Py_XDECREF(progs);
 	return result;
 }
 
@@ -444,7 +477,7 @@ PyDoc_STRVAR(core_run_doc,
 "run(name, env, params, callback=None) -> dict\n\n"
 "Run one benchmark.  env holds the common options (interval_ns,\n"
 "warmup_samples, duration_samples, producers, consumers, affinity,\n"
-"prod_affinity, cons_affinity, verbose); params the benchmark's own.\n"
+"prod_affinity, cons_affinity, verbose, prog_stats); params the benchmark's own.\n"
 "callback(index, sample_tuple) is called as each sample arrives.");
 
 static PyObject *core_run(PyObject *module, PyObject *args, PyObject *kwargs)

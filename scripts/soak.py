@@ -39,6 +39,17 @@ BAD = (
     ("count-local", {"producers": 0}),
     ("selftest", {"fault": "nope"}),
     ("selftest", {"fault_after_ms": 5}),
+    ("count-local", {"prog_stats": True}),
+)
+
+#: Runs with the kernel's statistics on: the descriptor that holds them
+#: must go whatever the outcome.
+PROG_STATS = (
+    ("selftest", {"prog_stats": True}, "run"),
+    ("trig-rawtp", {"prog_stats": True}, "run"),
+    ("selftest", {"prog_stats": True, "fault": "setup-attach"}, "fault"),
+    ("selftest", {"prog_stats": True, "fault": "measure", "fault_after_ms": 20,
+                  "duration": 5}, "fault"),
 )
 
 
@@ -54,6 +65,7 @@ def cases():
             kw["consumers"] = 1
         out.append(("selftest", kw, "fault"))
     out += [(name, kw, "bad") for name, kw in BAD]
+    out += list(PROG_STATS)
     return out
 
 

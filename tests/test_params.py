@@ -225,7 +225,7 @@ def test_malformed_cpu_sets(name, key, value):
 
 
 @SETTINGS
-@given(st.sampled_from(NAMES), st.sampled_from(["affinity", "verbose", "callback"]),
+@given(st.sampled_from(NAMES), st.sampled_from(["affinity", "verbose", "prog_stats", "callback"]),
        st.one_of(st.integers(), st.text(max_size=4), st.floats()))
 def test_flags_of_the_wrong_type(name, key, value):
     err = rejected(name, **{key: value})

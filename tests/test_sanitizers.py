@@ -117,6 +117,7 @@ def test_core_and_fault_tests_pass_under_sanitizers(sanitized):
     out = _run(sanitized, [
         "-m", "pytest", "-q", "-p", "no:cacheprovider", "-W", "ignore",
         str(tests / "test_core.py"), str(tests / "test_reliability.py"),
+        str(tests / "test_prog_stats.py"),
         "-k", "not soak and not many_short_runs and not memlock and not btf "
               "and not tracefs and not capabilities and not unprivileged "
               "and not file_descriptors and not another_process and not killed_process",
