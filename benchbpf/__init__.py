@@ -17,6 +17,7 @@ from . import rename
 from . import trigger
 from . import bpf_loop, strncmp
 from . import bloom
+from . import local_storage
 # The functions shadow their modules as attributes; import studies and
 # probes by name: from benchbpf.ringbuf import study.
 from .ringbuf import ringbuf, perfbuf, study as ringbuf_study
@@ -29,5 +30,5 @@ __all__ = [
     "count", "rename", "trigger", "ringbuf", "perfbuf", "ringbuf_study",
     "Feature", "Features", "features",
     "bpf_loop", "strncmp",
-    "bloom",
+    "bloom", "local_storage",
 ]
