@@ -1,5 +1,6 @@
 """Local storage: cache gets over task storage maps, the hash map control,
 storage creation; the kernel bench's local_storage and creates reports."""
+import dataclasses
 import json
 import re
 
@@ -119,14 +120,19 @@ def test_adjust_overhead_runs_a_control_and_subtracts(no_leaks):
     assert d["overhead"]["adjusted_ns_per_op"] == pytest.approx(r.adjusted_latency_ns)
     back = Result.from_json(r.to_json())
     assert back == r and back.control == r.control
-    with pytest.raises(dataclasses_error()):
+    with pytest.raises(dataclasses.FrozenInstanceError):
         r.control = None
     assert "rlimit_nofile" in r.metadata
 
 
-def dataclasses_error():
-    import dataclasses
-    return dataclasses.FrozenInstanceError
+def test_cliff_is_one_run_per_map_count(no_leaks):
+    try:
+        sw = local_storage.cliff(nr_maps=(1, 17), **SHORT)
+    except benchbpf.UnsupportedError as e:
+        pytest.skip(str(e))
+    assert sw.param == "nr_maps" and sw.values == (1, 17)
+    assert [r.params["nr_maps"] for r in sw.results] == [1, 17]
+    assert all(s.hits > 0 for r in sw.results for s in r.samples)
 
 
 def test_no_control_means_no_adjusted_figure():
