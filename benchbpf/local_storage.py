@@ -61,9 +61,12 @@ Parameters, as the kernel bench's flags:
     batch_size            --batch-size            32    1 .. 1024 (the kernel
                                                         bench: no upper bound)
 
-The cache benchmarks fire from the syscalls/sys_enter_getpgid tracepoint
-(``metadata["trigger"]``); only this process's getpgid() calls, threads,
-sockets and kmalloc() calls count.
+Trigger: the kernel bench runs the gets from fentry on getpgid().
+``trigger="auto"`` (default) uses fentry where the kernel loads it and else
+the ``syscalls/sys_enter_getpgid`` tracepoint; ``"fentry"`` or ``"tp"``
+forces one (``metadata["trigger"]`` says which ran).  Only this process's
+getpgid() calls, threads, sockets and kmalloc() calls count (the kernel
+bench counts every process's kmalloc() calls).
 """
 import dataclasses
 
@@ -71,7 +74,7 @@ from ._runner import run
 from .analysis import sweep
 
 __all__ = ["seq_get", "int_get", "hashmap_control", "create", "cliff", "BENCHMARKS",
-           "MAX_NR_MAPS", "HASHMAP_SZ", "CLIFF_NR_MAPS", "STORAGE_TYPES"]
+           "MAX_NR_MAPS", "HASHMAP_SZ", "CLIFF_NR_MAPS", "STORAGE_TYPES", "TRIGGERS"]
 
 #: Function name -> benchmark name.
 BENCHMARKS = {
@@ -86,6 +89,7 @@ HASHMAP_SZ = 4194304
 #: The original study's map counts.
 CLIFF_NR_MAPS = (1, 10, 16, 17, 24, 32, 100, 1000)
 STORAGE_TYPES = ("socket", "task")
+TRIGGERS = ("auto", "fentry", "tp")
 
 _NOFILE_NOTE = ("unchanged: inner map descriptors are closed, 128 at a time, once the "
                 "array of maps holds them")
@@ -116,8 +120,9 @@ def seq_get(nr_maps=1000, *, adjust_overhead=False, skip_access=False, **options
 
     nr_maps: 1 .. 1000 (kernel bench ``--nr_maps``, default 1000).
     adjust_overhead: also run the control without the get and set
-    Result.control.  skip_access: run only the control.  Common options as
-    for benchbpf.run (one producer, no consumer)."""
+    Result.control.  skip_access: run only the control.  trigger: "auto",
+    "fentry" or "tp".  Common options as for benchbpf.run (one producer,
+    no consumer)."""
     return _cache(BENCHMARKS["seq_get"], adjust_overhead,
                   dict(nr_maps=nr_maps, skip_access=skip_access), options)
 

@@ -26,14 +26,7 @@
 #include <bpf/bpf_tracing.h>
 
 #include "local_storage.h"
-
-#if defined(__TARGET_ARCH_arm64)
-#define SYSCALL_PREFIX "__arm64_"
-#elif defined(__TARGET_ARCH_s390)
-#define SYSCALL_PREFIX "__s390x_"
-#else
-#define SYSCALL_PREFIX "__x64_"
-#endif
+#include "producer.bpf.h"
 
 /* Inner map templates.  max_entries is not part of what an inner map must
  * match, so the hash template is one entry: the real map is created by
@@ -89,9 +82,6 @@ const volatile __u32 num_maps = 1;
 const volatile __u32 hashmap_num_keys = 1;
 const volatile __u32 skip_access = 0;
 
-/* Only this process counts (0: everyone); set from whoami after load. */
-__u32 filter_tgid = 0;
-
 long hits = 0;
 long important_hits __attribute__((aligned(128))) = 0;
 /* Gets that returned NULL (no storage): still hits, as the kernel bench
@@ -107,11 +97,6 @@ struct loop_ctx {
 	long hits;
 	long important_hits;
 };
-
-static __always_inline bool not_ours(void)
-{
-	return filter_tgid && (bpf_get_current_pid_tgid() >> 32) != filter_tgid;
-}
 
 static __always_inline void get_one(__u32 map_idx, struct loop_ctx *lctx)
 {
@@ -155,7 +140,7 @@ static __always_inline int run_gets(void)
 {
 	struct loop_ctx lctx = {};
 
-	if (not_ours())
+	if (!producer_is_ours())
 		return 0;
 	lctx.task = bpf_get_current_task_btf();
 	bpf_loop(LS_LOOPS_PER_EVENT, get_loop, &lctx, 0);
@@ -164,17 +149,7 @@ static __always_inline int run_gets(void)
 	return 0;
 }
 
-SEC("?fentry/" SYSCALL_PREFIX "sys_getpgid")
-int local_storage_get_fentry(void *ctx)
-{
-	return run_gets();
-}
-
-SEC("?tp/syscalls/sys_enter_getpgid")
-int local_storage_get_tp(void *ctx)
-{
-	return run_gets();
-}
+GETPGID_PROGRAMS(local_storage_get, run_gets())
 
 /* ---- local-storage-create ---- */
 
@@ -200,7 +175,7 @@ SEC("?lsm.s/socket_post_create")
 int BPF_PROG(local_storage_create_socket, struct socket *sock, int family, int type,
 	     int protocol, int kern)
 {
-	if (not_ours())
+	if (!producer_is_ours())
 		return 0;
 	count_create(bpf_sk_storage_get(&sk_storage_map, sock->sk, NULL,
 					BPF_LOCAL_STORAGE_GET_F_CREATE));
@@ -210,17 +185,9 @@ int BPF_PROG(local_storage_create_socket, struct socket *sock, int family, int t
 SEC("?raw_tp/kmalloc")
 int local_storage_kmalloc(void *ctx)
 {
-	if (!not_ours())
+	if (producer_is_ours())
 		__sync_add_and_fetch(&kmalloc_cnts, 1);
 	return 0;
-}
-
-/* Run once through BPF_PROG_TEST_RUN: this process's id as BPF sees it,
- * whatever pid namespace the process lives in. */
-SEC("?raw_tp")
-int local_storage_whoami(void *ctx)
-{
-	return bpf_get_current_pid_tgid() >> 32;
 }
 
 char LICENSE[] SEC("license") = "GPL";

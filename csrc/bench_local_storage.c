@@ -67,7 +67,8 @@ static const char *const storage_choices[] = { "socket", "task", NULL };
 enum ls_variant { LS_SEQ, LS_INT, LS_HASH };
 
 struct ls_state {
-	struct local_storage_bpf *skel;
+	struct bench_producer producer;	/* cache benchmarks: the getpgid program */
+	struct local_storage_bpf *skel;	/* producer.skel, typed; or create's own */
 	struct bpf_link *links[2];
 	uint32_t *inner_ids;	/* maps only the arrays of maps hold */
 	int nr_inner;
@@ -82,6 +83,7 @@ static const struct bench_param_def cache_params[] = {
 	  "hashmap-control: keys looked up, at random, of the map's 4194304" },
 	{ "skip_access", NULL, BENCH_PARAM_BOOL, 0, 0, 1, NULL,
 	  "run the loop without the get itself: the benchmark's own overhead" },
+	BENCH_TRIGGER_PARAM("the gets"),
 	{ 0 },
 };
 
@@ -96,18 +98,6 @@ static const struct bench_param_def create_params[] = {
 
 static const char *const cache_extra[] = { "failed_gets", NULL };
 static const char *const create_extra[] = { "kmallocs", "create_errs", "owner_errs", NULL };
-
-static const char *errno_name(int err)
-{
-	const char *s;
-
-	if (err < 0)
-		err = -err;
-	if (err == 524)
-		return "ENOTSUPP";
-	s = strerrorname_np(err);
-	return s ? s : "unknown errno";
-}
 
 static struct ls_state *new_state(struct bench_ctx *ctx)
 {
@@ -239,7 +229,7 @@ static int create_inner_maps(struct bench_ctx *ctx, struct ls_state *st, bool ha
 			if (fds[n] < 0) {
 				err = bench_fail_bpf(ctx, errno, "task storage maps",
 						     "%s: creating task storage map %d of %d: %s",
-						     ctx->bench->name, i + n, nr_maps, errno_name(errno));
+						     ctx->bench->name, i + n, nr_maps, bench_errno_name(errno));
 				break;
 			}
 			err = remember_inner(ctx, st, fds[n]);
@@ -291,7 +281,10 @@ static void ls_teardown(struct bench_ctx *ctx)
 		return;
 	for (i = 0; i < 2; i++)
 		bpf_link__destroy(st->links[i]);
-	local_storage_bpf__destroy(st->skel);
+	if (st->producer.ops)
+		bench_producer_destroy(&st->producer);
+	else
+		local_storage_bpf__destroy(st->skel);
 	wait_inner_released(st);
 	free(st->inner_ids);
 	free(st);
@@ -300,45 +293,62 @@ static void ls_teardown(struct bench_ctx *ctx)
 
 /* ---- cache benchmarks ---- */
 
+BENCH_SKELETON_CALLBACKS(local_storage)
+BENCH_SKELETON_PROGRAM(local_storage, local_storage_get)
+
+static int configure_gets(struct bench_ctx *ctx, void *skel, enum ls_variant variant)
+{
+	struct local_storage_bpf *s = skel;
+
+	s->rodata->use_hashmap = variant == LS_HASH;
+	s->rodata->interleave = variant == LS_INT;
+	s->rodata->num_maps = (__u32)bench_param(ctx, "nr_maps");
+	s->rodata->hashmap_num_keys = (__u32)bench_param(ctx, "hashmap_nr_keys_used");
+	s->rodata->skip_access = bench_param(ctx, "skip_access") != 0;
+	return 0;
+}
+
+static int configure_seq(struct bench_ctx *ctx, void *skel)
+{
+	return configure_gets(ctx, skel, LS_SEQ);
+}
+
+static int configure_int(struct bench_ctx *ctx, void *skel)
+{
+	return configure_gets(ctx, skel, LS_INT);
+}
+
+static int configure_hash(struct bench_ctx *ctx, void *skel)
+{
+	return configure_gets(ctx, skel, LS_HASH);
+}
+
+#define GETS_PRODUCER(variant_configure)					\
+	{ BENCH_SKELETON_OPS(local_storage), .what = "the local storage program",	\
+	  .configure = variant_configure, .program = local_storage_skel_program }
+static const struct bench_producer_ops gets_producer[] = {
+	[LS_SEQ] = GETS_PRODUCER(configure_seq),
+	[LS_INT] = GETS_PRODUCER(configure_int),
+	[LS_HASH] = GETS_PRODUCER(configure_hash),
+};
+
+/*
+ * Load and attach the program, then fill the array of maps.  Until the
+ * array holds its maps the attached program finds no map and counts
+ * nothing, and no producer runs before setup returns.
+ */
 static int cache_setup(struct bench_ctx *ctx, enum ls_variant variant)
 {
 	struct ls_state *st = new_state(ctx);
-	struct local_storage_bpf *skel;
-	struct bpf_program *prog;
 	int err;
 
 	if (!st)
 		return -ENOMEM;
-	skel = st->skel = local_storage_bpf__open();
-	if (!skel)
-		return bench_fail(ctx, BENCH_ERR_BENCH, errno, "%s: opening the BPF object: %s",
-				  ctx->bench->name, strerror(errno));
-	skel->rodata->use_hashmap = variant == LS_HASH;
-	skel->rodata->interleave = variant == LS_INT;
-	skel->rodata->num_maps = (__u32)bench_param(ctx, "nr_maps");
-	skel->rodata->hashmap_num_keys = (__u32)bench_param(ctx, "hashmap_nr_keys_used");
-	skel->rodata->skip_access = bench_param(ctx, "skip_access") != 0;
-
-	err = bench_ensure_tracefs(ctx);
+	err = bench_producer_start(ctx, &gets_producer[variant], &st->producer);
+	st->skel = st->producer.skel;
 	if (err)
 		return err;
-	prog = skel->progs.local_storage_get_tp;
-	bpf_program__set_autoload(prog, true);
-	bpf_program__set_autoload(skel->progs.local_storage_whoami, true);
-	err = local_storage_bpf__load(skel);
-	if (err)
-		return bench_fail_bpf(ctx, err, "tracepoint programs",
-				      "loading the local storage program: %s", errno_name(err));
-	skel->bss->filter_tgid = bench_bpf_tgid(skel->progs.local_storage_whoami);
-	err = create_inner_maps(ctx, st, variant == LS_HASH);
-	if (err)
-		return err;
-	st->links[0] = bpf_program__attach(prog);
-	if (!st->links[0])
-		return bench_fail_bpf(ctx, -errno, "tracepoint programs",
-				      "attaching the local storage program: %s", errno_name(errno));
-	snprintf(ctx->trigger, sizeof(ctx->trigger), "tp/syscalls/sys_enter_getpgid");
-	return 0;
+	return create_inner_maps(ctx, st, variant == LS_HASH);
 }
 
 static int seq_get_setup(struct bench_ctx *ctx)
@@ -473,28 +483,31 @@ static int create_setup(struct bench_ctx *ctx)
 	what = storage_type == STORAGE_SOCKET ?
 		"BPF LSM programs (lsm.s/socket_post_create, for socket storage)" :
 		"tp_btf programs (tp_btf/sched_process_fork)";
-	bpf_program__set_autoload(owner, true);
-	bpf_program__set_autoload(skel->progs.local_storage_kmalloc, true);
-	bpf_program__set_autoload(skel->progs.local_storage_whoami, true);
-	err = local_storage_bpf__load(skel);
+	err = bpf_program__set_autoload(owner, true);
+	if (!err)
+		err = bpf_program__set_autoload(skel->progs.local_storage_kmalloc, true);
+	if (!err)
+		err = bpf_program__set_autoload(skel->progs.producer_whoami, true);
+	if (!err)
+		err = local_storage_bpf__load(skel);
 	if (err) {
 		if (storage_type == STORAGE_SOCKET && err != -ENOMEM)
 			return bench_fail(ctx, BENCH_ERR_UNSUPPORTED, -err,
 					  "%s: this kernel refuses %s: loading failed with %s",
-					  ctx->bench->name, what, errno_name(err));
+					  ctx->bench->name, what, bench_errno_name(err));
 		return bench_fail_bpf(ctx, err, what, "%s: loading: %s", ctx->bench->name,
-				      errno_name(err));
+				      bench_errno_name(err));
 	}
-	skel->bss->filter_tgid = bench_bpf_tgid(skel->progs.local_storage_whoami);
+	skel->bss->filter_tgid = bench_bpf_tgid(skel->progs.producer_whoami);
 	st->links[0] = bpf_program__attach(owner);
 	if (!st->links[0]) {
 		err = -errno;
 		if (storage_type == STORAGE_SOCKET)
 			return bench_fail(ctx, BENCH_ERR_UNSUPPORTED, -err,
 					  "%s: this kernel refuses %s: attaching failed with %s",
-					  ctx->bench->name, what, errno_name(err));
+					  ctx->bench->name, what, bench_errno_name(err));
 		return bench_fail_bpf(ctx, err, what, "%s: attaching: %s", ctx->bench->name,
-				      errno_name(err));
+				      bench_errno_name(err));
 	}
 	/* An LSM program attaches even where the BPF LSM is not active, and
 	 * then never runs: create one owner and check the program saw it. */
@@ -513,7 +526,7 @@ static int create_setup(struct bench_ctx *ctx)
 	if (!st->links[1])
 		return bench_fail_bpf(ctx, -errno, "raw_tp programs (raw_tp/kmalloc)",
 				      "%s: attaching the kmalloc counter: %s", ctx->bench->name,
-				      errno_name(errno));
+				      bench_errno_name(errno));
 	skel->bss->create_cnts = 0;
 	skel->bss->create_errs = 0;
 	st->owner_errs = 0;

@@ -7,45 +7,28 @@ import re
 import pytest
 
 import benchbpf
-import leakcheck
 from benchbpf import _core, local_storage
 from benchbpf._report import progress_line, summary_line
 from benchbpf.result import Result, Sample
 
-from conftest import SHORT, SHORT_SAMPLES
+from conftest import (SHORT, SHORT_SAMPLES, TRIGGERS, fentry_runs_or_says_why,
+                      ours_left_behind, rejected_before_loading, run_in_own_pid_namespace,
+                      run_or_skip)
 
 CACHE = ("local-storage-cache-seq-get", "local-storage-cache-int-get",
          "local-storage-cache-hashmap-control")
 CREATE = "local-storage-create"
-#: Our programs and maps: local_storage_* programs, local_st.* data maps,
+#: Our programs (local_storage_*, producer_whoami) and maps: local_st.* data,
 #: the arrays of maps, inner maps (ls_*), the create benchmark's maps.
-PREFIX = ("local_st", "array_of_local_", "array_of_hash_m", "ls_", "task_storage_ma",
-          "sk_storage_map")
+PREFIXES = ("local_st", "producer_whoami", "array_of_local_", "array_of_hash_m", "ls_",
+            "task_storage_ma", "sk_storage_map")
 LS_SUMMARY = re.compile(r"^Summary: hits throughput +\d+\.\d{3} \u00b1 +\d+\.\d{3} M ops/s, "
                         r"hits latency +\d+\.\d{3} ns/op, important_hits throughput +"
                         r"\d+\.\d{3} \u00b1 +\d+\.\d{3} M ops/s$")
 
 
-@pytest.fixture(scope="module", autouse=True)
-def nothing_of_ours_left():
-    yield
-    assert leakcheck.left_behind(PREFIX) == [], "local storage programs or maps left loaded"
-
-
-@pytest.fixture
-def no_leaks():
-    before = leakcheck.snapshot()
-    yield
-    _, leaks = leakcheck.settle(before)
-    assert not leaks, leaks
-    assert leakcheck.left_behind(PREFIX) == []
-
-
 def run(name, **kw):
-    try:
-        return benchbpf.run(name, **{**SHORT, **kw})
-    except benchbpf.UnsupportedError as e:
-        pytest.skip(f"{name}: {e}")
+    return run_or_skip(name, **kw)
 
 
 def test_registry_has_the_benchmarks():
@@ -72,7 +55,7 @@ def test_seq_get_counts_gets_and_important_gets(no_leaks, nr_maps):
     r = run(CACHE[0], nr_maps=nr_maps)
     assert len(r.samples) == SHORT_SAMPLES
     assert r.metadata["report"] == "local_storage"
-    assert r.metadata["trigger"]
+    assert r.metadata["trigger"] in TRIGGERS
     for s in r.samples + r.warmup_samples:
         assert s.hits > 0 and s.hits % 10000 == 0, s    # whole loops of 10000 gets
         assert s.extra["failed_gets"] == 0
@@ -165,7 +148,7 @@ def test_create_socket_runs_or_names_the_lsm(no_leaks):
     except benchbpf.UnsupportedError as e:
         assert "LSM" in str(e) and "socket_post_create" in str(e), str(e)
         assert _core.setup_count() == setups + 1
-        assert leakcheck.wait_named_gone(PREFIX) == []
+        assert ours_left_behind(PREFIXES) == []
         pytest.skip(str(e))
     assert all(s.hits > 0 for s in r.samples)
 
@@ -183,24 +166,38 @@ def test_create_socket_runs_or_names_the_lsm(no_leaks):
     (CREATE, dict(batch_size=1025), ValueError, ("batch_size=1025", "1..1024")),
 ])
 def test_bad_options_rejected_before_loading(name, kw, exc, words):
-    setups = _core.setup_count()
-    with pytest.raises(exc) as info:
+    with rejected_before_loading(exc, *words):
         benchbpf.run(name, **{**SHORT, **kw})
-    for w in words:
-        assert w in str(info.value), str(info.value)
-    assert _core.setup_count() == setups
-    assert not leakcheck.snapshot().bpf_fds
 
 
 def test_adjust_overhead_contradiction_rejected_before_loading():
-    setups = _core.setup_count()
-    with pytest.raises(ValueError, match="skip_access"):
+    with rejected_before_loading(ValueError, "skip_access"):
         local_storage.seq_get(adjust_overhead=True, skip_access=True, **SHORT)
-    with pytest.raises(TypeError, match="adjust_overhead"):
+    with rejected_before_loading(TypeError, "adjust_overhead"):
         local_storage.int_get(adjust_overhead="yes", **SHORT)
-    with pytest.raises(ValueError, match="benchmark"):
+    with rejected_before_loading(ValueError, "benchmark"):
         local_storage.cliff(benchmark="hashmap_control")
-    assert _core.setup_count() == setups
+
+
+def test_fentry_trigger_runs_or_says_why(no_leaks):
+    r = fentry_runs_or_says_why(local_storage.seq_get, "local-storage-cache-seq-get",
+                                PREFIXES)
+    assert all(s.hits > 0 for s in r.samples)
+
+
+@pytest.mark.parametrize("name", CACHE)
+def test_explicit_tracepoint_trigger(no_leaks, name):
+    r = run(name, nr_maps=2, trigger="tp")
+    assert r.metadata["trigger"] == TRIGGERS[1] and r.params["trigger"] == "tp"
+    assert all(s.hits > 0 for s in r.samples)
+
+
+def test_counts_inside_its_own_pid_namespace():
+    """Only this process's gets count, also where its /proc cannot tell
+    its pid: the filter holds the id BPF sees."""
+    got, outer_pid = run_in_own_pid_namespace(CACHE[0], nr_maps=1)
+    assert min(got["hits"]) > 0, got
+    assert got["filter_tgids"] == [outer_pid] != [got["pid"]], (got, outer_pid)
 
 
 # ---- the kernel bench's lines (local_storage_report_*, local-storage-create) ----
