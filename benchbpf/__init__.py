@@ -17,6 +17,7 @@ from . import rename
 from . import trigger
 from . import bpf_loop, strncmp
 from . import bloom
+from . import local_storage
 # benchbpf.ringbuf is the module, callable as the ringbuf() function.
 from . import ringbuf
 from .ringbuf import perfbuf, study as ringbuf_study
@@ -29,5 +30,5 @@ __all__ = [
     "count", "rename", "trigger", "ringbuf", "perfbuf", "ringbuf_study",
     "Feature", "Features", "features",
     "bpf_loop", "strncmp",
-    "bloom",
+    "bloom", "local_storage",
 ]

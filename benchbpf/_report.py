@@ -10,6 +10,14 @@ def progress_line(report, index, sample, producers, interval_ns=1_000_000_000):
     if report == "ops":
         hits = sample.hits_mps
         return head + f"hits {hits:8.3f}M/s ({hits / producers:7.3f}M/prod)"
+    if report == "local_storage":
+        return head + (f"hits {sample.hits_mps:8.3f}M/s "
+                       f"important_hits {sample.rate_mps('important_hits'):8.3f}M/s")
+    if report == "creates":
+        creates_k = sample.hits_mps * 1e3
+        return head + (f"creates {creates_k:8.3f}k/s ({creates_k / producers:7.3f}k/prod), "
+                       f"{_ratio(sample.extra.get('kmallocs', 0), sample.hits):3.2f} "
+                       "kmallocs/create")
     if report == "false_hits":
         total = sample.false_hits + sample.hits + sample.drops
         return head + (f"{sample.false_hits} false hits of {total} total operations. "
@@ -17,6 +25,10 @@ def progress_line(report, index, sample, producers, interval_ns=1_000_000_000):
     hits, drops = sample.hits_mps, sample.drops_mps
     return head + (f"hits {hits:8.3f}M/s ({hits / producers:7.3f}M/prod), "
                    f"drops {drops:8.3f}M/s, total operations {hits + drops:8.3f}M/s")
+
+
+def _ratio(part, whole):
+    return part / whole if whole else float("nan")
 
 
 def _pct(part, total):
@@ -37,6 +49,17 @@ def summary_line(r):
         false_hits, total = false_hits_totals(r.samples)
         return (f"Summary: {false_hits} false hits of {total} total operations. "
                 f"Percentage =  {_pct(false_hits, total):2.2f} %")
+    if report == "local_storage":
+        # As local_storage_report_final: latency is 1000 / mean hits, whatever
+        # the number of producers.
+        mean, sd = r.stat("hits")
+        imp, imp_sd = r.stat("important_hits")
+        lat = 1e3 / mean if mean > 0 else float("inf")
+        return (f"Summary: hits throughput {mean:8.3f} {PLUS_MINUS} {sd:5.3f} M ops/s, "
+                f"hits latency {lat:8.3f} ns/op, "
+                f"important_hits throughput {imp:8.3f} {PLUS_MINUS} {imp_sd:5.3f} M ops/s")
+    if report == "creates":
+        return creates_summary(r)
     if report == "ops":
         # As ops_report_final: latency is per producer, 1000 / (mean / producers).
         mean, sd = r.stat("hits")
@@ -49,3 +72,20 @@ def summary_line(r):
     return (f"Summary: hits {hits:8.3f} {PLUS_MINUS} {hits_sd:5.3f}M/s "
             f"({hits / r.producers:7.3f}M/prod), drops {drops:8.3f} {PLUS_MINUS} "
             f"{drops_sd:5.3f}M/s, total operations {tot:8.3f} {PLUS_MINUS} {tot_sd:5.3f}M/s")
+
+
+def creates_summary(r):
+    """local-storage-create's summary: creates in k/s, kmallocs per create,
+    and a line of errors when any owner or storage creation failed."""
+    mean, sd = r.stat("hits")
+    creates = sum(s.hits for s in r.samples)
+    kmallocs = sum(s.extra.get("kmallocs", 0) for s in r.samples)
+    line = (f"Summary: creates {mean * 1e3:8.3f} {PLUS_MINUS} {sd * 1e3:5.3f}k/s "
+            f"({mean * 1e3 / r.producers:7.3f}k/prod), "
+            f"{_ratio(kmallocs, creates):4.2f} kmallocs/create")
+    owner_errs = sum(s.extra.get("owner_errs", 0) for s in r.samples)
+    create_errs = sum(s.extra.get("create_errs", 0) for s in r.samples)
+    if owner_errs or create_errs:
+        owner = "socket" if r.params.get("storage_type") == "socket" else "pthread_create"
+        line += f"\n{owner}() errors {owner_errs} create_errs {create_errs}"
+    return line

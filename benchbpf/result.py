@@ -165,6 +165,11 @@ class Result(_Picklable):
     Statistics (`mean`, `stdev`, `median`, `percentile(p)`) are over the kept
     samples' hit rates in M/s, each normalised by its real interval length;
     `stat(counter)` gives the same for any other counter.
+
+    `control`, when set, is the Result of a matching run without the measured
+    operation (the benchmark's own overhead, e.g. local storage runs with
+    ``adjust_overhead=True``): `control_latency_ns` is its time per hit and
+    `adjusted_latency_ns` this run's minus it.
     """
     name: str
     params: "MappingProxyType"
@@ -174,12 +179,16 @@ class Result(_Picklable):
     #: ProgStats of each program the run loaded, in load order; () unless
     #: the run was asked for prog_stats.
     prog_stats: tuple = ()
+    #: The matching control run (adjust_overhead=True), or None.
+    control: "Result | None" = None
 
     def __post_init__(self):
         object.__setattr__(self, "params", _frozen(self.params))
         object.__setattr__(self, "metadata", _frozen(self.metadata))
         object.__setattr__(self, "samples", tuple(self.samples))
         object.__setattr__(self, "warmup_samples", tuple(self.warmup_samples))
+        if self.control is not None and not isinstance(self.control, Result):
+            raise TypeError(f"control={self.control!r}: must be a Result or None")
         object.__setattr__(self, "prog_stats", tuple(
             p if isinstance(p, ProgStats) else ProgStats(**p) for p in self.prog_stats))
 
@@ -259,6 +268,20 @@ class Result(_Picklable):
         one producer it is also 1000 / mean."""
         m = self.per_producer_mps
         return 1e3 / m if m > 0 else math.inf
+
+    @property
+    def control_latency_ns(self):
+        """Time per hit of the control run (no measured operation), ns; None
+        without a control run."""
+        return None if self.control is None else self.control.latency_ns
+
+    @property
+    def adjusted_latency_ns(self):
+        """Time per hit less the control run's: the measured operation's own
+        cost, ns; None without a control run."""
+        if self.control is None:
+            return None
+        return self.latency_ns - self.control.latency_ns
 
     @property
     def total_hits(self):
@@ -367,7 +390,7 @@ class Result(_Picklable):
 
     # ---- serialisation ----
     def as_dict(self):
-        return {
+        d = {
             "format": "benchbpf-result",
             "version": FORMAT_VERSION,
             "name": self.name,
@@ -378,6 +401,13 @@ class Result(_Picklable):
             "metadata": _thawed(self.metadata),
             "prog_stats": [p.as_dict() for p in self.prog_stats],
         }
+        if self.control is not None:
+            d["control"] = self.control.as_dict()
+            # Derived, for readers of the file; from_dict recomputes them.
+            d["overhead"] = {"raw_ns_per_op": self.latency_ns,
+                             "control_ns_per_op": self.control_latency_ns,
+                             "adjusted_ns_per_op": self.adjusted_latency_ns}
+        return d
 
     def to_json(self, path=None, **kw):
         """JSON text; also written to `path` if given."""
@@ -400,7 +430,8 @@ class Result(_Picklable):
                    warmup_samples=tuple(Sample(**s) for s in d.get("warmup_samples", ())),
                    metadata={k: tuple(v) if isinstance(v, list) else v
                              for k, v in d.get("metadata", {}).items()},
-                   prog_stats=tuple(ProgStats(**p) for p in d.get("prog_stats", ())))
+                   prog_stats=tuple(ProgStats(**p) for p in d.get("prog_stats", (,
+                   control=cls.from_dict(d["control"]) if d.get("control") else None)
 
     @classmethod
     def from_json(cls, text_or_path):

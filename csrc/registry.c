@@ -13,6 +13,7 @@ extern const struct bench bench_rb_libbpf, bench_rb_custom, bench_pb_libbpf, ben
 extern const struct bench bench_bloom_lookup, bench_bloom_update, bench_bloom_false_positive, bench_hashmap_without_bloom, bench_hashmap_with_bloom;
 extern const struct bench bench_bpf_loop;
 extern const struct bench bench_strncmp_no_helper, bench_strncmp_helper;
+extern const struct bench bench_local_storage_cache_seq_get, bench_local_storage_cache_int_get, bench_local_storage_cache_hashmap_control, bench_local_storage_create;
 
 static const struct bench *const registry[] = {
 	&bench_count_global,
@@ -24,6 +25,7 @@ static const struct bench *const registry[] = {
 	&bench_bloom_lookup, &bench_bloom_update, &bench_bloom_false_positive, &bench_hashmap_without_bloom, &bench_hashmap_with_bloom,
 	&bench_bpf_loop,
 	&bench_strncmp_no_helper, &bench_strncmp_helper,
+	&bench_local_storage_cache_seq_get, &bench_local_storage_cache_int_get, &bench_local_storage_cache_hashmap_control, &bench_local_storage_create,
 };
 
 const struct bench *const *bench_all(int *count)
