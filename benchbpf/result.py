@@ -430,7 +430,7 @@ class Result(_Picklable):
                    warmup_samples=tuple(Sample(**s) for s in d.get("warmup_samples", ())),
                    metadata={k: tuple(v) if isinstance(v, list) else v
                              for k, v in d.get("metadata", {}).items()},
-                   prog_stats=tuple(ProgStats(**p) for p in d.get("prog_stats", (,
+                   prog_stats=tuple(ProgStats(**p) for p in d.get("prog_stats", ())),
                    control=cls.from_dict(d["control"]) if d.get("control") else None)
 
     @classmethod
