@@ -141,3 +141,32 @@ def test_same_cpu_study_runs_both_threads_on_one_cpu():
     assert len(seen) >= len(res)
     for threads in seen.values():
         assert pinned(threads, "c", 1) == (1,) and pinned(threads, "p", 1) == (1,)
+
+
+def test_the_command_line_places_threads_the_same_way():
+    # The kernel bench's own example of the rule: a consumer list alone.
+    import subprocess
+    import sys
+    import time
+    proc = subprocess.Popen([sys.executable, "-m", "benchbpf", "-w0", "-d2", "--interval", "0.2",
+                             "--cons-affinity", "0", "rb-libbpf"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    found = {}
+    try:
+        deadline = time.monotonic() + 30
+        while len(found) < 2 and proc.poll() is None and time.monotonic() < deadline:
+            for tid in os.listdir(f"/proc/{proc.pid}/task"):
+                try:
+                    with open(f"/proc/{proc.pid}/task/{tid}/comm") as f:
+                        comm = f.read().strip()
+                    if comm in ("benchbpf-c0", "benchbpf-p0"):
+                        found[comm] = os.sched_getaffinity(int(tid))
+                except (FileNotFoundError, ProcessLookupError):
+                    pass
+            time.sleep(0.02)
+    finally:
+        out, err = proc.communicate(timeout=60)
+    if proc.returncode == 3:
+        pytest.skip(err.strip())
+    assert proc.returncode == 0, err
+    assert found == {"benchbpf-c0": {0}, "benchbpf-p0": {1}}
