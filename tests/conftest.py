@@ -128,15 +128,20 @@ def look(sample, index, warmup):
         tgids.extend(v["filter_tgid"] for v in leakcheck.held_data_vars(".bss")
                      if "filter_tgid" in v)
 r = benchbpf.run({name!r}, warmup=0.2, duration=0.6, interval=0.2, callback=look, **{kw!r})
-print(json.dumps(dict(hits=[s.hits for s in r.samples], filter_tgids=tgids, pid=os.getpid())))
+every = r.warmup_samples + r.samples
+totals = dict(hits=sum(s.hits for s in every), drops=sum(s.drops for s in every))
+totals.update({{k: sum(s.extra[k] for s in every) for k in every[0].extra}})
+print(json.dumps(dict(hits=[s.hits for s in r.samples], totals=totals, params=dict(r.params),
+                      filter_tgids=tgids, pid=os.getpid())))
 """
 
 
 def run_in_own_pid_namespace(name, **kw):
     """Run `name` in a child inside a new pid namespace with its own /proc
     (as in a container), where /proc shows only the inner pid.  Returns
-    (what the child reports: its samples' hits, the filter ids its BPF
-    programs hold, its own pid there; and its pid as the kernel knows it)."""
+    (what the child reports: its samples' hits, totals of every counter over
+    the whole run, its params, the filter ids its BPF programs hold, its own
+    pid there; and its pid as the kernel knows it)."""
     import json
     import subprocess
     import sys
