@@ -30,6 +30,20 @@ def our_progs_loaded():
 PAGE = os.sysconf("SC_PAGE_SIZE")
 
 
+def test_leak_prefixes_see_every_object_of_a_run():
+    """While a run holds them, the module's leak check lists the buffer
+    maps themselves and the whoami program, not only the skeletons' data."""
+    seen = {}
+
+    def look(sample, index, warmup):
+        if index == 0:
+            seen[name] = set(ours_left_behind(PREFIXES, timeout=0))
+
+    for name, buf in (("rb-libbpf", "ringbuf"), ("pb-libbpf", "perfbuf")):
+        run_or_skip(name, warmup=0, duration=0.2, interval=0.2, callback=look)
+        assert {buf, "producer_whoami"} <= seen[name], seen[name]
+
+
 def total(r, counter):
     return sum(s.count(counter) for s in r.samples)
 
