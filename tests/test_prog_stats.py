@@ -68,20 +68,30 @@ def forks():
 
 # ---- run counts match hits over the measured window ----
 
+def telling(r, allowance):
+    """Whether a window one sample off would exceed the allowance: not so when
+    the machine is so busy that the sampler was held up between its readings."""
+    return allowance < min(s.hits for s in (*r.samples, *r.warmup_samples)) / 2
+
+
 def test_trig_rawtp_counting_program_ran_once_per_hit():
-    r = run_or_skip("trig-rawtp", prog_stats=True, trig_batch_iters=100,
-                    **{**SHORT, "warmup": 0.4})
-    progs = {p.name: p for p in r.prog_stats}
-    assert set(progs) == {"trig_driver_kfunc", "trig_rawtp"}, progs
-    assert progs["trig_rawtp"].type == "raw_tracepoint"
-    counter = r.program("trig_rawtp")
-    # Both count every firing of the tracepoint, whoever fires it; the
-    # window leaves the two warm-up samples out.
-    assert abs(counter.run_cnt - r.total_hits) <= window_tolerance(r, counter), \
-        (counter, r.total_hits, r.metadata["prog_stats_boundary_ns"])
-    assert r.total_hits > 10 * window_tolerance(r, counter)
-    assert sum(s.hits for s in r.warmup_samples) > window_tolerance(r, counter)
-    assert counter.run_time_ns > 0 and 0 < counter.ns_per_run < 10_000
+    for _ in range(5):
+        r = run_or_skip("trig-rawtp", prog_stats=True, trig_batch_iters=100,
+                        **{**SHORT, "warmup": 0.4})
+        progs = {p.name: p for p in r.prog_stats}
+        assert set(progs) == {"trig_driver_kfunc", "trig_rawtp"}, progs
+        counter = progs["trig_rawtp"]
+        assert counter.type == "raw_tracepoint"
+        assert counter.run_time_ns > 0 and 0 < counter.ns_per_run < 10_000
+        # Both count every firing of the tracepoint, whoever fires it; the
+        # window leaves the two warm-up samples out.
+        tol = window_tolerance(r, counter)
+        assert abs(counter.run_cnt - r.total_hits) <= tol, \
+            (counter, r.total_hits, r.metadata["prog_stats_boundary_ns"])
+        if telling(r, tol):
+            break
+    else:
+        pytest.fail(f"the sampler was held up between its readings in every run: {r.metadata}")
 
 
 def test_trig_kernel_count_driver_runs_are_batches_of_hits():
@@ -98,22 +108,22 @@ def test_rename_rawtp_program_ran_once_per_write():
     kernel threads (each comes with a fork, counted), and other processes
     renaming threads, such as another rename benchmark, which nothing here
     can count.  Every counted write ran it, in every run; no more than the
-    boundary and the forks allow in one of three runs at least, so that a
+    boundary and the forks allow in one of five runs at least, so that a
     busy neighbour cannot fail it while a wrong window (a sample's worth)
-    fails all three."""
-    for _ in range(3):
+    fails all five."""
+    for _ in range(5):
         before = forks()
         r = run_or_skip("rename-rawtp", prog_stats=True, **{**SHORT, "warmup": 0.2})
         others = forks() - before
         prog = r.program("rename_rawtp")
         tol = window_tolerance(r, prog)
-        assert r.total_hits > 100 * (tol + others + 100)
         assert prog.run_cnt >= r.total_hits - tol, (prog, r.total_hits)
-        if prog.run_cnt <= r.total_hits + tol + others + 100:
+        allowance = tol + others + 100
+        if telling(r, allowance) and prog.run_cnt <= r.total_hits + allowance:
             break
     else:
         pytest.fail(f"other tasks renamed throughout: {prog} for {r.total_hits} "
-                    f"hits, {others} forks")
+                    f"hits, {others} forks, boundary tolerance {tol:.0f}")
 
 
 def test_bpf_loop_runs_cover_its_iterations():
