@@ -33,6 +33,10 @@
  *   count; gets that return NULL are counted apart (failed_gets).
  * - skip_access runs the same loop without the get: the overhead control
  *   the kernel bench's author measured by editing the program.
+ * - The gets fire from fentry on getpgid() where the kernel allows it,
+ *   else from the syscalls/sys_enter_getpgid tracepoint (param trigger).
+ * - The BPF object is built with 32-bit ALU instructions, as the kernel
+ *   bench's is (see setup.py).
  * - batch_size is bounded (1..1024): each producer holds that many threads
  *   or sockets at once.
  */
