@@ -496,8 +496,10 @@ static int create_setup(struct bench_ctx *ctx)
 		err = bpf_program__set_autoload(skel->progs.producer_whoami, true);
 	if (!err)
 		err = local_storage_bpf__load(skel);
+	/* Refused while privileged: the kernel has no (usable) BPF LSM.  Not
+	 * privileged: bench_fail_bpf says which capabilities are missing. */
 	if (err) {
-		if (storage_type == STORAGE_SOCKET && err != -ENOMEM)
+		if (storage_type == STORAGE_SOCKET && err != -ENOMEM && bench_bpf_privileged())
 			return bench_fail(ctx, BENCH_ERR_UNSUPPORTED, -err,
 					  "%s: this kernel refuses %s: loading failed with %s",
 					  ctx->bench->name, what, bench_errno_name(err));
@@ -508,7 +510,7 @@ static int create_setup(struct bench_ctx *ctx)
 	st->links[0] = bpf_program__attach(owner);
 	if (!st->links[0]) {
 		err = -errno;
-		if (storage_type == STORAGE_SOCKET)
+		if (storage_type == STORAGE_SOCKET && bench_bpf_privileged())
 			return bench_fail(ctx, BENCH_ERR_UNSUPPORTED, -err,
 					  "%s: this kernel refuses %s: attaching failed with %s",
 					  ctx->bench->name, what, bench_errno_name(err));
