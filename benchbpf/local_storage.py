@@ -91,8 +91,8 @@ CLIFF_NR_MAPS = (1, 10, 16, 17, 24, 32, 100, 1000)
 STORAGE_TYPES = ("socket", "task")
 TRIGGERS = ("auto", "fentry", "tp")
 
-_NOFILE_NOTE = ("unchanged: inner map descriptors are closed, 128 at a time, once the "
-                "array of maps holds them")
+_NOFILE_NOTE = ("unchanged: inner map descriptors are closed once the array of maps "
+                "holds them, 128 at a time (fewer where the limit runs out first)")
 
 
 def _with_note(result, control=None):
