@@ -29,6 +29,7 @@ commands, so that a table states how it was taken.
 """
 import argparse
 import datetime
+import json
 import os
 import platform
 import re
@@ -206,12 +207,14 @@ def table_lines(configs, lo, hi):
 
 def summary_lines(configs, lo, hi):
     """Overall statements: how many configurations are in range, API vs CLI, spread."""
-    done = [c for c in configs if c.means["cli"] and c.means["kernel"]]
+    done = [c for c in configs
+            if ratio(c.median("cli"), c.median("kernel")) is not None]
     out = []
     inside = [c for c in done if lo <= ratio(c.median("cli"), c.median("kernel")) <= hi]
     out.append(f"- CLI / kernel within {lo:.2f}–{hi:.2f}: {len(inside)} of {len(done)} "
                "configurations")
-    api = [ratio(c.median("api"), c.median("cli")) for c in done if c.means["api"]]
+    api = [ratio(c.median("api"), c.median("cli")) for c in done]
+    api = [x for x in api if x is not None]
     if api:
         worst = max(api, key=lambda x: abs(x - 1))
         within = sum(1 for x in api if abs(x - 1) <= 0.02)
@@ -226,6 +229,14 @@ def summary_lines(configs, lo, hi):
                    f"{pct(statistics.median(b for _, b in pairs))} (medians over "
                    f"configurations); benchbpf no larger in {steadier} of {len(pairs)}")
     return out
+
+
+def save_raw(path, configs):
+    """Every run's figure so far, so that an interrupted comparison keeps them."""
+    data = [{"flags": c.flags, "means": c.means, "spreads": c.spreads, "error": c.error}
+            for c in configs]
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(data, f, indent=1)
 
 
 def main(argv=None):
@@ -244,6 +255,8 @@ def main(argv=None):
     ap.add_argument("--band", type=float, default=0.05,
                     help="ratios outside 1 +- BAND are marked (default 0.05)")
     ap.add_argument("--out", metavar="FILE", help="also write the markdown here")
+    ap.add_argument("--raw", metavar="FILE",
+                    help="write every run's figures here (JSON) after each alternation")
     opts = ap.parse_args(argv)
     if opts.alternations < 1:
         ap.error(f"--alternations must be >= 1, got {opts.alternations}")
@@ -273,6 +286,8 @@ def main(argv=None):
                   f"{time.monotonic() - t0:.0f}s] {c.flags} ({' '.join(order)})",
                   file=sys.stderr, flush=True)
             c.once(order, env)
+        if opts.raw:
+            save_raw(opts.raw, configs)
     load_end = reference_table.loadavg()
     lo, hi = 1 - opts.band, 1 + opts.band
 
