@@ -337,5 +337,6 @@ def run(name, *, warmup=1, duration=5, interval=1.0, producers=1, consumers=None
         params={**common, **shown_params},
         samples=tuple(samples[nwarm:]),
         warmup_samples=tuple(samples[:nwarm]),
-        metadata=_metadata(info, raw, started, marker.count),
+        metadata={**_metadata(info, raw, started, marker.count), **raw["notes"]},
+        series=raw["series"],
     )

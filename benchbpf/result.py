@@ -98,8 +98,13 @@ class Result:
     samples: tuple
     warmup_samples: tuple = ()
     metadata: "MappingProxyType" = field(default_factory=lambda: _frozen({}))
+    #: What a benchmark measured beside the per-interval samples, by name:
+    #: tuples of numbers (e.g. "cpu01.time_ns", its BPF-timed runs on CPU 1).
+    series: "MappingProxyType" = field(default_factory=lambda: _frozen({}))
 
     def __post_init__(self):
+        object.__setattr__(self, "series", _frozen(
+            {k: tuple(v) for k, v in dict(self.series).items()}))
         object.__setattr__(self, "params", _frozen(self.params))
         object.__setattr__(self, "metadata", _frozen(self.metadata))
         object.__setattr__(self, "samples", tuple(self.samples))
@@ -248,6 +253,7 @@ class Result:
             "samples": [s.as_dict() for s in self.samples],
             "warmup_samples": [s.as_dict() for s in self.warmup_samples],
             "metadata": dict(self.metadata),
+            "series": {k: list(v) for k, v in self.series.items()},
         }
 
     def to_json(self, path=None, **kw):
@@ -269,7 +275,8 @@ class Result:
         return cls(name=d["name"], params=params,
                    samples=tuple(Sample(**s) for s in d["samples"]),
                    warmup_samples=tuple(Sample(**s) for s in d.get("warmup_samples", ())),
-                   metadata=d.get("metadata", {}))
+                   metadata=d.get("metadata", {}),
+                   series=d.get("series", {}))
 
     @classmethod
     def from_json(cls, text_or_path):

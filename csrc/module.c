@@ -352,9 +352,55 @@ static int deliver(PyObject *callback, struct bench_ctx *ctx, int from, int to)
 	return 0;
 }
 
+/* collect()'s series as {name: tuple of floats}, its notes as {key: str}. */
+static PyObject *series_dict(struct bench_ctx *ctx)
+{
+	PyObject *d = PyDict_New(), *t = NULL;
+	int i, j;
+
+	for (i = 0; d && i < ctx->nr_series; i++) {
+		t = PyTuple_New(ctx->series[i].len);
+		if (!t)
+			goto fail;
+		for (j = 0; j < ctx->series[i].len; j++) {
+			PyObject *v = PyFloat_FromDouble(ctx->series[i].values[j]);
+
+			if (!v)
+				goto fail;
+			PyTuple_SET_ITEM(t, j, v);
+		}
+		if (PyDict_SetItemString(d, ctx->series[i].name, t) < 0)
+			goto fail;
+		Py_CLEAR(t);
+	}
+	return d;
+fail:
+	Py_XDECREF(t);
+	Py_XDECREF(d);
+	return NULL;
+}
+
+static PyObject *notes_dict(struct bench_ctx *ctx)
+{
+	PyObject *d = PyDict_New(), *v;
+	int i;
+
+	for (i = 0; d && i < ctx->nr_notes; i++) {
+		v = PyUnicode_DecodeUTF8(ctx->notes[i].value, strlen(ctx->notes[i].value),
+					 "replace");
+		if (!v || PyDict_SetItemString(d, ctx->notes[i].key, v) < 0) {
+			Py_XDECREF(v);
+			Py_DECREF(d);
+			return NULL;
+		}
+		Py_DECREF(v);
+	}
+	return d;
+}
+
 static PyObject *build_result(struct bench_ctx *ctx)
 {
-	PyObject *samples = NULL, *log = NULL, *result = NULL;
+	PyObject *samples = NULL, *log = NULL, *series = NULL, *notes = NULL, *result = NULL;
 	int i;
 
 	samples = PyList_New(ctx->nr_samples);
@@ -368,15 +414,20 @@ static PyObject *build_result(struct bench_ctx *ctx)
 		PyList_SET_ITEM(samples, i, t);
 	}
 	log = log_string(ctx);
-	if (!log)
+	series = series_dict(ctx);
+	notes = notes_dict(ctx);
+	if (!log || !series || !notes)
 		goto cleanup;
-	result = Py_BuildValue("{s:O,s:i,s:s,s:O,s:O}", "samples", samples,
+	result = Py_BuildValue("{s:O,s:i,s:s,s:O,s:O,s:O,s:O}", "samples", samples,
 			       "warmup_samples", ctx->env.warmup_samples,
 			       "trigger", ctx->trigger, "log", log,
-			       "tracefs_mounted", ctx->tracefs_mounted ? Py_True : Py_False);
+			       "tracefs_mounted", ctx->tracefs_mounted ? Py_True : Py_False,
+			       "series", series, "notes", notes);
 cleanup:
 	Py_XDECREF(samples);
 	Py_XDECREF(log);
+	Py_XDECREF(series);
+	Py_XDECREF(notes);
 	return result;
 }
 
