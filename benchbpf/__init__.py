@@ -17,6 +17,7 @@ from . import rename
 from . import trigger
 from . import bpf_loop, strncmp
 from . import bloom
+from . import hashmap, htab_mem, rcu_tasks_trace
 # The functions shadow their modules as attributes; import studies and
 # probes by name: from benchbpf.ringbuf import study.
 from .ringbuf import ringbuf, perfbuf, study as ringbuf_study
@@ -30,4 +31,5 @@ __all__ = [
     "Feature", "Features", "features",
     "bpf_loop", "strncmp",
     "bloom",
+    "hashmap", "htab_mem", "rcu_tasks_trace",
 ]

@@ -13,6 +13,9 @@ extern const struct bench bench_rb_libbpf, bench_rb_custom, bench_pb_libbpf, ben
 extern const struct bench bench_bloom_lookup, bench_bloom_update, bench_bloom_false_positive, bench_hashmap_without_bloom, bench_hashmap_with_bloom;
 extern const struct bench bench_bpf_loop;
 extern const struct bench bench_strncmp_no_helper, bench_strncmp_helper;
+extern const struct bench bench_bpf_hashmap_lookup, bench_bpf_hashmap_full_update;
+extern const struct bench bench_htab_mem;
+extern const struct bench bench_local_storage_tasks_trace;
 
 static const struct bench *const registry[] = {
 	&bench_count_global,
@@ -24,6 +27,9 @@ static const struct bench *const registry[] = {
 	&bench_bloom_lookup, &bench_bloom_update, &bench_bloom_false_positive, &bench_hashmap_without_bloom, &bench_hashmap_with_bloom,
 	&bench_bpf_loop,
 	&bench_strncmp_no_helper, &bench_strncmp_helper,
+	&bench_bpf_hashmap_full_update, &bench_bpf_hashmap_lookup,
+	&bench_htab_mem,
+	&bench_local_storage_tasks_trace,
 };
 
 const struct bench *const *bench_all(int *count)
