@@ -1,0 +1,83 @@
+"""htab-mem: ops per producer and the memory the map uses, from a cgroup of its own."""
+import os
+import re
+
+import pytest
+
+import benchbpf
+import leakcheck
+from benchbpf import _core, htab_mem
+
+from conftest import SHORT
+
+NAME = "htab-mem"
+SUMMARY = re.compile(r"^Summary: per-prod-op +\d+\.\d{2} \u00b1 +\d+\.\d{2}k/s, memory usage "
+                     r"+\d+\.\d{2} \u00b1 +\d+\.\d{2}MiB, peak memory usage +\d+\.\d{2}MiB$")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def nothing_of_ours_left():
+    yield
+    assert leakcheck.left_behind("htab") == []
+
+
+def run(use_case="overwrite", **kw):
+    try:
+        return htab_mem.htab_mem(use_case, **{**SHORT, **kw})
+    except benchbpf.UnsupportedError as e:
+        pytest.skip(f"{NAME}: {e}")
+
+
+def test_registry_and_kernel_options():
+    assert benchbpf.list_benchmarks("htab_mem") == [NAME]
+    p = benchbpf.describe(NAME).params
+    assert (p["use_case"].cli, p["use_case"].default) == ("--use-case", "overwrite")
+    assert p["use_case"].choices == htab_mem.USE_CASES
+    assert (p["preallocated"].cli, p["preallocated"].default) == ("--preallocated", False)
+    assert (p["value_size"].cli, p["value_size"].default, p["value_size"].max) == \
+        ("--value-size", 8, 4096)
+
+
+@pytest.mark.parametrize("use_case, producers", [
+    ("overwrite", 1), ("batch_add_batch_del", 2), ("add_del_on_diff_cpu", 2)])
+def test_use_cases_count_ops_and_memory(use_case, producers):
+    r = run(use_case, producers=producers)
+    assert sum(s.hits for s in r.samples) > 0, r.samples
+    assert all(s.extra["memory_bytes"] > 0 for s in r.samples)
+    assert all(s.extra["peak_memory_bytes"] >= s.extra["memory_bytes"] for s in r.samples)
+    assert SUMMARY.match(str(r)), str(r)
+    src = r.metadata["memory_source"]
+    assert "memory cgroup" in src or "memlock" in src
+    # The cgroup made for the run is gone.
+    m = re.match(r"^(\S+)/memory\.", src)
+    if m:
+        assert not os.path.exists(m.group(1))
+
+
+def test_memory_moves_with_the_map():
+    """A preallocated map of 4096-byte values holds ~32 MiB from the start;
+    a non-preallocated one of 8-byte values a fraction of one."""
+    small = run(value_size=8)
+    big = run(value_size=4096, preallocated=True)
+    mem = lambda r: max(s.extra["memory_bytes"] for s in r.samples)   # noqa: E731
+    assert mem(big) > 16 * 2**20 > 8 * mem(small), (mem(big), mem(small))
+
+
+def test_range_edges():
+    for kw in (dict(value_size=1), dict(value_size=4096)):
+        r = run("batch_add_batch_del", **kw)
+        assert sum(s.hits for s in r.samples) > 0
+
+
+@pytest.mark.parametrize("kw, word", [
+    (dict(value_size=0), "value_size"), (dict(value_size=4097), "value_size"),
+    (dict(use_case="add_only"), "use_case"), (dict(preallocated=2), "preallocated"),
+    (dict(use_case="add_del_on_diff_cpu", producers=1), "producers"),
+    (dict(use_case="add_del_on_diff_cpu", producers=3), "producers"),
+    (dict(consumers=1), "consumers"),
+])
+def test_bad_values_raise_before_loading(kw, word):
+    setups = _core.setup_count()
+    with pytest.raises((ValueError, TypeError), match=word):
+        benchbpf.run(NAME, **{**SHORT, **kw})
+    assert _core.setup_count() == setups
