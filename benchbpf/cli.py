@@ -25,6 +25,15 @@ def _family_options():
     return flags
 
 
+def _c_int(text):
+    """An integer as the kernel bench's strtol(text, NULL, 0) reads flags like
+    --map_flags: decimal, or hexadecimal with 0x."""
+    try:
+        return int(text, 0)
+    except ValueError:
+        return int(text, 10)   # leading zeros; anything else raises for argparse
+
+
 def _positive_int(text):
     try:
         v = int(text, 10)
@@ -87,7 +96,7 @@ def build_parser(flags=None):
             group.add_argument(flag, dest=dest, choices=p.choices, default=None,
                                help=f"{p.help} (default {p.default}) [{benches}]")
         else:
-            group.add_argument(flag, dest=dest, type=int, default=None, metavar="NUM",
+            group.add_argument(flag, dest=dest, type=_c_int, default=None, metavar="NUM",
                                help=f"{p.help} (default {p.default}, {p.min}..{p.max}) "
                                     f"[{benches}]")
     return ap

@@ -156,7 +156,8 @@ def test_fill_sweep_is_one_call():
 
 def test_cli_prints_the_kernel_lines():
     out = subprocess.run([sys.executable, "-m", "benchbpf", "-w0", "-d1", "--interval", "0.5",
-                          LOOKUP, "--nr_loops", "20000", "--nr_entries", "100"],
+                          LOOKUP, "--nr_loops", "20000", "--nr_entries", "100",
+                          "--map_flags=0x40"],   # hex, as the kernel bench's strtol
                          capture_output=True, text=True, timeout=120)
     assert out.returncode in (0, 3), out.stderr
     if out.returncode == 3:
