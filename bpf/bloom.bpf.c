@@ -16,22 +16,13 @@
  * Maps' sizes, value size and number of hash functions are set by user
  * space before loading; it also fills the maps and rand_vals[].
  *
- * Each program exists twice with the same body; user space enables one:
- * fentry on the syscall (the kernel bench's trigger) or the
- * syscalls/sys_enter_getpgid tracepoint where fentry is refused.
+ * Entry points, filter and whoami: producer.bpf.h.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 
+#include "producer.bpf.h"
 #include "bloom.h"
-
-#if defined(__TARGET_ARCH_arm64)
-#define SYSCALL_PREFIX "__arm64_"
-#elif defined(__TARGET_ARCH_s390)
-#define SYSCALL_PREFIX "__s390x_"
-#else
-#define SYSCALL_PREFIX "__x64_"
-#endif
 
 #define BLOOM_ENOENT 2
 
@@ -61,8 +52,6 @@ struct {
 const volatile __u32 value_size = 8;
 const volatile bool use_bloom = false;
 const volatile bool count_false_hits = false;
-/* Run only for this process's getpgid() calls (0: for everyone's). */
-const volatile __u32 filter_tgid = 0;
 
 __u8 rand_vals[BLOOM_RAND_BYTES];
 __u64 percpu_stats[BLOOM_NR_SLOTS * BLOOM_SLOT_WORDS] __attribute__((aligned(256)));
@@ -74,11 +63,6 @@ static __always_inline void count(__u32 what)
 	__u32 slot = bpf_get_smp_processor_id() & BLOOM_SLOT_MASK;
 
 	percpu_stats[slot * BLOOM_SLOT_WORDS + what]++;
-}
-
-static __always_inline bool not_ours(void)
-{
-	return filter_tgid && (bpf_get_current_pid_tgid() >> 32) != filter_tgid;
 }
 
 static __always_inline __u64 iter_result(long err)
@@ -104,7 +88,7 @@ static __u64 push_cb(struct bpf_map *map, __u32 *key, void *val, void *data)
 
 static __always_inline int lookup_all(void)
 {
-	if (not_ours())
+	if (!producer_is_ours())
 		return 0;
 	bpf_for_each_map_elem(&array_map, peek_cb, NULL, 0);
 	return 0;
@@ -112,7 +96,7 @@ static __always_inline int lookup_all(void)
 
 static __always_inline int update_all(void)
 {
-	if (not_ours())
+	if (!producer_is_ours())
 		return 0;
 	bpf_for_each_map_elem(&array_map, push_cb, NULL, 0);
 	return 0;
@@ -123,7 +107,7 @@ static __always_inline int hashmap_lookups(void)
 	__u32 index, i;
 	long err;
 
-	if (not_ours())
+	if (!producer_is_ours())
 		return 0;
 	index = bpf_get_prandom_u32();
 	for (i = 0; i < BLOOM_LOOKUPS_PER_RUN; i++, index += value_size) {
@@ -151,40 +135,8 @@ static __always_inline int hashmap_lookups(void)
 	return 0;
 }
 
-SEC("?fentry/" SYSCALL_PREFIX "sys_getpgid")
-int bloom_lookup_fentry(void *ctx)
-{
-	return lookup_all();
-}
-
-SEC("?tp/syscalls/sys_enter_getpgid")
-int bloom_lookup_tp(void *ctx)
-{
-	return lookup_all();
-}
-
-SEC("?fentry/" SYSCALL_PREFIX "sys_getpgid")
-int bloom_update_fentry(void *ctx)
-{
-	return update_all();
-}
-
-SEC("?tp/syscalls/sys_enter_getpgid")
-int bloom_update_tp(void *ctx)
-{
-	return update_all();
-}
-
-SEC("?fentry/" SYSCALL_PREFIX "sys_getpgid")
-int bloom_hashmap_fentry(void *ctx)
-{
-	return hashmap_lookups();
-}
-
-SEC("?tp/syscalls/sys_enter_getpgid")
-int bloom_hashmap_tp(void *ctx)
-{
-	return hashmap_lookups();
-}
+GETPGID_PROGRAMS(bloom_lookup, lookup_all())
+GETPGID_PROGRAMS(bloom_update, update_all())
+GETPGID_PROGRAMS(bloom_hashmap, hashmap_lookups())
 
 char LICENSE[] SEC("license") = "GPL";

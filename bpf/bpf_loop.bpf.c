@@ -7,27 +7,14 @@
  * counted in loop_errors instead, with its error code in last_error, so
  * user space can fail the run rather than report loops that never ran.
  *
- * Two entry points with the same body, none loaded by default: fentry on
- * the syscall (the kernel bench's trigger) or the syscalls/sys_enter_getpgid
- * tracepoint where fentry is refused.
+ * Entry points, filter and whoami: producer.bpf.h.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 
+#include "producer.bpf.h"
 #include "bpf_loop.h"
 
-#if defined(__TARGET_ARCH_arm64)
-#define SYSCALL_PREFIX "__arm64_"
-#elif defined(__TARGET_ARCH_s390)
-#define SYSCALL_PREFIX "__s390x_"
-#else
-#define SYSCALL_PREFIX "__x64_"
-#endif
-
-/* Count only this process's getpgid() calls (0: everyone's), so that
- * other processes calling getpgid() add no loops.  Set from whoami after
- * load, before attach. */
-__u32 filter_tgid = 0;
 /* Passes per event, 1 .. BPF_LOOP_OUTER. */
 const volatile __u32 nr_passes = BPF_LOOP_OUTER;
 
@@ -81,7 +68,7 @@ static __always_inline int run_loops(void)
 	long nr_failed = 0, err = 0;
 	int i, j;
 
-	if (filter_tgid && (bpf_get_current_pid_tgid() >> 32) != filter_tgid)
+	if (!producer_is_ours())
 		return 0;
 	for (i = 0; i < BPF_LOOP_OUTER; i++) {
 		if (i >= nr_passes)
@@ -97,27 +84,6 @@ static __always_inline int run_loops(void)
 	return 0;
 }
 
-SEC("?fentry/" SYSCALL_PREFIX "sys_getpgid")
-int bpf_loop_fentry(void *ctx)
-{
-	return run_loops();
-}
-
-SEC("?tp/syscalls/sys_enter_getpgid")
-int bpf_loop_tp(void *ctx)
-{
-	return run_loops();
-}
-
-/*
- * Run once by user space through BPF_PROG_TEST_RUN, which runs it in the
- * calling thread: returns this process's id as BPF sees it, whatever pid
- * namespace the process lives in (its own /proc cannot tell).
- */
-SEC("?raw_tp")
-int bpf_loop_whoami(void *ctx)
-{
-	return bpf_get_current_pid_tgid() >> 32;
-}
+GETPGID_PROGRAMS(bpf_loop, run_loops())
 
 char LICENSE[] SEC("license") = "GPL";

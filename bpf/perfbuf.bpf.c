@@ -2,21 +2,14 @@
 /*
  * pb-libbpf / pb-custom producers: each getpgid() call emits batch_cnt
  * samples into the current CPU's perf buffer with bpf_perf_event_output().
- * A failed output (buffer full) is a drop.  Entry points as in
- * ringbuf.bpf.c: fentry on the syscall or its sys_enter tracepoint.
+ * A failed output (buffer full) is a drop.  Entry points, filter
+ * and whoami: producer.bpf.h.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 
+#include "producer.bpf.h"
 #include "ringbuf.h"
-
-#if defined(__TARGET_ARCH_arm64)
-#define SYSCALL_PREFIX "__arm64_"
-#elif defined(__TARGET_ARCH_s390)
-#define SYSCALL_PREFIX "__s390x_"
-#else
-#define SYSCALL_PREFIX "__x64_"
-#endif
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
@@ -25,9 +18,6 @@ struct {
 } perfbuf SEC(".maps");
 
 const volatile int batch_cnt = 0;
-/* Emit only for this process's getpgid() calls (0: for everyone's), so
- * that other processes calling getpgid() do not add records. */
-const volatile __u32 filter_tgid = 0;
 const volatile __u32 record_size = RB_DEFAULT_RECORD_SIZE;
 
 long dropped __attribute__((aligned(128))) = 0;
@@ -40,7 +30,7 @@ static __always_inline int produce_batch(void *ctx)
 {
 	int i;
 
-	if (filter_tgid && (bpf_get_current_pid_tgid() >> 32) != filter_tgid)
+	if (!producer_is_ours())
 		return 0;
 	for (i = 0; i < batch_cnt; i++) {
 		if (bpf_perf_event_output(ctx, &perfbuf, BPF_F_CURRENT_CPU,
@@ -50,16 +40,6 @@ static __always_inline int produce_batch(void *ctx)
 	return 0;
 }
 
-SEC("?fentry/" SYSCALL_PREFIX "sys_getpgid")
-int pb_fentry(void *ctx)
-{
-	return produce_batch(ctx);
-}
-
-SEC("?tp/syscalls/sys_enter_getpgid")
-int pb_tp(void *ctx)
-{
-	return produce_batch(ctx);
-}
+GETPGID_PROGRAMS(pb, produce_batch(ctx))
 
 char LICENSE[] SEC("license") = "GPL";

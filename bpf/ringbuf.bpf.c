@@ -4,22 +4,13 @@
  * batch_cnt records into one BPF ring buffer, either by reserve + submit or
  * by bpf_ringbuf_output().  A failed reserve/output is a drop.
  *
- * Two entry points with the same body; user space enables one:
- * fentry on the syscall (the kernel bench's trigger) or the
- * syscalls/sys_enter_getpgid tracepoint where fentry is refused.
+ * Entry points, filter and whoami: producer.bpf.h.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 
+#include "producer.bpf.h"
 #include "ringbuf.h"
-
-#if defined(__TARGET_ARCH_arm64)
-#define SYSCALL_PREFIX "__arm64_"
-#elif defined(__TARGET_ARCH_s390)
-#define SYSCALL_PREFIX "__s390x_"
-#else
-#define SYSCALL_PREFIX "__x64_"
-#endif
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -27,9 +18,6 @@ struct {
 } ringbuf SEC(".maps");
 
 const volatile int batch_cnt = 0;
-/* Emit only for this process's getpgid() calls (0: for everyone's), so
- * that other processes calling getpgid() do not add records. */
-const volatile __u32 filter_tgid = 0;
 const volatile long use_output = 0;
 /* Notification sampling: wake the consumer only once this much data is
  * waiting (0: wake on every record, the kernel's default policy). */
@@ -62,7 +50,7 @@ static __always_inline int produce_batch(void)
 	long *rec, flags;
 	int i;
 
-	if (filter_tgid && (bpf_get_current_pid_tgid() >> 32) != filter_tgid)
+	if (!producer_is_ours())
 		return 0;
 	if (!use_output) {
 		for (i = 0; i < batch_cnt; i++) {
@@ -89,16 +77,6 @@ static __always_inline int produce_batch(void)
 	return 0;
 }
 
-SEC("?fentry/" SYSCALL_PREFIX "sys_getpgid")
-int rb_fentry(void *ctx)
-{
-	return produce_batch();
-}
-
-SEC("?tp/syscalls/sys_enter_getpgid")
-int rb_tp(void *ctx)
-{
-	return produce_batch();
-}
+GETPGID_PROGRAMS(rb, produce_batch())
 
 char LICENSE[] SEC("license") = "GPL";

@@ -12,14 +12,15 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 
+#include "producer.bpf.h"
 #include "selftest.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
 struct selftest_slot hits[SELFTEST_NR_SLOTS];
 
-/* Set between open and load. */
-const volatile __u32 target_tgid = 0;	/* whose syscalls count */
+/* Set between open and load; whose syscalls count (filter_tgid) is set
+ * after load, from producer_whoami. */
 const volatile int reject = 0;		/* make the verifier refuse selftest_exit */
 
 /* Exists only for the rejected path below.  A hash map, because a lookup
@@ -35,7 +36,7 @@ static __always_inline int count_hit(void)
 {
 	int cpu = bpf_get_smp_processor_id();
 
-	if ((bpf_get_current_pid_tgid() >> 32) != target_tgid)
+	if (!producer_is_ours())
 		return 0;
 	__sync_fetch_and_add(&hits[cpu & SELFTEST_SLOT_MASK].value, 1);
 	return 0;

@@ -242,11 +242,103 @@ void bench_note(struct bench_ctx *ctx, const char *key, const char *fmt, ...)
 int bench_getpgid_producer(struct bench_ctx *ctx, int idx);
 
 /* Our tgid for BPF-side filters: through a whoami test run (right in any
- * pid namespace), or from /proc (0 inside a nested pid namespace). */
+ * pid namespace), else from /proc (0 inside a nested pid namespace). */
 struct bpf_program;
+struct bpf_link;
 uint32_t bench_bpf_tgid(struct bpf_program *whoami);
 uint32_t bench_own_tgid(void);
 int bench_nr_cpus(void);
+/* "EPERM", "ENOTSUPP", ... for messages. */
+const char *bench_errno_name(int err);
+
+/* ---- one BPF producer on getpgid() (producer.c, bpf/producer.bpf.h) ----
+ *
+ * A new family that fires on getpgid():
+ *  - bpf/<f>.bpf.c includes "producer.bpf.h", guards its body with
+ *    producer_is_ours() and writes GETPGID_PROGRAMS(<prog>, <body>(ctx));
+ *  - csrc/bench_<f>.c writes BENCH_SKELETON_CALLBACKS(<f>) once, a const
+ *    struct bench_producer_ops { BENCH_SKELETON_OPS(<f>), .program, .configure }
+ *    (.program = <f>_skel_program after BENCH_SKELETON_PROGRAM(<f>, <prog>)),
+ *    BENCH_TRIGGER_PARAM(...) in its params, and in setup
+ *    bench_producer_start(ctx, &ops, &st->producer); in teardown
+ *    bench_producer_destroy(&st->producer).
+ */
+enum bench_trigger { BENCH_TRIGGER_AUTO, BENCH_TRIGGER_FENTRY, BENCH_TRIGGER_TP };
+extern const char *const bench_trigger_choices[];
+
+#define BENCH_TRIGGER_TP_NAME "syscalls/sys_enter_getpgid"
+#define BENCH_TRIGGER_FENTRY_TARGET "sys_getpgid"
+
+/* The `trigger` parameter: `what` runs on getpgid().  auto: fentry if
+ * the kernel loads it, else the tracepoint. */
+#define BENCH_TRIGGER_PARAM(what)					\
+	{ "trigger", NULL, BENCH_PARAM_CHOICE, BENCH_TRIGGER_AUTO, 0, 2,	\
+	  bench_trigger_choices,					\
+	  "what runs " what " on getpgid(): fentry (the kernel bench's), the " \
+	  BENCH_TRIGGER_TP_NAME " tracepoint, or auto: fentry if the kernel " \
+	  "loads it, else the tracepoint" }
+/* For families whose kernel bench attaches to the tracepoint: auto takes it. */
+#define BENCH_TRIGGER_PARAM_TP_FIRST(what)				\
+	{ "trigger", NULL, BENCH_PARAM_CHOICE, BENCH_TRIGGER_AUTO, 0, 2,	\
+	  bench_trigger_choices,					\
+	  "what runs " what " on getpgid(): the " BENCH_TRIGGER_TP_NAME	\
+	  " tracepoint (the kernel bench's, and what auto picks) or fentry " \
+	  "on the syscall" }
+
+struct bench_producer_ops {
+	const char *what;		/* "the ring buffer producer", in messages */
+	const char *tp_feature;		/* NULL: "tracepoint programs" */
+	bool tp_first;			/* auto takes the tracepoint */
+	/* The skeleton, typed away: BENCH_SKELETON_OPS(<f>) fills these. */
+	void *(*open)(void);
+	int (*load)(void *skel);
+	void (*destroy)(void *skel);
+	struct bpf_program *(*whoami)(void *skel);
+	uint32_t *(*filter_tgid)(void *skel);	/* in .bss: set after load */
+	/* The entry point of this benchmark for the trigger. */
+	struct bpf_program *(*program)(struct bench_ctx *ctx, void *skel, bool fentry);
+	/* Between open and load: rodata, map sizes.  0 or -errno (optional). */
+	int (*configure)(struct bench_ctx *ctx, void *skel);
+};
+
+struct bench_producer {
+	const struct bench_producer_ops *ops;
+	void *skel;
+	struct bpf_program *prog;
+	struct bpf_link *link;
+	uint32_t tgid;			/* what the filter compares with */
+};
+
+/* Choose the trigger (param "trigger"), open, configure, load, filter on
+ * this process as BPF sees it, attach; set ctx->trigger.  0, or the error
+ * recorded with bench_fail* (UNSUPPORTED names the refused feature). */
+int bench_producer_start(struct bench_ctx *ctx, const struct bench_producer_ops *ops,
+			 struct bench_producer *p);
+/* Stop firing (NULL-safe); destroy also frees the skeleton. */
+void bench_producer_detach(struct bench_producer *p);
+void bench_producer_destroy(struct bench_producer *p);
+
+#define BENCH_SKELETON_CALLBACKS(f)					\
+	static void *f##_skel_open(void) { return f##_bpf__open(); }	\
+	static int f##_skel_load(void *s) { return f##_bpf__load(s); }	\
+	static void f##_skel_destroy(void *s) { f##_bpf__destroy(s); }	\
+	static struct bpf_program *f##_skel_whoami(void *s)		\
+	{ return ((struct f##_bpf *)s)->progs.producer_whoami; }	\
+	static uint32_t *f##_skel_filter_tgid(void *s)			\
+	{ return &((struct f##_bpf *)s)->bss->filter_tgid; }
+/* .program = f##_skel_program, for a family with one GETPGID_PROGRAMS(name). */
+#define BENCH_SKELETON_PROGRAM(f, name)					\
+	static struct bpf_program *f##_skel_program(struct bench_ctx *ctx,	\
+						    void *s, bool fentry)	\
+	{								\
+		(void)ctx;						\
+		return fentry ? ((struct f##_bpf *)s)->progs.name##_fentry :	\
+				((struct f##_bpf *)s)->progs.name##_tp;	\
+	}
+#define BENCH_SKELETON_OPS(f)						\
+	.open = f##_skel_open, .load = f##_skel_load,			\
+	.destroy = f##_skel_destroy, .whoami = f##_skel_whoami,		\
+	.filter_tgid = f##_skel_filter_tgid
 
 /* ---- libbpf glue (loader.c) ---- */
 /* Route libbpf's messages into this run's log (serialised by the caller). */

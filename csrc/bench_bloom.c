@@ -72,16 +72,10 @@ enum bloom_mode {
 	MODE_HASH_BLOOM,	/* hashmap-with-bloom */
 };
 
-enum { TRIG_AUTO, TRIG_FENTRY, TRIG_TP };
-static const char *const trigger_choices[] = { "auto", "fentry", "tp", NULL };
-
-#define TP_NAME "syscalls/sys_enter_getpgid"
-#define FENTRY_TARGET "sys_getpgid"
-
 struct bloom_state {
 	enum bloom_mode mode;
-	struct bloom_bpf *skel;
-	struct bpf_link *link;
+	struct bench_producer producer;
+	struct bloom_bpf *skel;		/* producer.skel, typed */
 	uint64_t last[BLOOM_NR_COUNTERS];	/* totals at the previous sample */
 };
 
@@ -93,10 +87,7 @@ static const struct bench_param_def bloom_params[] = {
 	  "hash functions of the bloom filter" },
 	{ "value_size", "--value_size", BENCH_PARAM_INT, 8, 2, BLOOM_MAX_VALUE_SIZE, NULL,
 	  "bytes per bloom filter value (and hashmap key and value)" },
-	{ "trigger", NULL, BENCH_PARAM_CHOICE, TRIG_AUTO, 0, 2, trigger_choices,
-	  "what runs the BPF program on getpgid(): fentry (the kernel bench's), "
-	  "the " TP_NAME " tracepoint, or auto: fentry if the kernel loads it, "
-	  "else the tracepoint" },
+	BENCH_TRIGGER_PARAM("the BPF program"),
 	{ 0 },
 };
 
@@ -147,109 +138,63 @@ static int bloom_validate(struct bench_ctx *ctx)
 
 /* ---- loading ---- */
 
-static const char *errno_name(int err)
-{
-	const char *s;
+BENCH_SKELETON_CALLBACKS(bloom)
 
-	if (err < 0)
-		err = -err;
-	if (err == 524)
-		return "ENOTSUPP";
-	s = strerrorname_np(err);
-	return s ? s : "unknown errno";
-}
-
-static struct bpf_program *mode_prog(struct bloom_bpf *skel, enum bloom_mode m, bool fentry)
+static struct bpf_program *bloom_program(struct bench_ctx *ctx, void *skel, bool fentry)
 {
-	switch (m) {
+	struct bloom_bpf *s = skel;
+
+	switch (bench_mode(ctx)) {
 	case MODE_LOOKUP:
-		return fentry ? skel->progs.bloom_lookup_fentry : skel->progs.bloom_lookup_tp;
+		return fentry ? s->progs.bloom_lookup_fentry : s->progs.bloom_lookup_tp;
 	case MODE_UPDATE:
-		return fentry ? skel->progs.bloom_update_fentry : skel->progs.bloom_update_tp;
+		return fentry ? s->progs.bloom_update_fentry : s->progs.bloom_update_tp;
 	default:
-		return fentry ? skel->progs.bloom_hashmap_fentry : skel->progs.bloom_hashmap_tp;
+		return fentry ? s->progs.bloom_hashmap_fentry : s->progs.bloom_hashmap_tp;
 	}
 }
 
-/*
- * Open, size and load the skeleton with the one program of `trig` enabled.
- * Returns 0 or a negative errno without recording an error, so that auto
- * can fall back; *stage says what failed.
- */
-static int bloom_try_load(struct bench_ctx *ctx, struct bloom_state *st, int trig,
-			  const char **stage)
+/* Size the maps and set the mode, before load. */
+static int bloom_configure(struct bench_ctx *ctx, void *skel)
 {
+	enum bloom_mode mode = bench_mode(ctx);
 	__u32 n = bench_param(ctx, "nr_entries");
 	__u32 vs = bench_param(ctx, "value_size");
-	struct bloom_bpf *skel;
+	struct bloom_bpf *s = skel;
 	int err;
 
-	*stage = "opening the BPF object";
-	skel = st->skel = bloom_bpf__open();
-	if (!skel)
-		return -errno;
-	*stage = "sizing the maps";
 	/* Maps this benchmark does not use keep a single element. */
-	err = bpf_map__set_max_entries(skel->maps.array_map, uses_array(st->mode) ? n : 1);
+	err = bpf_map__set_max_entries(s->maps.array_map, uses_array(mode) ? n : 1);
 	if (!err)
-		err = bpf_map__set_max_entries(skel->maps.hashmap, uses_hashmap(st->mode) ? n : 1);
+		err = bpf_map__set_max_entries(s->maps.hashmap, uses_hashmap(mode) ? n : 1);
 	if (!err)
-		err = bpf_map__set_max_entries(skel->maps.bloom_map, n);
+		err = bpf_map__set_max_entries(s->maps.bloom_map, n);
 	if (!err)
-		err = bpf_map__set_value_size(skel->maps.array_map, vs);
+		err = bpf_map__set_value_size(s->maps.array_map, vs);
 	if (!err)
-		err = bpf_map__set_value_size(skel->maps.bloom_map, vs);
+		err = bpf_map__set_value_size(s->maps.bloom_map, vs);
 	if (!err)
-		err = bpf_map__set_key_size(skel->maps.hashmap, vs);
+		err = bpf_map__set_key_size(s->maps.hashmap, vs);
 	if (!err)
-		err = bpf_map__set_value_size(skel->maps.hashmap, vs);
+		err = bpf_map__set_value_size(s->maps.hashmap, vs);
 	if (!err)
-		err = bpf_map__set_map_extra(skel->maps.bloom_map,
+		err = bpf_map__set_map_extra(s->maps.bloom_map,
 					     bench_param(ctx, "nr_hash_funcs"));
 	if (err)
 		return err;
-	skel->rodata->value_size = vs;
-	skel->rodata->use_bloom = st->mode == MODE_FALSE_POSITIVE || st->mode == MODE_HASH_BLOOM;
-	skel->rodata->count_false_hits = st->mode == MODE_FALSE_POSITIVE;
-	skel->rodata->filter_tgid = bench_own_tgid();
-	*stage = "enabling the program";
-	err = bpf_program__set_autoload(mode_prog(skel, st->mode, trig == TRIG_FENTRY), true);
-	if (err)
-		return err;
-	*stage = "loading";
-	return bloom_bpf__load(skel);
-}
-
-static int bloom_load(struct bench_ctx *ctx, struct bloom_state *st)
-{
-	int trig = bench_param(ctx, "trigger");
-	const char *stage;
-	int err;
-
-	if (trig != TRIG_TP) {
-		err = bloom_try_load(ctx, st, TRIG_FENTRY, &stage);
-		if (!err) {
-			snprintf(ctx->trigger, sizeof(ctx->trigger), "fentry/%s", FENTRY_TARGET);
-			return 0;
-		}
-		bloom_bpf__destroy(st->skel);
-		st->skel = NULL;
-		if (trig == TRIG_FENTRY)
-			return bench_fail_bpf(ctx, err, "fentry programs (BPF trampolines)",
-					      "%s the program as fentry on %s: %s", stage,
-					      FENTRY_TARGET, errno_name(err));
-	}
-	err = bench_ensure_tracefs(ctx);
-	if (err)
-		return err;
-	err = bloom_try_load(ctx, st, TRIG_TP, &stage);
-	if (err)
-		return bench_fail_bpf(ctx, err, "tracepoint programs with bloom filter maps",
-				      "%s the program on tracepoint %s: %s", stage, TP_NAME,
-				      errno_name(err));
-	snprintf(ctx->trigger, sizeof(ctx->trigger), "tp/%s", TP_NAME);
+	s->rodata->value_size = vs;
+	s->rodata->use_bloom = mode == MODE_FALSE_POSITIVE || mode == MODE_HASH_BLOOM;
+	s->rodata->count_false_hits = mode == MODE_FALSE_POSITIVE;
 	return 0;
 }
+
+static const struct bench_producer_ops bloom_producer = {
+	BENCH_SKELETON_OPS(bloom),
+	.what = "the bloom filter program",
+	.tp_feature = "tracepoint programs with bloom filter maps",
+	.configure = bloom_configure,
+	.program = bloom_program,
+};
 
 /* ---- filling the maps ---- */
 
@@ -450,8 +395,6 @@ static int bloom_fill(struct bench_ctx *ctx, struct bloom_state *st)
 static int bloom_setup(struct bench_ctx *ctx)
 {
 	struct bloom_state *st;
-	struct bpf_program *prog;
-	bool fentry;
 	int err;
 
 	st = calloc(1, sizeof(*st));
@@ -460,21 +403,13 @@ static int bloom_setup(struct bench_ctx *ctx)
 	ctx->priv = st;
 	st->mode = bench_mode(ctx);
 
-	err = bloom_load(ctx, st);
+	/* Attached before the maps are filled, but only this process's
+	 * getpgid() calls run it, and none is made before the threads start. */
+	err = bench_producer_start(ctx, &bloom_producer, &st->producer);
 	if (err)
 		return err;
-	err = bloom_fill(ctx, st);
-	if (err)
-		return err;
-	fentry = strncmp(ctx->trigger, "fentry", 6) == 0;
-	prog = mode_prog(st->skel, st->mode, fentry);
-	st->link = bpf_program__attach(prog);
-	if (!st->link)
-		return bench_fail_bpf(ctx, -errno,
-				      fentry ? "fentry programs (BPF trampolines)" :
-					       "tracepoint programs",
-				      "attaching the program to %s", ctx->trigger);
-	return 0;
+	st->skel = st->producer.skel;
+	return bloom_fill(ctx, st);
 }
 
 static void bloom_teardown(struct bench_ctx *ctx)
@@ -483,8 +418,7 @@ static void bloom_teardown(struct bench_ctx *ctx)
 
 	if (!st)
 		return;
-	bpf_link__destroy(st->link);
-	bloom_bpf__destroy(st->skel);
+	bench_producer_destroy(&st->producer);
 	free(st);
 	ctx->priv = NULL;
 }

@@ -46,43 +46,20 @@
 #include "bpf_loop.h"
 #include "bpf_loop.skel.h"
 
-enum { TRIG_AUTO, TRIG_FENTRY, TRIG_TP };
-static const char *const trigger_choices[] = { "auto", "fentry", "tp", NULL };
-
-#define TP_NAME "syscalls/sys_enter_getpgid"
-#define FENTRY_TARGET "sys_getpgid"
-#define FENTRY_FEATURE "fentry programs (BPF trampolines)"
-#define TP_FEATURE "tracepoint programs"
-
 struct bpf_loop_state {
-	struct bpf_loop_bpf *skel;
-	struct bpf_link *link;
+	struct bench_producer producer;
+	struct bpf_loop_bpf *skel;	/* producer.skel, typed */
 };
 
 static const struct bench_param_def bpf_loop_params[] = {
 	{ "nr_loops", "--nr_loops", BENCH_PARAM_INT, 10, 1, BPF_LOOP_MAX_LOOPS, NULL,
 	  "iterations of each bpf_loop() call (the helper accepts at most 1 << 23)" },
-	{ "trigger", NULL, BENCH_PARAM_CHOICE, TRIG_AUTO, 0, 2, trigger_choices,
-	  "what runs the loops on getpgid(): fentry (the kernel bench's), the "
-	  TP_NAME " tracepoint, or auto: fentry if the kernel loads it, else the "
-	  "tracepoint" },
+	BENCH_TRIGGER_PARAM("the loops"),
 	{ 0 },
 };
 
 /* loop_errors: bpf_loop() calls the helper refused; any fails the run. */
 static const char *const bpf_loop_extra[] = { "loop_errors", NULL };
-
-static const char *errno_name(long err)
-{
-	const char *s;
-
-	if (err < 0)
-		err = -err;
-	if (err == 524)
-		return "ENOTSUPP";
-	s = strerrorname_np((int)err);
-	return s ? s : "unknown errno";
-}
 
 /* Passes of BPF_LOOP_INNER calls an event makes: all BPF_LOOP_OUTER
  * unless that would exceed BPF_LOOP_EVENT_BUDGET iterations, at least 1. */
@@ -95,82 +72,37 @@ static __u32 passes_per_event(int64_t nr_loops)
 	return passes > BPF_LOOP_OUTER ? BPF_LOOP_OUTER : (__u32)passes;
 }
 
-static void destroy_skel(struct bpf_loop_state *st)
+BENCH_SKELETON_CALLBACKS(bpf_loop)
+BENCH_SKELETON_PROGRAM(bpf_loop, bpf_loop)
+
+static int bpf_loop_configure(struct bench_ctx *ctx, void *skel)
 {
-	bpf_link__destroy(st->link);
-	st->link = NULL;
-	bpf_loop_bpf__destroy(st->skel);
-	st->skel = NULL;
+	struct bpf_loop_bpf *s = skel;
+
+	s->bss->nr_loops = (__u32)bench_param(ctx, "nr_loops");
+	s->rodata->nr_passes = passes_per_event(bench_param(ctx, "nr_loops"));
+	return 0;
 }
 
-/*
- * Open, configure, load and attach with the entry point of `trig` enabled.
- * Returns 0 or a negative errno without recording an error (auto falls
- * back on it); *stage says which step failed.
- */
-static int try_trigger(struct bench_ctx *ctx, struct bpf_loop_state *st, int trig,
-		       const char **stage)
-{
-	struct bpf_program *prog;
-	int err;
-
-	*stage = "opening";
-	st->skel = bpf_loop_bpf__open();
-	if (!st->skel)
-		return -errno;
-	st->skel->bss->nr_loops = (__u32)bench_param(ctx, "nr_loops");
-	st->skel->rodata->nr_passes = passes_per_event(bench_param(ctx, "nr_loops"));
-	prog = trig == TRIG_FENTRY ? st->skel->progs.bpf_loop_fentry :
-				     st->skel->progs.bpf_loop_tp;
-	err = bpf_program__set_autoload(prog, true);
-	if (!err)
-		err = bpf_program__set_autoload(st->skel->progs.bpf_loop_whoami, true);
-	if (err)
-		return err;
-	*stage = "loading";
-	err = bpf_loop_bpf__load(st->skel);
-	if (err)
-		return err;
-	st->skel->bss->filter_tgid = bench_bpf_tgid(st->skel->progs.bpf_loop_whoami);
-	*stage = "attaching";
-	st->link = bpf_program__attach(prog);
-	return st->link ? 0 : -errno;
-}
+static const struct bench_producer_ops bpf_loop_producer = {
+	BENCH_SKELETON_OPS(bpf_loop),
+	.what = "the bpf_loop program",
+	.configure = bpf_loop_configure,
+	.program = bpf_loop_skel_program,
+};
 
 static int bpf_loop_setup(struct bench_ctx *ctx)
 {
 	struct bpf_loop_state *st;
-	int trig = bench_param(ctx, "trigger");
-	const char *stage;
 	int err;
 
 	st = calloc(1, sizeof(*st));
 	if (!st)
 		return -ENOMEM;
 	ctx->priv = st;
-
-	if (trig != TRIG_TP) {
-		err = try_trigger(ctx, st, TRIG_FENTRY, &stage);
-		if (!err) {
-			snprintf(ctx->trigger, sizeof(ctx->trigger), "fentry/%s", FENTRY_TARGET);
-			return 0;
-		}
-		destroy_skel(st);
-		if (trig == TRIG_FENTRY)
-			return bench_fail_bpf(ctx, err, FENTRY_FEATURE,
-					      "%s the bpf_loop program as fentry on %s: %s",
-					      stage, FENTRY_TARGET, errno_name(err));
-	}
-	err = bench_ensure_tracefs(ctx);
-	if (err)
-		return err;
-	err = try_trigger(ctx, st, TRIG_TP, &stage);
-	if (err)
-		return bench_fail_bpf(ctx, err, TP_FEATURE,
-				      "%s the bpf_loop program on tracepoint %s: %s",
-				      stage, TP_NAME, errno_name(err));
-	snprintf(ctx->trigger, sizeof(ctx->trigger), "tp/%s", TP_NAME);
-	return 0;
+	err = bench_producer_start(ctx, &bpf_loop_producer, &st->producer);
+	st->skel = st->producer.skel;
+	return err;
 }
 
 static void bpf_loop_teardown(struct bench_ctx *ctx)
@@ -179,7 +111,7 @@ static void bpf_loop_teardown(struct bench_ctx *ctx)
 
 	if (!st)
 		return;
-	destroy_skel(st);
+	bench_producer_destroy(&st->producer);
 	free(st);
 	ctx->priv = NULL;
 }
@@ -201,7 +133,7 @@ static void bpf_loop_measure(struct bench_ctx *ctx, struct bench_sample *s)
 		   "the run is void, its throughput would count loops that never ran",
 		   ctx->bench->name, (unsigned long long)s->extra[0],
 		   __atomic_load_n(&st->skel->bss->nr_loops, __ATOMIC_RELAXED),
-		   errno_name(last), strerror(last < 0 ? (int)-last : EINVAL));
+		   bench_errno_name((int)last), strerror(last < 0 ? (int)-last : EINVAL));
 }
 
 const struct bench bench_bpf_loop = {

@@ -67,18 +67,6 @@ static struct bpf_program *variant_prog(struct rename_bpf *skel, enum rename_kin
 	}
 }
 
-static const char *errno_name(int err)
-{
-	const char *s;
-
-	if (err < 0)
-		err = -err;
-	if (err == 524)
-		return "ENOTSUPP";
-	s = strerrorname_np(err);
-	return s ? s : "unknown errno";
-}
-
 static int rename_setup(struct bench_ctx *ctx, enum rename_kind kind)
 {
 	struct rename_state *st;
@@ -109,12 +97,12 @@ static int rename_setup(struct bench_ctx *ctx, enum rename_kind kind)
 	err = rename_bpf__load(st->skel);
 	if (err)
 		return bench_fail_bpf(ctx, err, variants[kind].feature,
-				      "loading %s: %s", what, errno_name(err));
+				      "loading %s: %s", what, bench_errno_name(err));
 	st->link = bpf_program__attach(prog);
 	if (!st->link) {
 		err = -errno;
 		return bench_fail_bpf(ctx, err, variants[kind].feature,
-				      "attaching %s: %s", what, errno_name(err));
+				      "attaching %s: %s", what, bench_errno_name(err));
 	}
 	return 0;
 }

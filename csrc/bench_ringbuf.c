@@ -55,12 +55,6 @@
 #define RB_BUSY_BIT	(1u << 31)
 #define RB_DISCARD_BIT	(1u << 30)
 
-enum { TRIG_AUTO, TRIG_FENTRY, TRIG_TP };
-static const char *const trigger_choices[] = { "auto", "fentry", "tp", NULL };
-
-#define TP_NAME "syscalls/sys_enter_getpgid"
-#define FENTRY_TARGET "sys_getpgid"
-
 struct rb_counter {
 	_Alignas(128) atomic_ullong value;
 };
@@ -80,9 +74,9 @@ struct rb_state {
 	bool b2b;
 	bool bench_producer;
 
-	struct ringbuf_bpf *rskel;
+	struct bench_producer producer;	/* ringbuf_bpf or perfbuf_bpf */
+	struct ringbuf_bpf *rskel;	/* producer.skel, typed */
 	struct perfbuf_bpf *pskel;
-	struct bpf_link *link;
 	long *dropped;			/* in the skeleton's .bss */
 	long *bpf_hits;
 
@@ -134,10 +128,7 @@ static const struct bench_param_def rb_params[] = {
 	{ "rb_bench_producer", "--rb-bench-producer", BENCH_PARAM_BOOL, 0, 0, 1, NULL,
 	  "newest kernel bench only, rb-libbpf with consumers=0: count records "
 	  "in BPF and never wake a consumer (a full ring then drops)" },
-	{ "trigger", NULL, BENCH_PARAM_CHOICE, TRIG_AUTO, 0, 2, trigger_choices,
-	  "what fires the BPF producer on getpgid(): fentry (the kernel bench's), "
-	  "the " TP_NAME " tracepoint, or auto: fentry if the kernel loads it, "
-	  "else the tracepoint" },
+	BENCH_TRIGGER_PARAM("the BPF producer"),
 	{ 0 },
 };
 
@@ -159,10 +150,7 @@ static const struct bench_param_def pb_params[] = {
 	  "65516 data bytes" },
 	{ "perfbuf_sz", NULL, BENCH_PARAM_INT, PB_DEFAULT_PERFBUF_PAGES, 1, 1 << 16, NULL,
 	  "data pages per CPU buffer, a power of 2 (the kernel bench's: 128)" },
-	{ "trigger", NULL, BENCH_PARAM_CHOICE, TRIG_AUTO, 0, 2, trigger_choices,
-	  "what fires the BPF producer on getpgid(): fentry (the kernel bench's), "
-	  "the " TP_NAME " tracepoint, or auto: fentry if the kernel loads it, "
-	  "else the tracepoint" },
+	BENCH_TRIGGER_PARAM("the BPF producer"),
 	{ 0 },
 };
 
@@ -313,114 +301,50 @@ static void bufs_trigger_batch(void)
 	(void)syscall(__NR_getpgid, 0);
 }
 
-static void rb_destroy_skels(struct rb_state *st)
-{
-	bpf_link__destroy(st->link);
-	st->link = NULL;
-	ringbuf_bpf__destroy(st->rskel);
-	st->rskel = NULL;
-	perfbuf_bpf__destroy(st->pskel);
-	st->pskel = NULL;
-}
+BENCH_SKELETON_CALLBACKS(ringbuf)
+BENCH_SKELETON_CALLBACKS(perfbuf)
+BENCH_SKELETON_PROGRAM(ringbuf, rb)
+BENCH_SKELETON_PROGRAM(perfbuf, pb)
 
-/*
- * Open, configure and load the skeleton with the one entry point of
- * `trig` enabled.  Returns 0 or a negative errno without recording an
- * error, so that auto can fall back.
- */
-static int rb_try_load(struct bench_ctx *ctx, struct rb_state *st, int trig,
-		       struct bpf_program **progp)
+static int rb_configure(struct bench_ctx *ctx, void *skel)
 {
-	bool fentry = trig == TRIG_FENTRY;
+	struct ringbuf_bpf *s = skel;
 	int64_t rec = bench_param(ctx, "record_size");
-	struct bpf_program *prog;
-	int err;
 
-	if (!st->perf) {
-		st->rskel = ringbuf_bpf__open();
-		if (!st->rskel)
-			return -errno;
-		st->rskel->rodata->batch_cnt = bench_param(ctx, "rb_batch_cnt");
-		st->rskel->rodata->filter_tgid = bench_own_tgid();
-		st->rskel->rodata->use_output = bench_param(ctx, "rb_use_output");
-		st->rskel->rodata->record_size = rec;
-		st->rskel->rodata->bench_producer = st->bench_producer;
-		if (bench_param(ctx, "rb_sampled"))
-			st->rskel->rodata->wakeup_data_size =
-				bench_param(ctx, "rb_sample_rate") * rb_record_total(rec);
-		err = bpf_map__set_max_entries(st->rskel->maps.ringbuf, rb_ring_size(ctx));
-		if (err)
-			return err;
-		prog = fentry ? st->rskel->progs.rb_fentry : st->rskel->progs.rb_tp;
-		bpf_program__set_autoload(prog, true);
-		err = ringbuf_bpf__load(st->rskel);
-		if (err)
-			return err;
-		st->dropped = &st->rskel->bss->dropped;
-		st->bpf_hits = &st->rskel->bss->hits;
-	} else {
-		long val = 42;
-
-		st->pskel = perfbuf_bpf__open();
-		if (!st->pskel)
-			return -errno;
-		st->pskel->rodata->batch_cnt = bench_param(ctx, "rb_batch_cnt");
-		st->pskel->rodata->filter_tgid = bench_own_tgid();
-		st->pskel->rodata->record_size = rec;
-		memcpy(st->pskel->bss->payload, &val, sizeof(val));
-		prog = fentry ? st->pskel->progs.pb_fentry : st->pskel->progs.pb_tp;
-		bpf_program__set_autoload(prog, true);
-		err = perfbuf_bpf__load(st->pskel);
-		if (err)
-			return err;
-		st->dropped = &st->pskel->bss->dropped;
-	}
-	*progp = prog;
-	return 0;
+	s->rodata->batch_cnt = bench_param(ctx, "rb_batch_cnt");
+	s->rodata->use_output = bench_param(ctx, "rb_use_output");
+	s->rodata->record_size = rec;
+	s->rodata->bench_producer = bench_param(ctx, "rb_bench_producer");
+	if (bench_param(ctx, "rb_sampled"))
+		s->rodata->wakeup_data_size =
+			bench_param(ctx, "rb_sample_rate") * rb_record_total(rec);
+	return bpf_map__set_max_entries(s->maps.ringbuf, rb_ring_size(ctx));
 }
 
-static int rb_load(struct bench_ctx *ctx, struct rb_state *st, struct bpf_program **prog)
+static int pb_configure(struct bench_ctx *ctx, void *skel)
 {
-	int trig = bench_param(ctx, "trigger");
-	const char *kind = st->perf ? "perf buffer" : "ring buffer";
-	int err;
+	struct perfbuf_bpf *s = skel;
+	long val = 42;
 
-	if (trig != TRIG_TP) {
-		err = rb_try_load(ctx, st, TRIG_FENTRY, prog);
-		if (!err) {
-			snprintf(ctx->trigger, sizeof(ctx->trigger), "fentry/%s", FENTRY_TARGET);
-			return 0;
-		}
-		rb_destroy_skels(st);
-		if (trig == TRIG_FENTRY)
-			return bench_fail_bpf(ctx, err, "fentry programs (BPF trampolines)",
-					      "loading the %s producer as fentry on %s",
-					      kind, FENTRY_TARGET);
-	}
-	err = bench_ensure_tracefs(ctx);
-	if (err)
-		return err;
-	err = rb_try_load(ctx, st, TRIG_TP, prog);
-	if (err)
-		return bench_fail_bpf(ctx, err, "tracepoint programs",
-				      "loading the %s producer on tracepoint %s",
-				      kind, TP_NAME);
-	snprintf(ctx->trigger, sizeof(ctx->trigger), "tp/%s", TP_NAME);
+	s->rodata->batch_cnt = bench_param(ctx, "rb_batch_cnt");
+	s->rodata->record_size = bench_param(ctx, "record_size");
+	memcpy(s->bss->payload, &val, sizeof(val));
 	return 0;
 }
 
-static int rb_attach(struct bench_ctx *ctx, struct rb_state *st, struct bpf_program *prog)
-{
-	bool fentry = strncmp(ctx->trigger, "fentry", 6) == 0;
+static const struct bench_producer_ops rb_producer = {
+	BENCH_SKELETON_OPS(ringbuf),
+	.what = "the ring buffer producer",
+	.configure = rb_configure,
+	.program = ringbuf_skel_program,
+};
 
-	st->link = bpf_program__attach(prog);
-	if (!st->link)
-		return bench_fail_bpf(ctx, -errno,
-				      fentry ? "fentry programs (BPF trampolines)" :
-					       "tracepoint programs",
-				      "attaching the producer to %s", ctx->trigger);
-	return 0;
-}
+static const struct bench_producer_ops pb_producer = {
+	BENCH_SKELETON_OPS(perfbuf),
+	.what = "the perf buffer producer",
+	.configure = pb_configure,
+	.program = perfbuf_skel_program,
+};
 
 /* ---- consumer setup ---- */
 
@@ -556,7 +480,6 @@ static int pb_custom_setup(struct bench_ctx *ctx, struct rb_state *st)
 
 static int bufs_setup(struct bench_ctx *ctx)
 {
-	struct bpf_program *prog = NULL;
 	struct rb_state *st;
 	int err;
 
@@ -577,9 +500,19 @@ static int bufs_setup(struct bench_ctx *ctx)
 	if (st->perf)
 		st->pb_data_sz = bench_param(ctx, "perfbuf_sz") * st->page_sz;
 
-	err = rb_load(ctx, st, &prog);
+	/* Attached from here on, but only this process's getpgid() calls
+	 * fire it, and none is made before the threads start. */
+	err = bench_producer_start(ctx, st->perf ? &pb_producer : &rb_producer, &st->producer);
 	if (err)
 		return err;
+	if (st->perf) {
+		st->pskel = st->producer.skel;
+		st->dropped = &st->pskel->bss->dropped;
+	} else {
+		st->rskel = st->producer.skel;
+		st->dropped = &st->rskel->bss->dropped;
+		st->bpf_hits = &st->rskel->bss->hits;
+	}
 
 	if (!st->perf && !st->custom && !st->bench_producer) {
 		st->rb = ring_buffer__new(bpf_map__fd(st->rskel->maps.ringbuf),
@@ -607,7 +540,7 @@ static int bufs_setup(struct bench_ctx *ctx)
 		if (err)
 			return err;
 	}
-	return rb_attach(ctx, st, prog);
+	return 0;
 }
 
 static void bufs_teardown(struct bench_ctx *ctx)
@@ -618,8 +551,7 @@ static void bufs_teardown(struct bench_ctx *ctx)
 	if (!st)
 		return;
 	/* stop producing first */
-	bpf_link__destroy(st->link);
-	st->link = NULL;
+	bench_producer_detach(&st->producer);
 	ring_buffer__free(st->rb);
 	perf_buffer__free(st->pb);
 	if (st->prod_area)
@@ -638,7 +570,7 @@ static void bufs_teardown(struct bench_ctx *ctx)
 	free(st->events);
 	if (st->epfd >= 0)
 		close(st->epfd);
-	rb_destroy_skels(st);
+	bench_producer_destroy(&st->producer);
 	free(st);
 	ctx->priv = NULL;
 }

@@ -139,10 +139,11 @@ static int load_copy(struct bench_ctx *ctx, struct selftest_bpf **out,
 		return bench_fail(ctx, BENCH_ERR_BENCH, errno,
 				  "%s: opening the selftest BPF object failed: %s",
 				  ctx->bench->name, strerror(errno));
-	skel->rodata->target_tgid = getpid();
 	skel->rodata->reject = reject;
 	prog = exit_prog ? skel->progs.selftest_exit : skel->progs.selftest_enter;
 	err = bpf_program__set_autoload(prog, true);
+	if (!err)
+		err = bpf_program__set_autoload(skel->progs.producer_whoami, true);
 	if (err)
 		return bench_fail(ctx, BENCH_ERR_BENCH, -err, "%s: enabling %s failed: %s",
 				  ctx->bench->name, pname, strerror(-err));
@@ -150,6 +151,9 @@ static int load_copy(struct bench_ctx *ctx, struct selftest_bpf **out,
 	if (err)
 		return bench_fail_bpf(ctx, err, "tracepoint programs", "loading %s%s",
 				      pname, reject ? " (made invalid on purpose: fault='setup-second-load')" : "");
+	/* Our producers as BPF sees them: getpid() is the id in our own pid
+	 * namespace, not the one BPF compares. */
+	skel->bss->filter_tgid = bench_bpf_tgid(skel->progs.producer_whoami);
 	*link = bpf_program__attach_tracepoint(prog, "syscalls", tp);
 	if (!*link) {
 		err = -errno;

@@ -36,43 +36,20 @@
 #include "strncmp.h"
 #include "strncmp.skel.h"
 
-enum { TRIG_AUTO, TRIG_FENTRY, TRIG_TP };
-static const char *const trigger_choices[] = { "auto", "fentry", "tp", NULL };
-
-#define TP_NAME "syscalls/sys_enter_getpgid"
-#define FENTRY_TARGET "sys_getpgid"
-#define FENTRY_FEATURE "fentry programs (BPF trampolines)"
-#define TP_FEATURE "tracepoint programs"
-
 struct strncmp_state {
-	struct strncmp_bpf *skel;
-	struct bpf_link *link;
+	struct bench_producer producer;
 };
 
 static const struct bench_param_def strncmp_params[] = {
 	{ "cmp_str_len", "--cmp-str-len", BENCH_PARAM_INT, 32, 1, STRNCMP_STR_SZ - 1, NULL,
 	  "characters each comparison walks before it finds the difference" },
-	{ "trigger", NULL, BENCH_PARAM_CHOICE, TRIG_AUTO, 0, 2, trigger_choices,
-	  "what runs the comparison on getpgid(): the " TP_NAME " tracepoint "
-	  "(the kernel bench's, and what auto picks) or fentry on the syscall" },
+	BENCH_TRIGGER_PARAM_TP_FIRST("the comparison"),
 	{ 0 },
 };
 
 static bool uses_helper(struct bench_ctx *ctx)
 {
 	return strcmp(ctx->bench->name, "strncmp-helper") == 0;
-}
-
-static const char *errno_name(int err)
-{
-	const char *s;
-
-	if (err < 0)
-		err = -err;
-	if (err == 524)
-		return "ENOTSUPP";
-	s = strerrorname_np(err);
-	return s ? s : "unknown errno";
 }
 
 /* target: random digits '1'..'9', NUL-terminated at the buffer's end;
@@ -92,65 +69,46 @@ static void fill_strings(char *target, char *str, size_t len)
 	str[len - 1] -= 1;
 }
 
-static struct bpf_program *variant(struct strncmp_bpf *skel, bool helper, int trig)
+BENCH_SKELETON_CALLBACKS(strncmp)
+
+static struct bpf_program *strncmp_program(struct bench_ctx *ctx, void *skel, bool fentry)
 {
-	if (trig == TRIG_FENTRY)
-		return helper ? skel->progs.strncmp_helper_fentry :
-				skel->progs.strncmp_no_helper_fentry;
-	return helper ? skel->progs.strncmp_helper_tp : skel->progs.strncmp_no_helper_tp;
+	struct strncmp_bpf *s = skel;
+	bool helper = uses_helper(ctx);
+
+	if (fentry)
+		return helper ? s->progs.strncmp_helper_fentry :
+				s->progs.strncmp_no_helper_fentry;
+	return helper ? s->progs.strncmp_helper_tp : s->progs.strncmp_no_helper_tp;
 }
+
+static int strncmp_configure(struct bench_ctx *ctx, void *skel)
+{
+	struct strncmp_bpf *s = skel;
+	size_t len = bench_param(ctx, "cmp_str_len");
+
+	s->rodata->cmp_str_len = len;
+	fill_strings((char *)s->rodata->target, s->bss->str, len);
+	return 0;
+}
+
+static const struct bench_producer_ops strncmp_producer = {
+	BENCH_SKELETON_OPS(strncmp),
+	.what = "the strncmp program",
+	.tp_first = true,	/* the kernel bench's trigger */
+	.configure = strncmp_configure,
+	.program = strncmp_program,
+};
 
 static int strncmp_setup(struct bench_ctx *ctx)
 {
 	struct strncmp_state *st;
-	struct bpf_program *prog;
-	bool helper = uses_helper(ctx);
-	int trig = bench_param(ctx, "trigger");
-	size_t len = bench_param(ctx, "cmp_str_len");
-	const char *feature = trig == TRIG_FENTRY ? FENTRY_FEATURE : TP_FEATURE;
-	const char *what = helper ? "bpf_strncmp() program" : "byte-loop comparison program";
-	int err;
 
 	st = calloc(1, sizeof(*st));
 	if (!st)
 		return -ENOMEM;
 	ctx->priv = st;
-	if (trig == TRIG_FENTRY)
-		snprintf(ctx->trigger, sizeof(ctx->trigger), "fentry/%s", FENTRY_TARGET);
-	else
-		snprintf(ctx->trigger, sizeof(ctx->trigger), "tp/%s", TP_NAME);
-
-	if (trig != TRIG_FENTRY) {
-		err = bench_ensure_tracefs(ctx);
-		if (err)
-			return err;
-	}
-	st->skel = strncmp_bpf__open();
-	if (!st->skel)
-		return bench_fail(ctx, BENCH_ERR_BENCH, errno,
-				  "%s: opening the strncmp BPF object failed: %s",
-				  ctx->bench->name, strerror(errno));
-	st->skel->rodata->cmp_str_len = len;
-	fill_strings((char *)st->skel->rodata->target, st->skel->bss->str, len);
-	prog = variant(st->skel, helper, trig);
-	err = bpf_program__set_autoload(prog, true);
-	if (!err)
-		err = bpf_program__set_autoload(st->skel->progs.strncmp_whoami, true);
-	if (err)
-		return bench_fail(ctx, BENCH_ERR_BENCH, -err, "%s: enabling the %s failed: %s",
-				  ctx->bench->name, what, strerror(-err));
-	err = strncmp_bpf__load(st->skel);
-	if (err)
-		return bench_fail_bpf(ctx, err, feature, "loading the %s on %s: %s",
-				      what, ctx->trigger, errno_name(err));
-	st->skel->bss->filter_tgid = bench_bpf_tgid(st->skel->progs.strncmp_whoami);
-	st->link = bpf_program__attach(prog);
-	if (!st->link) {
-		err = -errno;
-		return bench_fail_bpf(ctx, err, feature, "attaching the %s to %s: %s",
-				      what, ctx->trigger, errno_name(err));
-	}
-	return 0;
+	return bench_producer_start(ctx, &strncmp_producer, &st->producer);
 }
 
 static void strncmp_teardown(struct bench_ctx *ctx)
@@ -159,8 +117,7 @@ static void strncmp_teardown(struct bench_ctx *ctx)
 
 	if (!st)
 		return;
-	bpf_link__destroy(st->link);
-	strncmp_bpf__destroy(st->skel);
+	bench_producer_destroy(&st->producer);
 	free(st);
 	ctx->priv = NULL;
 }
@@ -168,8 +125,9 @@ static void strncmp_teardown(struct bench_ctx *ctx)
 static void strncmp_measure(struct bench_ctx *ctx, struct bench_sample *s)
 {
 	struct strncmp_state *st = ctx->priv;
+	struct strncmp_bpf *skel = st->producer.skel;
 
-	s->hits = __atomic_exchange_n(&st->skel->bss->hits, 0, __ATOMIC_RELAXED);
+	s->hits = __atomic_exchange_n(&skel->bss->hits, 0, __ATOMIC_RELAXED);
 }
 
 #define STRNCMP_BENCH(bench_name, text)					\

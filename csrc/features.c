@@ -120,15 +120,6 @@ __attribute__((noinline, used)) int bench_features_uprobe_target(int x)
 	return x;
 }
 
-static const char *errno_name(int err)
-{
-	const char *s = strerrorname_np(err);
-
-	if (err == 524)
-		return "ENOTSUPP";
-	return s ? s : "?";
-}
-
 /* how: "loading %s" or "%s loaded, but attaching it", %s being d->what */
 static void describe_refusal(struct bench_feature *f, const struct probe_def *d,
 			     const char *how, int err)
@@ -149,7 +140,7 @@ static void describe_refusal(struct bench_feature *f, const struct probe_def *d,
 	snprintf(step, sizeof(step), how, d->what);
 	if (snprintf(f->detail, sizeof(f->detail), "%s was refused: %s (%s)%s%s",
 		     step, err == 524 ? "Not supported" : strerror(err),
-		     errno_name(err), hint ? "; " : "", hint ? hint : "") >=
+		     bench_errno_name(err), hint ? "; " : "", hint ? hint : "") >=
 	    (int)sizeof(f->detail))
 		memcpy(f->detail + sizeof(f->detail) - 4, "...", 4);
 }

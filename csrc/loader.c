@@ -335,18 +335,31 @@ void bench_bpf_ids_wait_released(const struct bench_bpf_ids *ids, uint64_t timeo
 	}
 }
 
+const char *bench_errno_name(int err)
+{
+	const char *s;
+
+	if (err < 0)
+		err = -err;
+	if (err == 524)
+		return "ENOTSUPP";
+	s = strerrorname_np(err);
+	return s ? s : "unknown errno";
+}
+
 /*
  * Our process id as BPF sees it: `whoami` (a raw_tp program returning
  * bpf_get_current_pid_tgid() >> 32) run through BPF_PROG_TEST_RUN, which
- * runs it in this thread.  0 (count every process, as the kernel bench
- * does) if the test run fails.
+ * runs it in this thread.  Where the test run fails, /proc's answer, which
+ * is 0 (count every process, as the kernel bench does) in a nested pid
+ * namespace.
  */
 uint32_t bench_bpf_tgid(struct bpf_program *whoami)
 {
 	LIBBPF_OPTS(bpf_test_run_opts, opts);
 
-	if (bpf_prog_test_run_opts(bpf_program__fd(whoami), &opts))
-		return 0;
+	if (bpf_prog_test_run_opts(bpf_program__fd(whoami), &opts) || !opts.retval)
+		return bench_own_tgid();
 	return opts.retval;
 }
 

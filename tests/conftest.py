@@ -1,4 +1,5 @@
 """Shared test helpers: short runs, skips for what this kernel lacks, leak checks."""
+import contextlib
 import json
 import os
 import shutil
@@ -13,31 +14,153 @@ SHORT = dict(warmup=0.2, duration=0.6, interval=0.2)
 SHORT_SAMPLES = 3
 
 
-def run_or_skip(name, **kw):
-    """Run a benchmark; skip (with the kernel's reason) where this kernel lacks a feature."""
+#: What the getpgid() triggers are called in a Result's metadata.
+FENTRY = "fentry/sys_getpgid"
+TP = "tp/syscalls/sys_enter_getpgid"
+TRIGGERS = (FENTRY, TP)
+#: errno names a refused program kind is reported with.
+ERRNO_NAMES = ("EPERM", "ENOENT", "EOPNOTSUPP", "ENOTSUPP", "ENOSYS", "EINVAL")
+
+
+def run_or_skip(bench, **kw):
+    """Run a benchmark (a name, or a family's function) with SHORT; skip,
+    with the kernel's reason, where this kernel lacks a feature."""
+    call = bench if callable(bench) else (lambda **k: benchbpf.run(bench, **k))
     try:
-        return benchbpf.run(name, **{**SHORT, **kw})
+        return call(**{**SHORT, **kw})
     except benchbpf.UnsupportedError as e:
-        pytest.skip(f"{name}: {e}")
+        pytest.skip(f"{bench}: {e}")
 
 
-def _bpftool():
-    return shutil.which("bpftool") or shutil.which("bpftool", path="/usr/sbin:/sbin")
+def _prefixes(module):
+    return tuple(getattr(module, "PREFIXES", ())) + (
+        (module.PREFIX,) if hasattr(module, "PREFIX") else ())
 
 
-def loaded_bpf_objects():
-    """IDs of every BPF program, map and link loaded on this machine."""
-    tool = _bpftool()
-    if tool is None:
-        return None
-    ids = set()
-    for kind in ("prog", "map", "link"):
-        out = subprocess.run([tool, "-j", kind, "list"], capture_output=True, text=True)
-        if out.returncode != 0:
-            continue
-        for obj in json.loads(out.stdout or "[]"):
-            ids.add((kind, obj["id"]))
-    return ids
+def ours_left_behind(prefixes, timeout=5.0):
+    """Programs and maps named prefix... this process still holds or nobody
+    holds, once the kernel had `timeout` seconds for its deferred frees."""
+    import time
+
+    import leakcheck
+
+    deadline = time.monotonic() + timeout
+    while True:
+        left = [name for p in prefixes for _, name in leakcheck.left_behind(p)]
+        if not left or time.monotonic() > deadline:
+            return left
+        time.sleep(0.05)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def nothing_of_ours_left(request):
+    """After a module that names its objects (PREFIX or PREFIXES), none of
+    them may stay loaded."""
+    yield
+    prefixes = _prefixes(request.module)
+    if prefixes:
+        import leakcheck
+
+        leakcheck.require_bpftool()
+        assert not ours_left_behind(prefixes), f"{prefixes} programs or maps left loaded"
+
+
+@pytest.fixture
+def no_leaks(request):
+    """The test leaves this process as it found it, and nothing of its
+    module's family (PREFIX/PREFIXES) loaded."""
+    import leakcheck
+
+    before = leakcheck.snapshot()
+    yield
+    _, leaks = leakcheck.settle(before)
+    assert not leaks, leaks
+    prefixes = _prefixes(request.module)
+    if prefixes:
+        leakcheck.require_bpftool()
+        assert not ours_left_behind(prefixes)
+
+
+@contextlib.contextmanager
+def rejected_before_loading(exc, *words):
+    """`with rejected_before_loading(ValueError, "nr_loops=0"): ...`: the
+    body raises exc with every word in its message, and loaded nothing."""
+    import leakcheck
+
+    setups = benchbpf._core.setup_count()
+    with pytest.raises(exc) as info:
+        yield info
+    for w in words:
+        assert w in str(info.value), str(info.value)
+    assert benchbpf._core.setup_count() == setups, "something was set up"
+    assert not leakcheck.snapshot().bpf_fds
+
+
+def fentry_runs_or_says_why(call, name, prefixes=()):
+    """Run `call(trigger="fentry", ...)`: it runs from fentry, or this kernel
+    refuses fentry and the run says so (UnsupportedError naming fentry, the
+    benchmark and the errno), took no sample and left nothing loaded."""
+    setups = benchbpf._core.setup_count()
+    seen = []
+    try:
+        r = call(trigger="fentry", callback=lambda *a: seen.append(a), **SHORT)
+    except benchbpf.UnsupportedError as e:
+        msg = str(e)
+        assert "fentry" in msg and name in msg, msg
+        assert any(n in msg for n in ERRNO_NAMES), msg
+        assert e.errno > 0
+        assert not seen, "samples were taken before the refusal"
+        assert benchbpf._core.setup_count() == setups + 1
+        assert ours_left_behind(prefixes) == []
+        pytest.skip(msg)
+    assert r.metadata["trigger"] == FENTRY
+    return r
+
+
+_NESTED = """
+import json, os, sys, warnings
+sys.path.insert(0, {tests!r})
+import benchbpf, leakcheck
+warnings.simplefilter("ignore")
+tgids = []
+def look(sample, index, warmup):
+    if index == 0:
+        tgids.extend(v["filter_tgid"] for v in leakcheck.held_data_vars(".bss")
+                     if "filter_tgid" in v)
+r = benchbpf.run({name!r}, warmup=0.2, duration=0.6, interval=0.2, callback=look, **{kw!r})
+print(json.dumps(dict(hits=[s.hits for s in r.samples], filter_tgids=tgids, pid=os.getpid())))
+"""
+
+
+def run_in_own_pid_namespace(name, **kw):
+    """Run `name` in a child inside a new pid namespace with its own /proc
+    (as in a container), where /proc shows only the inner pid.  Returns
+    (what the child reports: its samples' hits, the filter ids its BPF
+    programs hold, its own pid there; and its pid as the kernel knows it)."""
+    import json
+    import subprocess
+    import sys
+    import time
+
+    import leakcheck
+
+    unshare = shutil.which("unshare")
+    if unshare is None:
+        pytest.skip("unshare not available")
+    script = _NESTED.format(tests=os.path.dirname(__file__), name=name, kw=kw)
+    proc = subprocess.Popen([unshare, "--pid", "--fork", "--mount-proc", sys.executable,
+                             "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env=leakcheck._clean_env())
+    outer_pid, deadline = None, time.monotonic() + 10
+    while outer_pid is None and proc.poll() is None and time.monotonic() < deadline:
+        kids = leakcheck.children(proc.pid)
+        outer_pid = kids[0] if kids else None
+        time.sleep(0.01)
+    out, err = proc.communicate(timeout=60)
+    if proc.returncode != 0 and "unshare" in err:
+        pytest.skip(f"cannot create a pid namespace here: {err.strip()}")
+    assert proc.returncode == 0, err
+    return json.loads(out.splitlines()[-1]), outer_pid
 
 
 def open_fds():

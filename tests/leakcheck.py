@@ -17,6 +17,21 @@ import benchbpf
 BPFTOOL = shutil.which("bpftool") or shutil.which("bpftool", path="/usr/sbin:/sbin")
 
 
+class BpftoolError(AssertionError):
+    """The kernel's object lists could not be read: a leak check that
+    cannot look must not pass."""
+
+
+def require_bpftool():
+    """bpftool builds the skeletons too, so where benchbpf is built it is
+    there; without it no leak check can look at the kernel."""
+    if BPFTOOL is None:
+        raise BpftoolError("bpftool not found (PATH, /usr/sbin, /sbin): cannot list the "
+                           "kernel's BPF objects to check for leaks; install it "
+                           "(scripts/install.sh does)")
+    return BPFTOOL
+
+
 def fd_targets(pid="self"):
     out = {}
     base = f"/proc/{pid}/fd"
@@ -118,21 +133,21 @@ def _clean_env():
     return env
 
 
-def _bpftool(*args):
-    out = subprocess.run([BPFTOOL, "-j", *args], capture_output=True, text=True,
+def bpftool(*args):
+    """bpftool's JSON answer; BpftoolError (with its stderr) if it fails."""
+    out = subprocess.run([require_bpftool(), "-j", *args], capture_output=True, text=True,
                          env=_clean_env())
     if out.returncode != 0:
-        return []
-    return json.loads(out.stdout or "[]")
+        raise BpftoolError(f"bpftool {' '.join(args)} failed ({out.returncode}): "
+                           f"{out.stderr.strip() or out.stdout.strip()}")
+    return json.loads(out.stdout or "null") or []
 
 
 def kernel_objects():
     """{(kind, id): info} for every BPF program, map and link loaded."""
     objs = {}
-    if BPFTOOL is None:
-        return None
     for kind in ("prog", "map", "link"):
-        for o in _bpftool(kind, "list"):
+        for o in bpftool(kind, "list"):
             objs[(kind, o["id"])] = o
     return objs
 
@@ -165,8 +180,6 @@ def orphaned_objects(before):
     """Objects loaded since `before` that no process holds: leaked, unless
     pinned or attached without a descriptor (which benchbpf never does).
     Freeing is asynchronous in the kernel, so this waits a little."""
-    if before is None or BPFTOOL is None:
-        return []
     deadline = time.monotonic() + 5
     while True:
         now = kernel_objects()
@@ -186,7 +199,7 @@ def orphaned_objects(before):
 
 def named_objects(prefix):
     """Programs and maps on the machine whose name starts with prefix."""
-    objs = kernel_objects() or {}
+    objs = kernel_objects()
     return sorted((k, v.get("name", "")) for k, v in objs.items()
                   if v.get("name", "").startswith(prefix))
 
@@ -200,14 +213,9 @@ def wait_named_gone(prefix, timeout=5.0):
         time.sleep(0.05)
 
 
-def left_behind(prefix):
-    """Objects named `prefix...` that this process still holds, or that no
-    process holds (leaked into the kernel).  Objects other processes on the
-    machine hold right now are theirs, not this test's."""
-    objs = kernel_objects()
-    if objs is None:
-        return []
-    mine, held = set(), referenced_ids()
+def held_ids():
+    """(kind, id) of the BPF objects this process holds through a descriptor."""
+    mine = set()
     for fd in fd_targets():
         try:
             with open(f"/proc/self/fdinfo/{fd}") as f:
@@ -217,6 +225,33 @@ def left_behind(prefix):
                         mine.add((key[:-3], int(value)))
         except OSError:
             pass
+    return mine
+
+
+def held_data_maps(section, prefix=""):
+    """bpftool's entries for the global data maps (".bss", ".data", ...)
+    named prefix...section that this process holds."""
+    mine = {oid for kind, oid in held_ids() if kind == "map"}
+    return [m for m in bpftool("map", "list")
+            if m["id"] in mine and m.get("name", "").startswith(prefix)
+            and m.get("name", "").endswith(section)]
+
+
+def held_data_vars(section, prefix=""):
+    """{variable: value} of each held global data map, as bpftool formats it."""
+    out = []
+    for m in held_data_maps(section, prefix):
+        cur = bpftool("map", "lookup", "id", str(m["id"]), "key", "0", "0", "0", "0")
+        out.append({k: v for d in cur["formatted"]["value"][section] for k, v in d.items()})
+    return out
+
+
+def left_behind(prefix):
+    """Objects named `prefix...` that this process still holds, or that no
+    process holds (leaked into the kernel).  Objects other processes on the
+    machine hold right now are theirs, not this test's."""
+    objs = kernel_objects()
+    mine, held = held_ids(), referenced_ids()
     for (kind, oid), info in objs.items():
         if (kind, oid) in held:
             held.update(("map", m) for m in info.get("map_ids", ()))

@@ -7,45 +7,26 @@ import sys
 import pytest
 
 import benchbpf
-import leakcheck
-from benchbpf import _core, bloom
+from benchbpf import bloom
 from benchbpf._report import progress_line, summary_line
 from benchbpf.result import Result, Sample
 
-from conftest import SHORT, SHORT_SAMPLES
+from conftest import (SHORT, SHORT_SAMPLES, TP, TRIGGERS, fentry_runs_or_says_why,
+                      rejected_before_loading, run_in_own_pid_namespace, run_or_skip)
 
 ALL = ["bloom-lookup", "bloom-update", "bloom-false-positive",
        "hashmap-without-bloom", "hashmap-with-bloom"]
-TRIGGERS = ("fentry/sys_getpgid", "tp/syscalls/sys_enter_getpgid")
 #: Our programs and maps: bloom_lookup_*, bloom_update_*, bloom_hashmap_*,
-#: bloom_map and the skeleton's bloom_bp.* data maps.
-PREFIX = "bloom_"
+#: producer_whoami, bloom_map and the skeleton's bloom_bp.* data maps.
+PREFIXES = ("bloom_", "producer_whoami")
 SUMMARY = re.compile(r"^Summary: (\d+) false hits of (\d+) total operations\. "
                      r"Percentage =  (\d+\.\d\d|nan) %$")
 ITER = re.compile(r"^Iter +\d+ \( *-?\d+\.\d{3}us\): (\d+) false hits of (\d+) total "
                   r"operations\. Percentage = (\d+\.\d\d|nan) %$")
 
 
-@pytest.fixture(scope="module", autouse=True)
-def nothing_of_ours_left():
-    yield
-    assert leakcheck.wait_named_gone(PREFIX) == [], "bloom programs or maps left loaded"
-
-
-@pytest.fixture
-def no_leaks():
-    before = leakcheck.snapshot()
-    yield
-    _, leaks = leakcheck.settle(before)
-    assert not leaks, leaks
-
-
 def run(name, **kw):
-    """Run with SHORT; skip only if this kernel lacks what the benchmark needs."""
-    try:
-        return benchbpf.run(name, **{**SHORT, **kw})
-    except benchbpf.UnsupportedError as e:
-        pytest.skip(f"{name}: {e}")
+    return run_or_skip(name, **kw)
 
 
 def totals(r):
@@ -155,22 +136,13 @@ def test_several_producers():
 
 def test_explicit_tracepoint_trigger():
     r = run("hashmap-with-bloom", trigger="tp")
-    assert r.metadata["trigger"] == "tp/syscalls/sys_enter_getpgid"
+    assert r.metadata["trigger"] == TP
     assert r.params["trigger"] == "tp"
 
 
 @pytest.mark.parametrize("name", ["bloom-lookup", "hashmap-without-bloom"])
 def test_fentry_trigger_runs_or_says_why(name, no_leaks):
-    setups = _core.setup_count()
-    try:
-        r = benchbpf.run(name, trigger="fentry", **SHORT)
-    except benchbpf.UnsupportedError as e:
-        assert "fentry" in str(e) and name in str(e)
-        assert e.errno > 0
-        assert _core.setup_count() == setups + 1
-        assert leakcheck.wait_named_gone(PREFIX) == []
-        pytest.skip(str(e))
-    assert r.metadata["trigger"] == "fentry/sys_getpgid"
+    r = fentry_runs_or_says_why(lambda **kw: benchbpf.run(name, **kw), name, PREFIXES)
     assert totals(r)[0] + totals(r)[1] > 0
 
 
@@ -184,13 +156,8 @@ def test_fentry_trigger_runs_or_says_why(name, no_leaks):
 ])
 @pytest.mark.parametrize("name", ["bloom-lookup", "hashmap-with-bloom"])
 def test_out_of_range_params_rejected_before_loading(name, key, value, allowed):
-    setups = _core.setup_count()
-    with pytest.raises(ValueError) as info:
+    with rejected_before_loading(ValueError, f"{key}={value}", allowed):
         benchbpf.run(name, **{**SHORT, key: value})
-    msg = str(info.value)
-    assert f"{key}={value}" in msg and allowed in msg, msg
-    assert _core.setup_count() == setups
-    assert not leakcheck.snapshot().bpf_fds
 
 
 @pytest.mark.parametrize("kw, words", [
@@ -205,13 +172,8 @@ def test_invalid_combinations_rejected_before_loading(kw, words):
         info = benchbpf.describe("bloom-lookup")
         assert kw["nr_entries"] <= info.params["nr_entries"].max
         return
-    setups = _core.setup_count()
-    with pytest.raises((ValueError, TypeError)) as info:
+    with rejected_before_loading((ValueError, TypeError), *words):
         benchbpf.run("hashmap-with-bloom", **{**SHORT, **kw})
-    for w in words:
-        assert w in str(info.value), str(info.value)
-    assert _core.setup_count() == setups
-    assert not leakcheck.snapshot().bpf_fds
 
 
 @pytest.mark.parametrize("func", sorted(bloom.BENCHMARKS))
@@ -261,3 +223,13 @@ def test_cli_prints_false_hit_lines():
     iters = [line for line in lines if line.startswith("Iter")]
     assert len(iters) == 2 and all(ITER.match(line) for line in iters), lines
     assert SUMMARY.match(lines[-1]), lines
+
+
+@pytest.mark.parametrize("name", ["bloom-lookup", "hashmap-with-bloom"])
+def test_counts_inside_its_own_pid_namespace(name):
+    """In a new pid namespace with its own /proc (as in a container) /proc
+    shows only the inner pid; the filter still holds this process's id as
+    the kernel knows it, so its own calls count and no one else's."""
+    got, outer_pid = run_in_own_pid_namespace(name)
+    assert sum(got["hits"]) > 0, got
+    assert got["filter_tgids"] == [outer_pid] != [got["pid"]], (got, outer_pid)

@@ -1,50 +1,29 @@
 """bpf-loop: bpf_loop() iterations counted in BPF, the kernel bench's "ops" report."""
-import json
 import os
 import re
-import subprocess
 
 import pytest
 
 import benchbpf
 import leakcheck
-from benchbpf import _core, bpf_loop
+from benchbpf import bpf_loop
 from benchbpf._report import progress_line, summary_line
 from benchbpf.result import Result, Sample
 
-from conftest import SHORT, SHORT_SAMPLES
+from conftest import (SHORT, SHORT_SAMPLES, TP, TRIGGERS, fentry_runs_or_says_why,
+                      rejected_before_loading, run_in_own_pid_namespace, run_or_skip)
 
 NAME = "bpf-loop"
-TRIGGERS = ("fentry/sys_getpgid", "tp/syscalls/sys_enter_getpgid")
-#: Our programs (bpf_loop_tp, bpf_loop_fentry) and maps (bpf_loop.bss, .rodata).
-PREFIX = "bpf_loop"
+#: Our programs (bpf_loop_tp, bpf_loop_fentry, producer_whoami) and maps
+#: (bpf_loop.bss, .rodata).
+PREFIXES = ("bpf_loop", "producer_whoami")
 MAX_LOOPS = 1 << 23
 OPS_SUMMARY = re.compile(r"^Summary: throughput +\d+\.\d{3} \u00b1 +\d+\.\d{3} M ops/s "
                          r"\( *\d+\.\d{3}M ops/prod\), latency +\d+\.\d{3} ns/op$")
-ERRNO_NAMES = ("EPERM", "ENOENT", "EOPNOTSUPP", "ENOTSUPP", "ENOSYS", "EINVAL")
-
-
-@pytest.fixture(scope="module", autouse=True)
-def nothing_of_ours_left():
-    yield
-    assert leakcheck.left_behind(PREFIX) == [], "bpf-loop programs or maps left loaded"
-
-
-@pytest.fixture
-def no_leaks():
-    before = leakcheck.snapshot()
-    yield
-    _, leaks = leakcheck.settle(before)
-    assert not leaks, leaks
-    assert leakcheck.left_behind(PREFIX) == []
 
 
 def run(**kw):
-    """A short run; skip only if this kernel lacks what the benchmark needs."""
-    try:
-        return bpf_loop.loop(**{**SHORT, **kw})
-    except benchbpf.UnsupportedError as e:
-        pytest.skip(f"{NAME}: {e}")
+    return run_or_skip(bpf_loop.loop, **kw)
 
 
 def test_registry_has_the_benchmark():
@@ -92,38 +71,20 @@ def test_largest_accepted_nr_loops_runs(no_leaks):
 
 def test_explicit_tracepoint_trigger(no_leaks):
     r = run(trigger="tp")
-    assert r.metadata["trigger"] == "tp/syscalls/sys_enter_getpgid"
+    assert r.metadata["trigger"] == TP
     assert r.params["trigger"] == "tp"
     assert all(s.hits > 0 for s in r.samples)
 
 
 def test_fentry_trigger_runs_or_says_why(no_leaks):
-    setups = _core.setup_count()
-    seen = []
-    try:
-        r = bpf_loop.loop(trigger="fentry", callback=lambda *a: seen.append(a), **SHORT)
-    except benchbpf.UnsupportedError as e:
-        msg = str(e)
-        assert "fentry" in msg and NAME in msg, msg
-        assert any(n in msg for n in ERRNO_NAMES), msg
-        assert e.errno > 0
-        assert not seen, "samples were taken before the refusal"
-        assert _core.setup_count() == setups + 1
-        assert leakcheck.wait_named_gone(PREFIX) == []
-        pytest.skip(msg)
-    assert r.metadata["trigger"] == "fentry/sys_getpgid"
+    r = fentry_runs_or_says_why(bpf_loop.loop, NAME, PREFIXES)
     assert all(s.hits > 0 for s in r.samples)
 
 
 @pytest.mark.parametrize("value", [0, -1, MAX_LOOPS + 1, 1 << 32, 1 << 40])
 def test_nr_loops_out_of_range_rejected_before_loading(value):
-    setups = _core.setup_count()
-    with pytest.raises(ValueError) as info:
+    with rejected_before_loading(ValueError, f"nr_loops={value}", f"1..{MAX_LOOPS}"):
         bpf_loop.loop(nr_loops=value, **SHORT)
-    msg = str(info.value)
-    assert f"nr_loops={value}" in msg and f"1..{MAX_LOOPS}" in msg, msg
-    assert _core.setup_count() == setups
-    assert not leakcheck.snapshot().bpf_fds
 
 
 @pytest.mark.parametrize("kw, exc, words", [
@@ -134,43 +95,14 @@ def test_nr_loops_out_of_range_rejected_before_loading(value):
     (dict(cmp_str_len=8), TypeError, ("cmp_str_len",)),
 ])
 def test_bad_options_rejected_before_loading(kw, exc, words):
-    setups = _core.setup_count()
-    with pytest.raises(exc) as info:
+    with rejected_before_loading(exc, *words):
         benchbpf.run(NAME, **{**SHORT, **kw})
-    for w in words:
-        assert w in str(info.value), str(info.value)
-    assert _core.setup_count() == setups
-    assert not leakcheck.snapshot().bpf_fds
 
 
 # ---- a bpf_loop() failure at run time voids the run ----
 
-def _bpftool(*args):
-    out = subprocess.run([leakcheck.BPFTOOL, "-j", *args], capture_output=True, text=True,
-                         env=leakcheck._clean_env())
-    assert out.returncode == 0, out.stderr
-    return json.loads(out.stdout or "null")
-
-
-def _our_bss_maps():
-    """Ids of the bpf-loop data maps this process holds."""
-    mine = set()
-    for fd in leakcheck.fd_targets():
-        try:
-            with open(f"/proc/self/fdinfo/{fd}") as f:
-                for line in f:
-                    key, _, value = line.partition(":")
-                    if key == "map_id":
-                        mine.add(int(value))
-        except OSError:
-            pass
-    return [m for m in _bpftool("map", "list")
-            if m["id"] in mine and m.get("name", "").startswith(PREFIX)
-            and m.get("name", "").endswith(".bss")]
-
-
 def _var_offset(btf_id, section, var):
-    types = _bpftool("btf", "dump", "id", str(btf_id))["types"]
+    types = leakcheck.bpftool("btf", "dump", "id", str(btf_id))["types"]
     by_id = {t["id"]: t for t in types}
     for t in types:
         if t["kind"] == "DATASEC" and t["name"] == section:
@@ -182,17 +114,16 @@ def _var_offset(btf_id, section, var):
 
 def _set_nr_loops(value):
     """Overwrite the running program's nr_loops behind the library's back."""
-    (m,) = _our_bss_maps()
+    (m,) = leakcheck.held_data_maps(".bss", "bpf_loop")
     off, size = _var_offset(m["btf_id"], ".bss", "nr_loops")
     assert size == 4
-    cur = _bpftool("map", "lookup", "id", str(m["id"]), "key", "0", "0", "0", "0")
+    cur = leakcheck.bpftool("map", "lookup", "id", str(m["id"]), "key", "0", "0", "0", "0")
     raw = [int(b, 16) for b in cur["value"]]
     raw[off:off + 4] = list(value.to_bytes(4, "little"))
-    _bpftool("map", "update", "id", str(m["id"]), "key", "0", "0", "0", "0",
+    leakcheck.bpftool("map", "update", "id", str(m["id"]), "key", "0", "0", "0", "0",
              "value", *[str(b) for b in raw])
 
 
-@pytest.mark.skipif(leakcheck.BPFTOOL is None, reason="bpftool not available")
 def test_runtime_bpf_loop_error_fails_the_run(no_leaks):
     """Should bpf_loop() refuse a call while the benchmark runs (here: its
     nr_loops raised past the kernel's limit from outside), the run raises
@@ -246,15 +177,12 @@ def test_ops_progress_line_is_the_kernel_format():
 
 # ---- only this process's getpgid() calls count, whatever its pid namespace ----
 
-@pytest.mark.skipif(leakcheck.BPFTOOL is None, reason="bpftool not available")
 def test_filter_is_this_process(no_leaks):
     seen = []
 
     def look(sample, index, warmup):
         if index == 0:
-            (m,) = _our_bss_maps()
-            cur = _bpftool("map", "lookup", "id", str(m["id"]), "key", "0", "0", "0", "0")
-            seen.append({k: v for d in cur["formatted"]["value"][".bss"] for k, v in d.items()})
+            seen.extend(leakcheck.held_data_vars(".bss", "bpf_loop"))
 
     run(callback=look)
     (bss,) = seen
@@ -265,30 +193,7 @@ def test_filter_is_this_process(no_leaks):
         assert bss["filter_tgid"] == os.getpid()
 
 
-NESTED = """
-import warnings, benchbpf
-warnings.simplefilter("ignore")
-r = benchbpf.run({name!r}, warmup=0.2, duration=0.6, interval=0.2)
-print(min(s.hits for s in r.samples))
-"""
-
-
-def run_in_own_pid_namespace(name):
-    """Run `name` in a child inside a new pid namespace with its own /proc
-    (as in a container): there /proc shows only the inner pid."""
-    import shutil
-    import sys
-    unshare = shutil.which("unshare")
-    if unshare is None:
-        pytest.skip("unshare not available")
-    out = subprocess.run([unshare, "--pid", "--fork", "--mount-proc", sys.executable, "-c",
-                          NESTED.format(name=name)], capture_output=True, text=True,
-                         env=leakcheck._clean_env(), timeout=60)
-    if out.returncode != 0 and "unshare" in out.stderr:
-        pytest.skip(f"cannot create a pid namespace here: {out.stderr.strip()}")
-    assert out.returncode == 0, out.stderr
-    return int(out.stdout.split()[-1])
-
-
 def test_counts_inside_its_own_pid_namespace():
-    assert run_in_own_pid_namespace(NAME) > 0
+    got, outer_pid = run_in_own_pid_namespace(NAME)
+    assert sum(got["hits"]) > 0, got
+    assert got["filter_tgids"] == [outer_pid] != [got["pid"]], (got, outer_pid)

@@ -167,24 +167,3 @@ def test_ctrl_c_stops_a_run_quickly_and_cleans_up():
     elapsed = time.monotonic() - t0
     assert elapsed < 0.5 + 0.2 + 0.3, elapsed   # within 200 ms, with slack for CI
     assert open_fds() == fds and nr_threads() == threads
-
-
-def test_runs_from_two_threads_are_serialised():
-    spans, errors = [], []
-
-    def one():
-        try:
-            t0 = time.monotonic()
-            benchbpf.run("count-local", warmup=0, duration=0.4, interval=0.2)
-            spans.append((t0, time.monotonic()))
-        except Exception as e:  # pragma: no cover - reported below
-            errors.append(e)
-
-    ts = [threading.Thread(target=one) for _ in range(2)]
-    for t in ts:
-        t.start()
-    for t in ts:
-        t.join()
-    assert not errors
-    # Serialised: together they take at least two runs' time.
-    assert max(e for _, e in spans) - min(s for s, _ in spans) >= 0.75

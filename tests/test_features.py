@@ -1,6 +1,4 @@
 """Kernel feature probes: what they report agrees with what benchmarks meet."""
-import json
-import subprocess
 import time
 
 import pytest
@@ -8,7 +6,8 @@ import pytest
 import benchbpf
 from benchbpf.features import Feature, Features, features
 
-from conftest import SHORT, _bpftool
+import leakcheck
+from conftest import SHORT
 
 NAMES = ["tracepoint", "raw_tp", "tp_btf", "kprobe", "kretprobe", "kprobe_multi",
          "fentry", "fexit", "fmod_ret", "uprobe", "uretprobe", "uprobe_multi",
@@ -26,16 +25,9 @@ NEEDED_BY = {
 
 
 def our_objects():
-    """Names of loaded programs and maps from the probes (None without bpftool)."""
-    tool = _bpftool()
-    if tool is None:
-        return None
-    names = []
-    for kind in ("prog", "map"):
-        out = subprocess.run([tool, "-j", kind, "list"], capture_output=True, text=True)
-        if out.returncode != 0:
-            return None
-        names += [o.get("name", "") for o in json.loads(out.stdout or "[]")]
+    """Names of loaded programs and maps from the probes."""
+    names = [o.get("name", "") for (kind, _), o in leakcheck.kernel_objects().items()
+             if kind in ("prog", "map")]
     return [n for n in names
             if n.startswith(("feat_", "features", "rename_"))]
 

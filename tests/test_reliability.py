@@ -24,6 +24,7 @@ import benchbpf
 import leakcheck
 from benchbpf import _core
 from benchbpf._concurrency import ConcurrentRunWarning
+from conftest import run_in_own_pid_namespace
 
 ROOT = Path(__file__).resolve().parent.parent
 FAST = dict(warmup=0, duration=0.3, interval=0.1)
@@ -77,6 +78,16 @@ def test_selftest_counts_its_producers_syscalls(clean):
         assert abs(s.extra["exits"] - calls) <= slack, s
 
 
+def test_selftest_counts_inside_its_own_pid_namespace():
+    """In a new pid namespace with its own /proc (as in a container),
+    getpid() is not the id BPF sees: the programs still count this
+    process's calls, and only its calls."""
+    got, outer_pid = run_in_own_pid_namespace("selftest")
+    assert min(got["hits"]) > 0, got
+    assert got["filter_tgids"] == [outer_pid, outer_pid], (got, outer_pid)
+    assert outer_pid != got["pid"]
+
+
 # ---- faults during a run ----
 
 @pytest.mark.parametrize("fault, words", [
@@ -111,10 +122,7 @@ def test_half_done_setup_is_undone(clean):
     def watch():
         while not stop.is_set():
             seen.extend(name for _, name in leakcheck.named_objects("selftest_enter"))
-            perf = subprocess.run([leakcheck.BPFTOOL, "-j", "perf", "list"],
-                                  capture_output=True, text=True,
-                                  env=leakcheck._clean_env()).stdout
-            seen.extend("perf" for p in json.loads(perf or "[]")
+            seen.extend("perf" for p in leakcheck.bpftool("perf", "list")
                         if p.get("pid") == os.getpid() and p.get("tracepoint") == "sys_enter_getpgid")
             time.sleep(0.05)
 

@@ -1,7 +1,5 @@
 """Rename family: renames counted in user space, one program per attach kind."""
-import json
 import os
-import subprocess
 import threading
 import time
 
@@ -11,7 +9,7 @@ import benchbpf
 from benchbpf import rename
 
 import leakcheck
-from conftest import SHORT, SHORT_SAMPLES, _bpftool, nr_threads, open_fds, run_or_skip
+from conftest import SHORT, SHORT_SAMPLES, nr_threads, open_fds, run_or_skip
 
 ALL = ["rename-base", "rename-kprobe", "rename-kretprobe", "rename-rawtp",
        "rename-fentry", "rename-fexit"]
@@ -25,14 +23,8 @@ STATS_SYSCTL = "/proc/sys/kernel/bpf_stats_enabled"
 
 
 def our_programs():
-    """Loaded programs of this family as dicts (None without bpftool)."""
-    tool = _bpftool()
-    if tool is None:
-        return None
-    out = subprocess.run([tool, "-j", "prog", "list"], capture_output=True, text=True)
-    if out.returncode != 0:
-        return None
-    return [p for p in json.loads(out.stdout or "[]")
+    """Loaded programs of this family as dicts."""
+    return [p for p in leakcheck.bpftool("prog", "list")
             if p.get("name", "").startswith("rename_")]
 
 
@@ -81,9 +73,6 @@ def test_base_counts_renames_and_keeps_our_names():
 def test_rawtp_program_is_loaded_and_fires():
     """While rename-rawtp runs its raw_tp program is in the kernel and runs
     once per rename (run counts need kernel.bpf_stats_enabled)."""
-    progs = our_programs()
-    if progs is None:
-        pytest.skip("bpftool not available")
     seen = []
     try:
         with open(STATS_SYSCTL) as f:

@@ -8,32 +8,18 @@ import importlib
 
 ringbufs = importlib.import_module("benchbpf.ringbuf")
 
-import leakcheck
-from conftest import SHORT, SHORT_SAMPLES, run_or_skip
+from conftest import (SHORT, SHORT_SAMPLES, TP, TRIGGERS, fentry_runs_or_says_why,
+                      ours_left_behind, run_in_own_pid_namespace, run_or_skip)
 
 BENCHES = ringbufs.BENCHMARKS
-TRIGGERS = ("fentry/sys_getpgid", "tp/syscalls/sys_enter_getpgid")
-OUR_PROGS = {"rb_tp", "rb_fentry", "pb_tp", "pb_fentry"}
+#: Our programs (rb_tp, rb_fentry, pb_tp, pb_fentry, producer_whoami) and
+#: maps (ringbuf, perfbuf, and the skeletons' ringbuf_.bss, perfbuf_.rodata, ...).
+PREFIXES = ("rb_", "pb_", "ringbuf", "perfbuf", "producer_whoami")
 
 
 def our_progs_loaded():
     """Programs and maps of this family this process still holds or nobody holds."""
-    return [name for prefix in ("rb_", "pb_", "ringbuf_.", "perfbuf_.")
-            for _, name in leakcheck.left_behind(prefix)]
-
-
-@pytest.fixture(scope="module", autouse=True)
-def nothing_of_ours_left():
-    """After this module, none of its programs or maps may stay loaded."""
-    yield
-    assert not our_progs_loaded(), "ring/perf buffer programs or maps left loaded"
-
-
-def friendly(func, **kw):
-    try:
-        return func(**{**SHORT, **kw})
-    except benchbpf.UnsupportedError as e:
-        pytest.skip(str(e))
+    return ours_left_behind(PREFIXES)
 
 
 def total(r, counter):
@@ -97,7 +83,7 @@ def test_large_records(name, size):
 
 
 def test_bench_producer_counts_in_bpf():
-    r = friendly(benchbpf.ringbuf, bench_producer=True)
+    r = run_or_skip(benchbpf.ringbuf, bench_producer=True)
     assert r.params["consumers"] == 0 and r.params["rb_bench_producer"] is True
     every = r.warmup_samples + r.samples
     # No consumer: the ring fills once (hits), then every record is a drop.
@@ -107,20 +93,14 @@ def test_bench_producer_counts_in_bpf():
 
 def test_explicit_tracepoint_trigger():
     r = run_or_skip("rb-libbpf", trigger="tp")
-    assert r.metadata["trigger"] == "tp/syscalls/sys_enter_getpgid"
+    assert r.metadata["trigger"] == TP
     assert r.params["trigger"] == "tp"
 
 
 @pytest.mark.parametrize("name", ["rb-libbpf", "pb-custom"])
-def test_fentry_trigger_runs_or_says_why(name):
-    try:
-        r = benchbpf.run(name, trigger="fentry", **SHORT)
-    except benchbpf.UnsupportedError as e:
-        assert "fentry" in str(e)
-    else:
-        assert r.metadata["trigger"] == "fentry/sys_getpgid"
-        assert total(r, "hits") > 0
-    assert not our_progs_loaded()
+def test_fentry_trigger_runs_or_says_why(name, no_leaks):
+    r = fentry_runs_or_says_why(lambda **kw: benchbpf.run(name, **kw), name, PREFIXES)
+    assert total(r, "hits") > 0
 
 
 def test_multiple_producers():
@@ -131,14 +111,14 @@ def test_multiple_producers():
 
 
 def test_friendly_names_map_to_kernel_options():
-    r = friendly(benchbpf.ringbuf, consumer="custom", sample_rate=250, batch_cnt=300)
+    r = run_or_skip(benchbpf.ringbuf, consumer="custom", sample_rate=250, batch_cnt=300)
     assert r.name == "rb-custom"
     assert r.params["rb_sampled"] is True          # sample_rate implies sampled
     assert r.params["rb_sample_rate"] == 250 and r.params["rb_batch_cnt"] == 300
-    r = friendly(benchbpf.perfbuf, consumer="custom", back_to_back=True, buffer_pages=64)
+    r = run_or_skip(benchbpf.perfbuf, consumer="custom", back_to_back=True, buffer_pages=64)
     assert r.name == "pb-custom"
     assert r.params["rb_b2b"] is True and r.params["perfbuf_sz"] == 64
-    r = friendly(benchbpf.ringbuf)
+    r = run_or_skip(benchbpf.ringbuf)
     assert r.name == "rb-libbpf" and r.params["consumers"] == 1
 
 
@@ -246,3 +226,13 @@ def test_sweeps_return_sweeps():
     assert all(r.throughput_mbps > 0 for r in sizes.results)
     with pytest.raises(ValueError, match="no values"):
         ringbufs.multi_producer(producer_counts=())
+
+
+@pytest.mark.parametrize("name", ["rb-libbpf", "pb-libbpf"])
+def test_counts_inside_its_own_pid_namespace(name):
+    """In a new pid namespace with its own /proc (as in a container) /proc
+    shows only the inner pid; the producer still filters on this process's
+    id as the kernel knows it: its own calls emit, no one else's."""
+    got, outer_pid = run_in_own_pid_namespace(name)
+    assert sum(got["hits"]) > 0, got
+    assert got["filter_tgids"] == [outer_pid] != [got["pid"]], (got, outer_pid)

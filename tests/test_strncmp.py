@@ -1,50 +1,27 @@
 """strncmp-no-helper, strncmp-helper: string comparisons counted in BPF."""
 import re
-import shutil
-import subprocess
-import sys
 
 import pytest
 
 import benchbpf
-import leakcheck
-from benchbpf import _core, strncmp
+from benchbpf import strncmp
 
-from conftest import SHORT, SHORT_SAMPLES
+from conftest import (SHORT, SHORT_SAMPLES, TP, fentry_runs_or_says_why,
+                      rejected_before_loading, run_in_own_pid_namespace, run_or_skip)
 
 ALL = ["strncmp-no-helper", "strncmp-helper"]
 FUNCS = {"strncmp-no-helper": strncmp.no_helper, "strncmp-helper": strncmp.helper}
-TP = "tp/syscalls/sys_enter_getpgid"
-#: Our programs (strncmp_no_helper_*, strncmp_helper_*) and maps (strncmp_.bss, ...).
-PREFIX = "strncmp"
+#: Our programs (strncmp_no_helper_*, strncmp_helper_*, producer_whoami) and
+#: maps (strncmp_.bss, ...).
+PREFIXES = ("strncmp", "producer_whoami")
 MAX_LEN = 4095
 SUMMARY = re.compile(r"^Summary: hits +\d+\.\d{3} \u00b1 +\d+\.\d{3}M/s \( *\d+\.\d{3}M/prod\), "
                      r"drops +0\.000 \u00b1 0\.000M/s, total operations +\d+\.\d{3} \u00b1 "
                      r"+\d+\.\d{3}M/s$")
-ERRNO_NAMES = ("EPERM", "ENOENT", "EOPNOTSUPP", "ENOTSUPP", "ENOSYS", "EINVAL")
-
-
-@pytest.fixture(scope="module", autouse=True)
-def nothing_of_ours_left():
-    yield
-    assert leakcheck.left_behind(PREFIX) == [], "strncmp programs or maps left loaded"
-
-
-@pytest.fixture
-def no_leaks():
-    before = leakcheck.snapshot()
-    yield
-    _, leaks = leakcheck.settle(before)
-    assert not leaks, leaks
-    assert leakcheck.left_behind(PREFIX) == []
 
 
 def run(name, **kw):
-    """A short run; skip only if this kernel lacks what the benchmark needs."""
-    try:
-        return FUNCS[name](**{**SHORT, **kw})
-    except benchbpf.UnsupportedError as e:
-        pytest.skip(f"{name}: {e}")
+    return run_or_skip(FUNCS[name], **kw)
 
 
 def test_registry_has_the_family():
@@ -98,33 +75,15 @@ def test_explicit_tracepoint_trigger(no_leaks):
 
 @pytest.mark.parametrize("name", ALL)
 def test_fentry_trigger_runs_or_says_why(name, no_leaks):
-    setups = _core.setup_count()
-    seen = []
-    try:
-        r = FUNCS[name](trigger="fentry", callback=lambda *a: seen.append(a), **SHORT)
-    except benchbpf.UnsupportedError as e:
-        msg = str(e)
-        assert "fentry" in msg and name in msg, msg
-        assert any(n in msg for n in ERRNO_NAMES), msg
-        assert e.errno > 0
-        assert not seen, "samples were taken before the refusal"
-        assert _core.setup_count() == setups + 1
-        assert leakcheck.wait_named_gone(PREFIX) == []
-        pytest.skip(msg)
-    assert r.metadata["trigger"] == "fentry/sys_getpgid"
+    r = fentry_runs_or_says_why(FUNCS[name], name, PREFIXES)
     assert all(s.hits > 0 for s in r.samples)
 
 
 @pytest.mark.parametrize("value", [0, -1, MAX_LEN + 1, 1 << 40])
 @pytest.mark.parametrize("name", ALL)
 def test_cmp_str_len_out_of_range_rejected_before_loading(name, value):
-    setups = _core.setup_count()
-    with pytest.raises(ValueError) as info:
+    with rejected_before_loading(ValueError, f"cmp_str_len={value}", f"1..{MAX_LEN}"):
         FUNCS[name](cmp_str_len=value, **SHORT)
-    msg = str(info.value)
-    assert f"cmp_str_len={value}" in msg and f"1..{MAX_LEN}" in msg, msg
-    assert _core.setup_count() == setups
-    assert not leakcheck.snapshot().bpf_fds
 
 
 @pytest.mark.parametrize("kw, exc, words", [
@@ -134,34 +93,14 @@ def test_cmp_str_len_out_of_range_rejected_before_loading(name, value):
     (dict(nr_loops=10), TypeError, ("nr_loops",)),
 ])
 def test_bad_options_rejected_before_loading(kw, exc, words):
-    setups = _core.setup_count()
-    with pytest.raises(exc) as info:
+    with rejected_before_loading(exc, *words):
         benchbpf.run("strncmp-helper", **{**SHORT, **kw})
-    for w in words:
-        assert w in str(info.value), str(info.value)
-    assert _core.setup_count() == setups
-    assert not leakcheck.snapshot().bpf_fds
-
-
-NESTED = """
-import warnings, benchbpf
-warnings.simplefilter("ignore")
-r = benchbpf.run({name!r}, warmup=0.2, duration=0.6, interval=0.2)
-print(min(s.hits for s in r.samples))
-"""
 
 
 @pytest.mark.parametrize("name", ALL)
 def test_counts_inside_its_own_pid_namespace(name):
     """In a new pid namespace with its own /proc (as in a container) /proc
     shows only the inner pid; the comparisons of this process still count."""
-    unshare = shutil.which("unshare")
-    if unshare is None:
-        pytest.skip("unshare not available")
-    out = subprocess.run([unshare, "--pid", "--fork", "--mount-proc", sys.executable, "-c",
-                          NESTED.format(name=name)], capture_output=True, text=True,
-                         env=leakcheck._clean_env(), timeout=60)
-    if out.returncode != 0 and "unshare" in out.stderr:
-        pytest.skip(f"cannot create a pid namespace here: {out.stderr.strip()}")
-    assert out.returncode == 0, out.stderr
-    assert int(out.stdout.split()[-1]) > 0
+    got, outer_pid = run_in_own_pid_namespace(name)
+    assert sum(got["hits"]) > 0, got
+    assert got["filter_tgids"] == [outer_pid] != [got["pid"]], (got, outer_pid)
