@@ -188,18 +188,12 @@ static void reap_children(struct tasks_trace_state *st)
 	st->nr_children = 0;
 }
 
-static struct bpf_program *get_local_program(struct bench_ctx *ctx, void *skel, bool fentry)
-{
-	struct rcu_tasks_trace_bpf *s = skel;
-
-	(void)ctx;
-	return fentry ? s->progs.tasks_trace_get_local_fentry : s->progs.tasks_trace_get_local_tp;
-}
+BENCH_SKELETON_PROGRAM(rcu_tasks_trace, tasks_trace_get_local)
 
 static const struct bench_producer_ops get_local_ops = {
 	.what = "the task local storage program",
 	BENCH_SKELETON_OPS(rcu_tasks_trace),
-	.program = get_local_program,
+	.program = rcu_tasks_trace_skel_program,
 };
 
 static void destroy_gp(struct tasks_trace_state *st)
@@ -294,8 +288,9 @@ static int tasks_trace_setup(struct bench_ctx *ctx)
 	if (!st->kthread_pid)
 		return bench_fail(ctx, BENCH_ERR_UNSUPPORTED, ENOENT,
 				  "%s: no %s kthread in /proc: this kernel has no RCU Tasks "
-				  "Trace kthread (CONFIG_TASKS_TRACE_RCU), or pass kthread_pid",
-				  ctx->bench->name, KTHREAD_NAME);
+				  "Trace kthread (CONFIG_TASKS_TRACE_RCU), or this /proc belongs "
+				  "to a pid namespace that shows no kernel threads (its ticks "
+				  "cannot be read from there)", ctx->bench->name, KTHREAD_NAME);
 	stime = kthread_stime(st->kthread_pid);
 	if (stime < 0)
 		return bench_fail(ctx, BENCH_ERR_OS, (int)-stime, "%s: reading /proc/%d/stat: %s",

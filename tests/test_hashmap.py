@@ -7,24 +7,18 @@ import sys
 import pytest
 
 import benchbpf
-import leakcheck
 from benchbpf import _core, hashmap
 from benchbpf.result import Result
 
-from conftest import SHORT
+from conftest import (SHORT, TRIGGERS, fentry_runs_or_says_why, rejected_before_loading,
+                      run_in_own_pid_namespace)
 
 LOOKUP, FULL = "bpf-hashmap-lookup", "bpf-hashmap-full-update"
-PREFIX = "hash"          # hashmap_* programs, hash_map_* maps, hashmap_.bss ...
+#: hashmap_* programs and hashmap_.bss/.rodata, hash_map_* maps.
+PREFIXES = ("hashmap_", "hash_map_", "producer_whoami")
 LOOKUP_LINE = re.compile(r"^cpu\d{2}: lookup \d+\.\d{3}M \u00b1 \d+\.\d{3}M events/sec "
                          r"\(approximated from \d+ samples of ~\d+ms\)$")
 FULL_LINE = re.compile(r"^\d+:hash_map_full_perf \d+ events per sec$")
-
-
-@pytest.fixture(scope="module", autouse=True)
-def nothing_of_ours_left():
-    yield
-    assert leakcheck.left_behind("hashmap_") == []
-    assert leakcheck.left_behind("hash_map_") == []
 
 
 def lookup(**kw):
@@ -63,6 +57,7 @@ def test_lookup_keeps_per_cpu_samples_of_at_least_the_floor():
         sum(s.extra["runs"] for s in r.samples)
     assert all(s.extra["misses"] == 0 for s in r.samples)
     assert "10 ms" in r.metadata["sample_rule"]
+    assert r.metadata["trigger"] in TRIGGERS
     lines = str(r).splitlines()
     assert lines and all(LOOKUP_LINE.match(x) for x in lines), lines
     back = Result.from_json(r.to_json())
@@ -118,10 +113,22 @@ def test_lookup_range_edges(kw):
     (dict(consumers=1), "consumers"), (dict(trigger="kprobe"), "trigger"),
 ])
 def test_bad_values_raise_before_loading(kw, word):
-    setups = _core.setup_count()
-    with pytest.raises((ValueError, TypeError), match=word):
+    with rejected_before_loading((ValueError, TypeError), word):
         hashmap.lookup(**{**SHORT, **kw})
-    assert _core.setup_count() == setups
+
+
+@pytest.mark.parametrize("call, name", [(hashmap.lookup, LOOKUP), (hashmap.full_update, FULL)])
+def test_fentry_runs_or_says_why(call, name):
+    r = fentry_runs_or_says_why(call, name, PREFIXES)
+    assert hashmap.cpu_stats(r)
+
+
+@pytest.mark.parametrize("name", [LOOKUP, FULL])
+def test_counts_inside_its_own_pid_namespace(name):
+    got, outer_pid = run_in_own_pid_namespace(name, nr_loops=10000) if name == LOOKUP else \
+        run_in_own_pid_namespace(name)
+    assert sum(got["hits"]) > 0, got
+    assert got["filter_tgids"] == [outer_pid] != [got["pid"]], (got, outer_pid)
 
 
 def test_full_update_reports_the_kernel_line():

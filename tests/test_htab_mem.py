@@ -5,20 +5,14 @@ import re
 import pytest
 
 import benchbpf
-import leakcheck
-from benchbpf import _core, htab_mem
+from benchbpf import htab_mem
 
-from conftest import SHORT
+from conftest import SHORT, rejected_before_loading, run_in_own_pid_namespace
 
 NAME = "htab-mem"
+PREFIXES = ("htab", "producer_whoami")
 SUMMARY = re.compile(r"^Summary: per-prod-op +\d+\.\d{2} \u00b1 +\d+\.\d{2}k/s, memory usage "
                      r"+\d+\.\d{2} \u00b1 +\d+\.\d{2}MiB, peak memory usage +\d+\.\d{2}MiB$")
-
-
-@pytest.fixture(scope="module", autouse=True)
-def nothing_of_ours_left():
-    yield
-    assert leakcheck.left_behind("htab") == []
 
 
 def run(use_case="overwrite", **kw):
@@ -77,7 +71,11 @@ def test_range_edges():
     (dict(consumers=1), "consumers"),
 ])
 def test_bad_values_raise_before_loading(kw, word):
-    setups = _core.setup_count()
-    with pytest.raises((ValueError, TypeError), match=word):
+    with rejected_before_loading((ValueError, TypeError), word):
         benchbpf.run(NAME, **{**SHORT, **kw})
-    assert _core.setup_count() == setups
+
+
+def test_counts_inside_its_own_pid_namespace():
+    got, outer_pid = run_in_own_pid_namespace(NAME)
+    assert sum(got["hits"]) > 0, got
+    assert got["filter_tgids"] == [outer_pid] != [got["pid"]], (got, outer_pid)
