@@ -20,7 +20,10 @@ batches::
 (± is 2 standard deviations, as the kernel bench prints it.)  The samples
 behind each line are kept: ``result.series["cpu01.time_ns"]`` and
 ``["cpu01.ops"]``, and ``cpu_stats(result)`` gives mean, stdev, count and
-mean length per CPU.
+mean length per CPU.  The per-interval samples count the operations of the
+runs each interval finished (``result.mean``: M operations a second of the
+wall clock, all CPUs, syscalls included), with the extra counters ``runs``,
+``misses`` and ``events`` (timed batches).
 
 **The sample rule.** A sample is one CPU's consecutive BPF-timed batches
 added up until they cover at least ``min_sample_ms`` (default 10 ms), and
