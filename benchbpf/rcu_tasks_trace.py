@@ -1,8 +1,9 @@
 """local-storage-tasks-trace: what BPF task local storage costs RCU Tasks
 Trace while many tasks exist.
 
-Setup forks ``nr_procs`` tasks (default 1000, up to 15000 as in the
-original study) that sleep 0..3 s and call getpgid(), in a loop; a BPF
+Setup starts ``nr_procs`` tasks (default 1000, up to 15000 as in the
+original study; cloned sharing this process's memory, so 15000 start in
+about a second) that sleep 0..3 s and call getpgid(), in a loop; a BPF
 program creates and deletes task local storage on every getpgid() of this
 process and of those tasks, and one producer thread calls getpgid() in a
 loop.  Every interval measures:
@@ -60,7 +61,8 @@ MAX_PROCS = 15000
 def tasks_trace(nr_procs=1000, kthread_pid=0, *, trigger="auto", **options):
     """local-storage-tasks-trace with nr_procs (1..15000) sleeping tasks.
 
-    kthread_pid: the rcu_tasks_trace kthread (0: found by name).  trigger:
+    kthread_pid: the rcu_tasks_trace kthread (0: found by name; another
+    process is a ValueError before anything starts).  trigger:
     what runs the storage program on getpgid() ("auto", "fentry", "tp").
     Common options as for benchbpf.run; one producer, no consumers."""
     return run("local-storage-tasks-trace", nr_procs=nr_procs, kthread_pid=kthread_pid,

@@ -3,7 +3,7 @@
  * local-storage-tasks-trace: the cost to RCU Tasks Trace of BPF task local
  * storage while many tasks exist.
  *
- * Setup forks nr_procs tasks that loop: sleep 0..3 s, getpgid().  A BPF
+ * Setup starts nr_procs tasks that loop: sleep 0..3 s, getpgid().  A BPF
  * program (bpf/rcu_tasks_trace.bpf.c) creates and deletes task local
  * storage on every getpgid() of this process and of those tasks, and one
  * producer thread calls getpgid() in a loop, as the kernel bench.  Each
@@ -14,9 +14,12 @@
  * bench's way), else from the kthread's context switches (see the BPF
  * side); metadata["gp_latency_source"] says which.
  *
- * The forked tasks run no Python and touch nothing shared: raw syscalls
- * only.  They die with the thread that forked them (PR_SET_PDEATHSIG) and
- * teardown kills and reaps every one, whatever state setup reached.
+ * The tasks are cloned sharing this process's memory and descriptors (a
+ * fork of a large process per task would take minutes for 15000 and hold
+ * copies of its descriptors); they run no Python, block every signal and
+ * make raw syscalls only.  They die with the thread that started them
+ * (PR_SET_PDEATHSIG) and teardown kills and reaps every one, whatever
+ * state setup reached, before their stacks are unmapped.
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -26,6 +29,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -52,6 +57,8 @@ struct tasks_trace_state {
 	char gp_why[256];		/* why the latency is unavailable */
 	pid_t *children;
 	int nr_children;
+	char *stacks;			/* the tasks' stacks, one mapping */
+	size_t stacks_len;
 	int kthread_pid;
 	long prev_stime;
 	double *brackets;		/* per kept interval: mean half-width, ns */
@@ -60,7 +67,7 @@ struct tasks_trace_state {
 
 static const struct bench_param_def tasks_trace_params[] = {
 	{ "nr_procs", "--nr_procs", BENCH_PARAM_INT, TASKS_TRACE_DEFAULT_PROCS, 1,
-	  TASKS_TRACE_MAX_PROCS, NULL, "sleeping tasks to fork" },
+	  TASKS_TRACE_MAX_PROCS, NULL, "sleeping tasks to start" },
 	{ "kthread_pid", "--kthread_pid", BENCH_PARAM_INT, 0, 0, 4194304, NULL,
 	  "pid of the rcu_tasks_trace kthread for ticks; 0: found by name" },
 	BENCH_TRIGGER_PARAM("the storage create/delete"),
@@ -99,6 +106,37 @@ static long kthread_stime(int pid)
 	return stime < 0 ? -EINVAL : stime;
 }
 
+/* Whether pid's comm is the kthread's; comm is "" if pid is not there. */
+static bool is_kthread(int pid, char *comm, size_t len)
+{
+	char path[64];
+	FILE *f;
+
+	comm[0] = 0;
+	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	if (!fgets(comm, len, f))
+		comm[0] = 0;
+	fclose(f);
+	comm[strcspn(comm, "\n")] = 0;
+	return !strcmp(comm, KTHREAD_NAME) || !strcmp(comm, KTHREAD_COMM);
+}
+
+static int tasks_trace_validate(struct bench_ctx *ctx)
+{
+	int pid = bench_param(ctx, "kthread_pid");
+	char comm[64];
+
+	if (!pid || is_kthread(pid, comm, sizeof(comm)))
+		return 0;
+	return bench_fail(ctx, BENCH_ERR_VALUE, EINVAL,
+			  "kthread_pid=%d is %s%s%s, not the %s kthread: pass its pid, or 0 "
+			  "to find it by name", pid, comm[0] ? "'" : "no process in /proc",
+			  comm, comm[0] ? "'" : "", KTHREAD_NAME);
+}
+
 /* The pid of the kthread named KTHREAD_NAME (a child of kthreadd), or 0. */
 static int find_kthread(void)
 {
@@ -127,21 +165,38 @@ static int find_kthread(void)
 	return pid;
 }
 
-/* A forked task: sleep 0..3 s, getpgid(), forever.  Raw syscalls only. */
-static void __attribute__((noreturn)) sleeper(pid_t parent, unsigned int seed)
+/* What each sleeping task gets, at the bottom of its own stack. */
+struct sleeper_arg {
+	pid_t parent;
+	unsigned int seed;
+};
+
+/*
+ * A sleeping task: sleep 0..3 s, getpgid(), forever.  It shares this
+ * process's memory and descriptor table (so it copies nothing and holds
+ * no descriptor of its own), runs with every signal blocked (none of this
+ * process's handlers may run in it) and makes raw syscalls only, none of
+ * which can fail here.
+ */
+static int sleeper(void *p)
 {
+	struct sleeper_arg *arg = p;
+	unsigned int seed = arg->seed;
 	struct timespec ts = { 0, 0 };
 
 	if (syscall(SYS_prctl, PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 ||
-	    syscall(SYS_getppid) != parent)
-		syscall(SYS_exit_group, 1);
+	    syscall(SYS_getppid) != arg->parent)
+		syscall(SYS_exit, 1);
 	for (;;) {
 		seed = seed * 1103515245u + 12345u;
 		ts.tv_sec = (seed >> 16) % 4;
 		syscall(SYS_nanosleep, &ts, NULL);
 		syscall(SYS_getpgid, 0);
 	}
+	return 0;
 }
+
+#define SLEEPER_STACK (16 * 1024)
 
 static int spawn_children(struct bench_ctx *ctx, struct tasks_trace_state *st, int n)
 {
@@ -152,13 +207,25 @@ static int spawn_children(struct bench_ctx *ctx, struct tasks_trace_state *st, i
 	st->children = calloc(n, sizeof(pid_t));
 	if (!st->children)
 		return -ENOMEM;
-	/* No signal handler of this process may run in a child. */
+	st->stacks_len = (size_t)n * SLEEPER_STACK;
+	st->stacks = mmap(NULL, st->stacks_len, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (st->stacks == MAP_FAILED) {
+		st->stacks = NULL;
+		return bench_fail(ctx, BENCH_ERR_OS, errno, "%s: stacks for %d tasks: %s",
+				  ctx->bench->name, n, strerror(errno));
+	}
+	/* Tasks start with every signal blocked, and keep it so. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
 	for (i = 0; i < n; i++) {
-		pid = fork();
-		if (pid == 0)
-			sleeper(self, 2654435761u * (i + 1));
+		char *stack = st->stacks + (size_t)i * SLEEPER_STACK;
+		struct sleeper_arg *arg = (struct sleeper_arg *)stack;
+
+		arg->parent = self;
+		arg->seed = 2654435761u * (i + 1);
+		pid = clone(sleeper, stack + SLEEPER_STACK, CLONE_VM | CLONE_FILES | CLONE_FS |
+			    SIGCHLD, arg);
 		if (pid < 0) {
 			err = -errno;
 			break;
@@ -168,7 +235,7 @@ static int spawn_children(struct bench_ctx *ctx, struct tasks_trace_state *st, i
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (err)
 		return bench_fail(ctx, BENCH_ERR_OS, -err,
-				  "%s: forking sleeping task %d of %d: %s (raise the process "
+				  "%s: starting sleeping task %d of %d: %s (raise the process "
 				  "limit, ulimit -u, or pass fewer nr_procs)",
 				  ctx->bench->name, i + 1, n, strerror(-err));
 	return 0;
@@ -186,6 +253,10 @@ static void reap_children(struct tasks_trace_state *st)
 	free(st->children);
 	st->children = NULL;
 	st->nr_children = 0;
+	/* Only once every task that ran on them is gone. */
+	if (st->stacks)
+		munmap(st->stacks, st->stacks_len);
+	st->stacks = NULL;
 }
 
 BENCH_SKELETON_PROGRAM(rcu_tasks_trace, tasks_trace_get_local)
@@ -388,6 +459,7 @@ const struct bench bench_local_storage_tasks_trace = {
 	.extra = tasks_trace_extra,
 	.max_consumers = 0,
 	.max_producers = 1,
+	.validate = tasks_trace_validate,
 	.setup = tasks_trace_setup,
 	.producer = bench_getpgid_producer,
 	.measure = tasks_trace_measure,

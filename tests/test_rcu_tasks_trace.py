@@ -133,7 +133,8 @@ def test_nr_procs_edges():
 
 @pytest.mark.parametrize("kw, word", [
     (dict(nr_procs=0), "nr_procs"), (dict(nr_procs=15001), "nr_procs"),
-    (dict(kthread_pid=-1), "kthread_pid"), (dict(producers=2), "producers"),
+    (dict(kthread_pid=-1), "kthread_pid"), (dict(kthread_pid=1), "kthread_pid=1"),
+    (dict(kthread_pid=4194304), "kthread_pid=4194304"), (dict(producers=2), "producers"),
     (dict(consumers=1), "consumers"),
 ])
 def test_bad_values_raise_before_anything(kw, word):
