@@ -1,7 +1,8 @@
 """bpf-loop: the cost of one iteration of the bpf_loop() helper.
 
 Producers call getpgid() in a loop; on each call a BPF program makes 1000
-bpf_loop() calls of ``nr_loops`` iterations of an empty callback.  A hit is
+bpf_loop() calls of ``nr_loops`` iterations of an empty callback, from the
+callback of an outer ``bpf_loop(1000, ...)`` as the kernel bench does.  A hit is
 one callback iteration, so the figure is millions of iterations a second,
 and ``print(result)`` is the kernel bench's "ops" summary::
 
@@ -27,9 +28,9 @@ are the per-sample extra counter ``loop_errors``.
 
 An event runs with preemption off, so its work is bounded: each getpgid()
 makes the kernel bench's 1000 calls while that is at most 2**27 iterations
-(nr_loops up to 134217), else fewer (a multiple of 25, at least 25).  The
-per-iteration figure is unaffected; at 2**23 one event still takes about
-a second, which is also how long stopping such a run can take.
+(nr_loops up to 134217), else fewer (2**27 // nr_loops, at least one).
+The per-iteration figure is unaffected; at 2**23 one event still takes
+about half a second, which is also how long stopping such a run can take.
 
 Trigger: the kernel bench runs the loops from fentry on getpgid().
 ``trigger="auto"`` (default) uses fentry where the kernel loads it and else

@@ -12,7 +12,11 @@ thread slept and was woken (its voluntary context switches: waits for a
 notification, plus at most ten 100 ms poll timeouts a second), and
 ``polls``, the poll calls that returned data (a poll on a non-empty buffer
 returns at once, without a notification).  Notification sampling shows as
-fewer wakeups per hit.
+fewer wakeups per hit.  ``runs`` counts the BPF producer program's runs
+for this process and ``calls`` the process's getpgid() calls: over a whole
+run (warm-up included) ``hits + drops == batch_cnt * runs`` and
+``runs == calls`` exactly, because the last sample first stops the
+producers and reads what is left in the buffer.
 
     >>> import benchbpf
     >>> r = benchbpf.ringbuf(producers=4)                  # rb-libbpf
@@ -39,11 +43,20 @@ Keyword  ->  kernel bench option (benchmark parameter)
 ``sample_rate`` implies ``sampled=True``; giving it with ``sampled=False``
 is a ValueError.  Invalid combinations raise ValueError before anything is
 loaded: back-to-back with several producers, a consumer count other than 1
-(0 with bench_producer), a record bigger than the buffer, a sampled ring
-buffer whose notification threshold (sample_rate records) exceeds the ring,
-a sampled back-to-back perf buffer whose batch never reaches sample_rate
-(the consumer would stall).  Unlike the kernel bench, the perf buffers
-accept sample_rate > batch_cnt elsewhere, where it does no harm.
+(0 with bench_producer), a record bigger than the buffer, and every
+configuration that could never wake the consumer again.  A ring buffer
+keeps at most ring_size - 1 bytes waiting (a reservation fails once the
+producer is a whole ring ahead), in records of record_size plus an 8-byte
+header rounded up to 8: so record_size <= ring_size - 16, and sampled,
+sample_rate <= (ring_size - 1) // record bytes (32767 for the default
+512 KiB ring of 16-byte records; 255 for a 4 KiB ring).  A perf buffer
+writes while at most its size - 1 bytes are in use, and the sample after
+a loss also carries a 24-byte lost-samples record: record_size <=
+buffer bytes - 44.  Perf buffers also wake the consumer whenever half the
+buffer filled, so sample_rate has no such bound there, but a sampled
+back-to-back perf buffer whose batch never reaches sample_rate would stall.
+Unlike the kernel bench, the perf buffers accept sample_rate > batch_cnt
+elsewhere, where it does no harm.
 
 Trigger: the kernel bench fires its producers from fentry on getpgid().
 ``trigger="auto"`` (default) uses fentry where the kernel loads it and else

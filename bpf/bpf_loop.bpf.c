@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * bpf-loop: each getpgid() call of this process runs
- * BPF_LOOP_CALLS_PER_EVENT bpf_loop() calls of nr_loops iterations of an
- * empty callback.  hits counts the iterations the helper reports done; a
- * call the helper refuses (negative return) adds nothing to hits and is
- * counted in loop_errors instead, with its error code in last_error, so
- * user space can fail the run rather than report loops that never ran.
+ * bpf-loop: each getpgid() call of this process runs bpf_loop() over
+ * calls_per_event iterations of outer_loop, each of which makes one
+ * bpf_loop() call of nr_loops iterations of an empty callback: the kernel
+ * bench's shape, one bpf_loop() nested in another.  hits counts the
+ * iterations the helper reports done; a call the helper refuses (negative
+ * return) adds nothing to hits and is counted in loop_errors instead, with
+ * its error code in last_error, so user space can fail the run rather than
+ * report loops that never ran.
  *
  * Entry points, filter and whoami: producer.bpf.h.
  */
@@ -15,8 +17,8 @@
 #include "producer.bpf.h"
 #include "bpf_loop.h"
 
-/* Passes per event, 1 .. BPF_LOOP_OUTER. */
-const volatile __u32 nr_passes = BPF_LOOP_OUTER;
+/* outer_loop iterations per event, 1 .. BPF_LOOP_CALLS_PER_EVENT. */
+const volatile __u32 calls_per_event = BPF_LOOP_CALLS_PER_EVENT;
 
 /* Read from memory on every call, as the kernel bench does. */
 __u32 nr_loops = 0;
@@ -29,58 +31,28 @@ static int empty_callback(__u32 index, void *data)
 	return 0;
 }
 
-/*
- * One bpf_loop() call; a failed call (negative return) adds nothing to
- * hits and bumps *nr_failed, with its error code or-ed into *err.  No
- * branch: a branch per call would double the paths the verifier walks.
- */
-static __always_inline void one_call(long *nr_failed, long *err)
+/* One bpf_loop() call of nr_loops; what it did is added as it returns,
+ * one atomic add per call as in the kernel bench. */
+static int outer_loop(__u32 index, void *data)
 {
-	long ret, failed;
-
 	/* Only the low 32 bits: where the verifier inlines bpf_loop() it
 	 * returns -E2BIG as a 32-bit move, zero-extended, i.e. 4294967289. */
-	ret = (int)bpf_loop(nr_loops, empty_callback, NULL, 0);
-	failed = (__u64)ret >> 63;			/* 1 if ret < 0 */
-	*nr_failed += failed;
-	*err |= ret & -failed;				/* the error code, or 0 */
-	__sync_add_and_fetch(&hits, ret & (failed - 1));	/* ret, or 0 */
-	/* Keep the sums in registers call by call: left to itself the
-	 * compiler spills every return value and adds them up per pass. */
-	asm volatile("" : "+r"(*nr_failed), "+r"(*err));
-}
+	long ret = (int)bpf_loop(nr_loops, empty_callback, NULL, 0);
 
-/*
- * The BPF_LOOP_CALLS_PER_EVENT calls run as BPF_LOOP_OUTER passes of
- * BPF_LOOP_INNER unrolled calls.  A single loop of 1000 calls, as the
- * kernel bench writes it, exceeds the verifier's 1M-instruction budget on
- * recent kernels (each bpf_loop() call site is explored again per loop
- * pass still pending); with fewer than 64 passes it verifies in ~25k.
- * The calls are the same; only the loop overhead is smaller.  nr_passes
- * (known to the verifier) is BPF_LOOP_OUTER unless nr_loops is so large
- * that an event would exceed BPF_LOOP_EVENT_BUDGET iterations.
- */
-_Static_assert(BPF_LOOP_OUTER * BPF_LOOP_INNER == BPF_LOOP_CALLS_PER_EVENT,
-	       "the passes must make exactly BPF_LOOP_CALLS_PER_EVENT calls");
+	if (ret < 0) {
+		last_error = ret;
+		__sync_add_and_fetch(&loop_errors, 1);
+		return 0;
+	}
+	__sync_add_and_fetch(&hits, ret);
+	return 0;
+}
 
 static __always_inline int run_loops(void)
 {
-	long nr_failed = 0, err = 0;
-	int i, j;
-
 	if (!producer_is_ours())
 		return 0;
-	for (i = 0; i < BPF_LOOP_OUTER; i++) {
-		if (i >= nr_passes)
-			break;
-#pragma unroll
-		for (j = 0; j < BPF_LOOP_INNER; j++)
-			one_call(&nr_failed, &err);
-	}
-	if (nr_failed) {
-		last_error = err;
-		__sync_add_and_fetch(&loop_errors, nr_failed);
-	}
+	bpf_loop(calls_per_event, outer_loop, NULL, 0);
 	return 0;
 }
 

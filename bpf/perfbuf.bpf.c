@@ -21,6 +21,7 @@ const volatile int batch_cnt = 0;
 const volatile __u32 record_size = RB_DEFAULT_RECORD_SIZE;
 
 long dropped __attribute__((aligned(128))) = 0;
+struct rb_run_slot runs[RB_RUN_SLOTS];
 
 /* What each sample carries; user space stores the kernel bench's long 42
  * in its first 8 bytes, the rest is padding up to record_size. */
@@ -32,6 +33,7 @@ static __always_inline int produce_batch(void *ctx)
 
 	if (!producer_is_ours())
 		return 0;
+	runs[bpf_get_smp_processor_id() & RB_RUN_SLOT_MASK].value++;
 	for (i = 0; i < batch_cnt; i++) {
 		if (bpf_perf_event_output(ctx, &perfbuf, BPF_F_CURRENT_CPU,
 					  payload, record_size))

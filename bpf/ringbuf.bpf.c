@@ -28,6 +28,7 @@ const volatile bool bench_producer = false;
 
 long sample_val = 42;
 long dropped __attribute__((aligned(128))) = 0;
+struct rb_run_slot runs[RB_RUN_SLOTS];
 long hits __attribute__((aligned(128))) = 0;
 
 /* Source of bpf_ringbuf_output() copies; its content does not matter. */
@@ -52,6 +53,7 @@ static __always_inline int produce_batch(void)
 
 	if (!producer_is_ours())
 		return 0;
+	runs[bpf_get_smp_processor_id() & RB_RUN_SLOT_MASK].value++;
 	if (!use_output) {
 		for (i = 0; i < batch_cnt; i++) {
 			rec = bpf_ringbuf_reserve(&ringbuf, record_size, 0);

@@ -35,4 +35,17 @@
  * 32-bit page offset. */
 #define RB_HDR_SZ		8
 
+/*
+ * The producer program's own runs (for this process), one counter per CPU
+ * (cpu & RB_RUN_SLOT_MASK) on its own 128-byte line: a run emits one batch,
+ * so batch_cnt * runs records were produced, each either read (a hit) or
+ * dropped.  No atomics: a CPU runs one instance of the program at a time.
+ */
+#define RB_RUN_SLOTS		256
+#define RB_RUN_SLOT_MASK	(RB_RUN_SLOTS - 1)
+
+struct rb_run_slot {
+	unsigned long long value;
+} __attribute__((aligned(128)));
+
 #endif /* BENCHBPF_RINGBUF_H */

@@ -4,7 +4,8 @@
  *
  * Producers call getpgid() in a loop; on each call a BPF program makes
  * BPF_LOOP_CALLS_PER_EVENT bpf_loop() calls of nr_loops iterations of an
- * empty callback (bpf/bpf_loop.bpf.c).  A hit is one callback iteration,
+ * empty callback, from the callback of an outer bpf_loop() as the kernel
+ * bench does (bpf/bpf_loop.bpf.c).  A hit is one callback iteration,
  * so the figure is M iterations/s and the report is the kernel bench's
  * "ops" summary (throughput and ns/op).
  *
@@ -20,11 +21,9 @@
  *   positive number.
  * - Each getpgid() makes the kernel bench's 1000 bpf_loop() calls while
  *   that is at most BPF_LOOP_EVENT_BUDGET (2^27) iterations, i.e. for
- *   nr_loops up to 134217; above, fewer (multiples of 25, at least 25),
- *   so that one event never holds its CPU for many seconds with
- *   preemption off.  The per-iteration figure is the same.
- * - The 1000 calls are 40 passes of 25 unrolled calls, not one loop: the
- *   verifier of recent kernels rejects the single loop as too complex.
+ *   nr_loops up to 134217; above, fewer (at least one), so that one event
+ *   never holds its CPU for many seconds with preemption off.  The
+ *   per-iteration figure is the same.
  * - Producers fire from fentry on the syscall when the kernel allows it,
  *   else from the syscalls/sys_enter_getpgid tracepoint (param trigger).
  * - Only this process's getpgid() calls run the loops, so that other
@@ -61,15 +60,15 @@ static const struct bench_param_def bpf_loop_params[] = {
 /* loop_errors: bpf_loop() calls the helper refused; any fails the run. */
 static const char *const bpf_loop_extra[] = { "loop_errors", NULL };
 
-/* Passes of BPF_LOOP_INNER calls an event makes: all BPF_LOOP_OUTER
- * unless that would exceed BPF_LOOP_EVENT_BUDGET iterations, at least 1. */
-static __u32 passes_per_event(int64_t nr_loops)
+/* bpf_loop() calls an event makes: all BPF_LOOP_CALLS_PER_EVENT unless
+ * that would exceed BPF_LOOP_EVENT_BUDGET iterations, at least 1. */
+static __u32 calls_per_event(int64_t nr_loops)
 {
-	uint64_t passes = BPF_LOOP_EVENT_BUDGET / ((uint64_t)nr_loops * BPF_LOOP_INNER);
+	uint64_t calls = BPF_LOOP_EVENT_BUDGET / (uint64_t)nr_loops;
 
-	if (passes < 1)
+	if (calls < 1)
 		return 1;
-	return passes > BPF_LOOP_OUTER ? BPF_LOOP_OUTER : (__u32)passes;
+	return calls > BPF_LOOP_CALLS_PER_EVENT ? BPF_LOOP_CALLS_PER_EVENT : (__u32)calls;
 }
 
 BENCH_SKELETON_CALLBACKS(bpf_loop)
@@ -80,7 +79,7 @@ static int bpf_loop_configure(struct bench_ctx *ctx, void *skel)
 	struct bpf_loop_bpf *s = skel;
 
 	s->bss->nr_loops = (__u32)bench_param(ctx, "nr_loops");
-	s->rodata->nr_passes = passes_per_event(bench_param(ctx, "nr_loops"));
+	s->rodata->calls_per_event = calls_per_event(bench_param(ctx, "nr_loops"));
 	return 0;
 }
 

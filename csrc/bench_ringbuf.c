@@ -24,6 +24,10 @@
  * - perf buffers: sample_rate > batch_cnt is refused only with sampling in
  *   back-to-back mode, where the consumer would stall waiting for a
  *   wake-up; the kernel bench refuses it always.
+ * - Configurations that could never wake the consumer are refused (see
+ *   bufs_validate): the kernel bench accepts them and reads 0 hits.
+ * - The last sample stops the producers and reads what is left in the
+ *   buffers, so that over a run hits + drops = batch_cnt * program runs.
  * - Consumers poll with a 100 ms timeout so that they see the stop flag.
  * - The BPF side emits only for this process's getpgid() calls, so that
  *   other processes calling getpgid() add no records.
@@ -68,6 +72,10 @@ struct pb_cpu {
 struct rb_state {
 	struct rb_counter hits;		/* records read by the consumer */
 	struct rb_counter polls;	/* poll returns with data */
+	/* getpgid() calls this process made: one slot per producer, then the
+	 * back-to-back consumer's */
+	struct rb_counter *calls;
+	uint64_t calls_last;
 
 	bool perf;			/* pb-*: perf buffer, else ring buffer */
 	bool custom;			/* *-custom reader */
@@ -79,6 +87,13 @@ struct rb_state {
 	struct perfbuf_bpf *pskel;
 	long *dropped;			/* in the skeleton's .bss */
 	long *bpf_hits;
+	struct rb_run_slot *runs;	/* the producer program's runs, per CPU */
+	uint64_t runs_last;		/* their total at the previous sample */
+
+	/* Before the last sample, threads leave their loops (quiesce) and
+	 * say so (parked), so that what is left can be read at rest. */
+	atomic_bool quiesce;
+	atomic_int parked;
 
 	/* rb-libbpf / pb-libbpf */
 	struct ring_buffer *rb;
@@ -159,8 +174,13 @@ static const struct bench_param_def pb_params[] = {
  * context switches): a wait for a notification, or a 100 ms poll timeout.
  * polls: poll calls that returned data; a poll on a non-empty buffer
  * returns at once, without sleeping or any notification.
+ * runs: runs of the BPF producer program for this process, each emitting
+ * rb_batch_cnt records; over a whole run hits + drops = rb_batch_cnt * runs
+ * exactly (the last sample reads what is left in the buffers at rest).
+ * calls: getpgid() calls this process made; the program runs for these
+ * only, so over a whole run runs = calls.
  */
-static const char *const rb_extra[] = { "wakeups", "polls", NULL };
+static const char *const rb_extra[] = { "wakeups", "polls", "runs", "calls", NULL };
 
 static bool is_perf(struct bench_ctx *ctx)
 {
@@ -196,6 +216,37 @@ static uint64_t rb_record_total(uint64_t record_size)
 static uint64_t pb_record_total(uint64_t record_size)
 {
 	return sizeof(struct perf_event_header) + ((4 + record_size + 7) & ~7ull);
+}
+
+/*
+ * Records a ring buffer holds at once.  The kernel refuses a reservation
+ * that would put the producer position a whole ring (or more) ahead of the
+ * consumer's: at most ring - 1 bytes are ever waiting, in records of
+ * `total` bytes.
+ */
+static uint64_t rb_max_waiting(uint64_t ring, uint64_t total)
+{
+	return (ring - 1) / total;
+}
+
+/*
+ * A lost-samples record (PERF_RECORD_LOST: header, id, count).  After a
+ * sample was lost to a full buffer, the next one written carries it.
+ */
+#define PB_LOST_RECORD_SZ 24
+
+/*
+ * Largest sample a perf buffer of `data` bytes can always take: the kernel
+ * writes only while at most data - 1 bytes are in use, and a sample that
+ * follows a loss carries a lost-samples record too.  A bigger one fits an
+ * empty buffer once, then never again after the first loss.
+ */
+static uint64_t pb_max_record_size(uint64_t data)
+{
+	uint64_t room = ((data - 1) & ~7ull) - PB_LOST_RECORD_SZ -
+			sizeof(struct perf_event_header);
+
+	return room - 4;	/* the raw sample's u32 size */
 }
 
 static uint64_t rb_ring_size(struct bench_ctx *ctx)
@@ -257,12 +308,22 @@ static int bufs_validate(struct bench_ctx *ctx)
 	if (is_perf(ctx)) {
 		int64_t pages = bench_param(ctx, "perfbuf_sz");
 
+		uint64_t data = (uint64_t)pages * page, most;
+
 		if (!is_pow2(pages))
 			return bad(ctx, "perfbuf_sz=%lld pages: must be a power of 2",
 				   (long long)pages);
-		if (pb_record_total(rec) > (uint64_t)pages * page)
+		most = pb_max_record_size(data);
+		if ((uint64_t)rec > most)
 			return bad(ctx, "record_size=%lld does not fit in a perf buffer of "
-				   "perfbuf_sz=%lld pages", (long long)rec, (long long)pages);
+				   "perfbuf_sz=%lld pages (%llu bytes) for good: a sample takes "
+				   "%llu bytes, one after a loss %d more, and the kernel writes "
+				   "only while at most %llu bytes are in use, so after the first "
+				   "loss nothing would be written again; record_size must be at "
+				   "most %llu here (or raise perfbuf_sz)",
+				   (long long)rec, (long long)pages, (unsigned long long)data,
+				   (unsigned long long)pb_record_total(rec), PB_LOST_RECORD_SZ,
+				   (unsigned long long)(data - 1), (unsigned long long)most);
 		/* A perf buffer polls ready only once a wake-up was raised, and
 		 * back-to-back the consumer triggers the next batch only once
 		 * this one is ready.  (A ring buffer polls ready whenever it
@@ -279,26 +340,42 @@ static int bufs_validate(struct bench_ctx *ctx)
 		    (!is_pow2(ring) || ring < (uint64_t)page))
 			return bad(ctx, "ringbuf_sz=%llu: must be a power of 2 of at least "
 				   "the page size (%ld)", (unsigned long long)ring, page);
-		if (total > ring)
-			return bad(ctx, "record_size=%lld (%llu bytes with its header) does not "
-				   "fit in a ring buffer of ringbuf_sz=%llu bytes",
+		uint64_t most = rb_max_waiting(ring, total);
+
+		/* A record takes its 8-byte header too, rounded up to 8: with
+		 * total <= ring - 8, record_size <= ring - 16. */
+		if (!most)
+			return bad(ctx, "record_size=%lld (%llu bytes with its 8-byte header, "
+				   "rounded to 8) does not fit in a ring buffer of ringbuf_sz=%llu "
+				   "bytes: the kernel keeps at most %llu bytes waiting; "
+				   "record_size must be at most %llu here (or raise ringbuf_sz)",
 				   (long long)rec, (unsigned long long)total,
-				   (unsigned long long)ring);
-		if (sampled && (uint64_t)rate * total > ring)
-			return bad(ctx, "rb_sample_rate=%lld records of %llu bytes exceed the "
-				   "%llu-byte ring buffer: the consumer would never be notified "
-				   "(lower rb_sample_rate or raise ringbuf_sz)",
-				   (long long)rate, (unsigned long long)total,
-				   (unsigned long long)ring);
+				   (unsigned long long)ring, (unsigned long long)(ring - 1),
+				   (unsigned long long)(ring - 2 * RB_HDR_SZ));
+		/* The producer wakes the consumer once rb_sample_rate records
+		 * are waiting: past `most` that never happens, every later
+		 * record is dropped and the consumer sleeps for good. */
+		if (sampled && (uint64_t)rate > most)
+			return bad(ctx, "rb_sample_rate=%lld: a ring buffer of ringbuf_sz=%llu "
+				   "bytes holds at most %llu records of %llu bytes (record_size=%lld "
+				   "with its 8-byte header, rounded to 8), because a reservation "
+				   "fails once the producer is a whole ring ahead of the consumer; "
+				   "the consumer would never be woken: rb_sample_rate must be at "
+				   "most %llu here (or raise ringbuf_sz)",
+				   (long long)rate, (unsigned long long)ring,
+				   (unsigned long long)most, (unsigned long long)total,
+				   (long long)rec, (unsigned long long)most);
 	}
 	return 0;
 }
 
 /* ---- loading ---- */
 
-static void bufs_trigger_batch(void)
+/* One getpgid() call, counted in `calls` (a slot of its own per thread). */
+static void bufs_trigger_batch(struct rb_counter *calls)
 {
 	(void)syscall(__NR_getpgid, 0);
+	atomic_fetch_add_explicit(&calls->value, 1, memory_order_relaxed);
 }
 
 BENCH_SKELETON_CALLBACKS(ringbuf)
@@ -481,7 +558,7 @@ static int pb_custom_setup(struct bench_ctx *ctx, struct rb_state *st)
 static int bufs_setup(struct bench_ctx *ctx)
 {
 	struct rb_state *st;
-	int err;
+	int err, i;
 
 	st = aligned_alloc(128, sizeof(*st));
 	if (!st)
@@ -489,6 +566,8 @@ static int bufs_setup(struct bench_ctx *ctx)
 	memset(st, 0, sizeof(*st));
 	atomic_init(&st->hits.value, 0);
 	atomic_init(&st->polls.value, 0);
+	atomic_init(&st->quiesce, false);
+	atomic_init(&st->parked, 0);
 	st->epfd = -1;
 	st->status_fd = -1;
 	ctx->priv = st;
@@ -497,6 +576,11 @@ static int bufs_setup(struct bench_ctx *ctx)
 	st->b2b = bench_param(ctx, "rb_b2b");
 	st->bench_producer = !st->perf && bench_param(ctx, "rb_bench_producer");
 	st->page_sz = sysconf(_SC_PAGESIZE);
+	st->calls = aligned_alloc(128, sizeof(*st->calls) * (ctx->env.producer_cnt + 1));
+	if (!st->calls)
+		return -ENOMEM;
+	for (i = 0; i <= ctx->env.producer_cnt; i++)
+		atomic_init(&st->calls[i].value, 0);
 	if (st->perf)
 		st->pb_data_sz = bench_param(ctx, "perfbuf_sz") * st->page_sz;
 
@@ -508,10 +592,12 @@ static int bufs_setup(struct bench_ctx *ctx)
 	if (st->perf) {
 		st->pskel = st->producer.skel;
 		st->dropped = &st->pskel->bss->dropped;
+		st->runs = st->pskel->bss->runs;
 	} else {
 		st->rskel = st->producer.skel;
 		st->dropped = &st->rskel->bss->dropped;
 		st->bpf_hits = &st->rskel->bss->hits;
+		st->runs = st->rskel->bss->runs;
 	}
 
 	if (!st->perf && !st->custom && !st->bench_producer) {
@@ -568,6 +654,7 @@ static void bufs_teardown(struct bench_ctx *ctx)
 		close(st->status_fd);
 	free(st->cpus);
 	free(st->events);
+	free(st->calls);
 	if (st->epfd >= 0)
 		close(st->epfd);
 	bench_producer_destroy(&st->producer);
@@ -577,18 +664,24 @@ static void bufs_teardown(struct bench_ctx *ctx)
 
 /* ---- threads ---- */
 
+static bool bufs_running(struct bench_ctx *ctx, struct rb_state *st)
+{
+	return !bench_stopping(ctx) &&
+	       !atomic_load_explicit(&st->quiesce, memory_order_relaxed);
+}
+
 static int bufs_producer(struct bench_ctx *ctx, int idx)
 {
 	struct rb_state *st = ctx->priv;
 
-	(void)idx;
 	if (st->b2b) {
 		/* one batch to start; the consumer triggers the rest */
-		bufs_trigger_batch();
-		return 0;
+		bufs_trigger_batch(&st->calls[idx]);
+	} else {
+		while (bufs_running(ctx, st))
+			bufs_trigger_batch(&st->calls[idx]);
 	}
-	while (!bench_stopping(ctx))
-		bufs_trigger_batch();
+	atomic_fetch_add(&st->parked, 1);
 	return 0;
 }
 
@@ -641,21 +734,19 @@ static int poll_failed(struct bench_ctx *ctx, int err, const char *what)
 			  ctx->bench->name, what, strerror(err));
 }
 
-static int rb_libbpf_consumer(struct bench_ctx *ctx, int idx)
+static int rb_libbpf_consume(struct bench_ctx *ctx)
 {
 	struct rb_state *st = ctx->priv;
 	int n;
 
-	(void)idx;
-	consumer_begin(st);
-	while (!bench_stopping(ctx)) {
+	while (bufs_running(ctx, st)) {
 		n = ring_buffer__poll(st->rb, POLL_MS);
 		if (n < 0 && n != -EINTR)
 			return poll_failed(ctx, -n, "ring_buffer__poll");
 		if (n > 0)
 			count_poll(st);
 		if (st->b2b)
-			bufs_trigger_batch();
+			bufs_trigger_batch(&st->calls[ctx->env.producer_cnt]);
 	}
 	return 0;
 }
@@ -695,18 +786,16 @@ static uint64_t rb_custom_drain(struct rb_state *st)
 	return n;
 }
 
-static int rb_custom_consumer(struct bench_ctx *ctx, int idx)
+static int rb_custom_consume(struct bench_ctx *ctx)
 {
 	struct rb_state *st = ctx->priv;
 	struct epoll_event ev;
 	uint64_t n;
 	int cnt;
 
-	(void)idx;
-	consumer_begin(st);
-	while (!bench_stopping(ctx)) {
+	while (bufs_running(ctx, st)) {
 		if (st->b2b)
-			bufs_trigger_batch();
+			bufs_trigger_batch(&st->calls[ctx->env.producer_cnt]);
 		cnt = epoll_wait(st->epfd, &ev, 1, POLL_MS);
 		if (cnt < 0 && errno != EINTR)
 			return poll_failed(ctx, errno, "epoll_wait on the ring buffer");
@@ -720,21 +809,19 @@ static int rb_custom_consumer(struct bench_ctx *ctx, int idx)
 	return 0;
 }
 
-static int pb_libbpf_consumer(struct bench_ctx *ctx, int idx)
+static int pb_libbpf_consume(struct bench_ctx *ctx)
 {
 	struct rb_state *st = ctx->priv;
 	int n;
 
-	(void)idx;
-	consumer_begin(st);
-	while (!bench_stopping(ctx)) {
+	while (bufs_running(ctx, st)) {
 		n = perf_buffer__poll(st->pb, POLL_MS);
 		if (n < 0 && n != -EINTR)
 			return poll_failed(ctx, -n, "perf_buffer__poll");
 		if (n > 0)
 			count_poll(st);
 		if (st->b2b)
-			bufs_trigger_batch();
+			bufs_trigger_batch(&st->calls[ctx->env.producer_cnt]);
 	}
 	return 0;
 }
@@ -761,17 +848,15 @@ static uint64_t pb_custom_drain(struct rb_state *st, struct pb_cpu *c)
 	return n;
 }
 
-static int pb_custom_consumer(struct bench_ctx *ctx, int idx)
+static int pb_custom_consume(struct bench_ctx *ctx)
 {
 	struct rb_state *st = ctx->priv;
 	uint64_t n;
 	int cnt, i;
 
-	(void)idx;
-	consumer_begin(st);
-	while (!bench_stopping(ctx)) {
+	while (bufs_running(ctx, st)) {
 		if (st->b2b)
-			bufs_trigger_batch();
+			bufs_trigger_batch(&st->calls[ctx->env.producer_cnt]);
 		cnt = epoll_wait(st->epfd, st->events, st->nr_cpus, POLL_MS);
 		if (cnt < 0 && errno != EINTR)
 			return poll_failed(ctx, errno, "epoll_wait on the perf buffers");
@@ -787,12 +872,101 @@ static int pb_custom_consumer(struct bench_ctx *ctx, int idx)
 	return 0;
 }
 
+static int bufs_consumer(struct bench_ctx *ctx, int idx)
+{
+	struct rb_state *st = ctx->priv;
+	int err;
+
+	(void)idx;
+	consumer_begin(st);
+	if (st->perf)
+		err = st->custom ? pb_custom_consume(ctx) : pb_libbpf_consume(ctx);
+	else
+		err = st->custom ? rb_custom_consume(ctx) : rb_libbpf_consume(ctx);
+	atomic_fetch_add(&st->parked, 1);
+	return err;
+}
+
+/* How long the last sample waits for the threads to leave their loops:
+ * a consumer may be in a poll of POLL_MS. */
+#define QUIESCE_NS (2000ull * 1000000ull)
+
+/*
+ * Before the run's last sample: stop producing, wait until every thread
+ * left its loop, and read what is left in the buffers, as the consumer
+ * would have.  Then nothing is in flight and the counters add up exactly:
+ * every record produced was read (a hit) or dropped.  Records emitted in
+ * earlier intervals and read now count in this last one.
+ */
+static void bufs_quiesce(struct bench_ctx *ctx, struct rb_state *st)
+{
+	int threads = ctx->env.producer_cnt + ctx->env.consumer_cnt, cpu;
+	uint64_t deadline = bench_now_ns() + QUIESCE_NS, n = 0;
+
+	atomic_store(&st->quiesce, true);
+	while (atomic_load(&st->parked) < threads) {
+		if (bench_stopping(ctx) || bench_now_ns() > deadline)
+			return;		/* a thread is stuck: never read beside it */
+		usleep(100);
+	}
+	if (st->rb)
+		ring_buffer__consume(st->rb);		/* counts in its callback */
+	else if (st->pb)
+		perf_buffer__consume(st->pb);
+	else if (st->custom && !st->perf)
+		n = rb_custom_drain(st);
+	for (cpu = 0; st->cpus && cpu < st->nr_cpus; cpu++)
+		if (st->cpus[cpu].base != MAP_FAILED)
+			n += pb_custom_drain(st, &st->cpus[cpu]);
+	atomic_fetch_add_explicit(&st->hits.value, n, memory_order_relaxed);
+}
+
+static bool last_sample(struct bench_ctx *ctx)
+{
+	bool last;
+
+	pthread_mutex_lock(&ctx->lock);
+	last = ctx->nr_samples + 1 >= ctx->nr_samples_total;
+	pthread_mutex_unlock(&ctx->lock);
+	return last;
+}
+
+/* getpgid() calls made so far, all threads. */
+static uint64_t bufs_calls(struct bench_ctx *ctx, struct rb_state *st)
+{
+	uint64_t total = 0;
+	int i;
+
+	for (i = 0; i <= ctx->env.producer_cnt; i++)
+		total += atomic_load_explicit(&st->calls[i].value, memory_order_relaxed);
+	return total;
+}
+
+/* Total runs of the producer program so far, all CPUs. */
+static uint64_t bufs_runs(struct rb_state *st)
+{
+	uint64_t total = 0;
+	int i;
+
+	for (i = 0; i < RB_RUN_SLOTS; i++)
+		total += __atomic_load_n(&st->runs[i].value, __ATOMIC_RELAXED);
+	return total;
+}
+
 static void bufs_measure(struct bench_ctx *ctx, struct bench_sample *s)
 {
 	struct rb_state *st = ctx->priv;
-	uint64_t v;
+	uint64_t v, runs;
 	int fd;
 
+	if (last_sample(ctx))
+		bufs_quiesce(ctx, st);
+	runs = bufs_runs(st);
+	s->extra[2] = runs - st->runs_last;
+	st->runs_last = runs;
+	v = bufs_calls(ctx, st);
+	s->extra[3] = v - st->calls_last;
+	st->calls_last = v;
 	if (st->bench_producer)
 		s->hits = __atomic_exchange_n(st->bpf_hits, 0, __ATOMIC_RELAXED);
 	else
@@ -806,7 +980,7 @@ static void bufs_measure(struct bench_ctx *ctx, struct bench_sample *s)
 	s->extra[1] = atomic_exchange(&st->polls.value, 0);
 }
 
-#define BUFS_BENCH(bname, text, ptable, cons)				\
+#define BUFS_BENCH(bname, text, ptable)				\
 	{								\
 		.name = bname,						\
 		.family = "ringbuf",					\
@@ -819,20 +993,20 @@ static void bufs_measure(struct bench_ctx *ctx, struct bench_sample *s)
 		.validate = bufs_validate,				\
 		.setup = bufs_setup,					\
 		.producer = bufs_producer,				\
-		.consumer = cons,					\
+		.consumer = bufs_consumer,				\
 		.measure = bufs_measure,				\
 		.teardown = bufs_teardown,				\
 	}
 
 const struct bench bench_rb_libbpf = BUFS_BENCH("rb-libbpf",
 	"BPF ring buffer, read with libbpf's ring_buffer API",
-	rb_params, rb_libbpf_consumer);
+	rb_params);
 const struct bench bench_rb_custom = BUFS_BENCH("rb-custom",
 	"BPF ring buffer, read by a minimal mmap + epoll reader",
-	rb_params, rb_custom_consumer);
+	rb_params);
 const struct bench bench_pb_libbpf = BUFS_BENCH("pb-libbpf",
 	"perf buffer (bpf_perf_event_output), read with libbpf's perf_buffer API",
-	pb_params, pb_libbpf_consumer);
+	pb_params);
 const struct bench bench_pb_custom = BUFS_BENCH("pb-custom",
 	"perf buffer (bpf_perf_event_output), read by walking the mmapped per-CPU rings",
-	pb_params, pb_custom_consumer);
+	pb_params);

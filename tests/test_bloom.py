@@ -162,18 +162,29 @@ def test_out_of_range_params_rejected_before_loading(name, key, value, allowed):
 
 @pytest.mark.parametrize("kw, words", [
     (dict(value_size=2, nr_entries=65537), ("nr_entries=65537", "value_size=2", "65536")),
-    (dict(value_size=3, nr_entries=(1 << 20)), None),   # 2**24 values: allowed
     (dict(consumers=1), ("consumers=1",)),
     (dict(trigger="kprobe"), ("trigger", "'fentry'")),
     (dict(nr_entries=10.0), ("nr_entries",)),
 ])
 def test_invalid_combinations_rejected_before_loading(kw, words):
-    if words is None:   # at the edge: passes validation (not run here: slow fill)
-        info = benchbpf.describe("bloom-lookup")
-        assert kw["nr_entries"] <= info.params["nr_entries"].max
-        return
     with rejected_before_loading((ValueError, TypeError), *words):
         benchbpf.run("hashmap-with-bloom", **{**SHORT, **kw})
+
+
+@pytest.mark.parametrize("name, kw", [
+    # As many entries as 2-byte values exist: the largest value_size=2 takes.
+    ("bloom-lookup", dict(value_size=2, nr_entries=1 << 16)),
+    # Every 2-byte key is in the hashmap: no lookup can miss.
+    ("hashmap-with-bloom", dict(value_size=2, nr_entries=1 << 16)),
+    # The most entries, with 3-byte values (2**24 of them: enough).
+    ("bloom-lookup", dict(value_size=3, nr_entries=bloom.MAX_ENTRIES)),
+])
+def test_runs_at_the_edges(name, kw, no_leaks):
+    r = run(name, **kw)
+    assert all(s.hits > 0 for s in r.samples), r.samples
+    assert totals(r)[1] == 0      # lookups find every value they look for
+    for k, v in kw.items():
+        assert r.params[k] == v
 
 
 @pytest.mark.parametrize("func", sorted(bloom.BENCHMARKS))

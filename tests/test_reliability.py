@@ -576,3 +576,22 @@ def test_many_short_runs_of_every_benchmark_leave_nothing_behind():
     for key, counts in report["outcomes"].items():
         if key.startswith("selftest ") or key.startswith("count-local producers"):
             assert set(counts) == {"expected"}, (key, counts)
+
+
+# ---- the leak checks themselves cannot pass without looking ----
+
+def test_leak_checks_fail_without_bpftool(monkeypatch):
+    monkeypatch.setattr(leakcheck, "BPFTOOL", None)
+    with pytest.raises(leakcheck.BpftoolError, match="bpftool not found"):
+        leakcheck.kernel_objects()
+    with pytest.raises(leakcheck.BpftoolError):
+        leakcheck.left_behind("selftest")
+
+
+def test_leak_checks_fail_when_bpftool_fails(monkeypatch, tmp_path):
+    broken = tmp_path / "bpftool"
+    broken.write_text("#!/bin/sh\necho 'Error: cannot list' >&2\nexit 255\n")
+    broken.chmod(0o755)
+    monkeypatch.setattr(leakcheck, "BPFTOOL", str(broken))
+    with pytest.raises(leakcheck.BpftoolError, match="cannot list"):
+        leakcheck.orphaned_objects({})

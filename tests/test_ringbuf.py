@@ -1,4 +1,7 @@
 """rb-libbpf, rb-custom, pb-libbpf, pb-custom: real BPF producers, real consumers."""
+import os
+import subprocess
+import sys
 import types
 
 import pytest
@@ -8,8 +11,10 @@ import importlib
 
 ringbufs = importlib.import_module("benchbpf.ringbuf")
 
+from benchbpf.result import Result, Sample
 from conftest import (SHORT, SHORT_SAMPLES, TP, TRIGGERS, fentry_runs_or_says_why,
-                      ours_left_behind, run_in_own_pid_namespace, run_or_skip)
+                      ours_left_behind, rejected_before_loading, run_in_own_pid_namespace,
+                      run_or_skip)
 
 BENCHES = ringbufs.BENCHMARKS
 #: Our programs (rb_tp, rb_fentry, pb_tp, pb_fentry, producer_whoami) and
@@ -22,8 +27,41 @@ def our_progs_loaded():
     return ours_left_behind(PREFIXES)
 
 
+PAGE = os.sysconf("SC_PAGE_SIZE")
+
+
+def test_leak_prefixes_see_every_object_of_a_run():
+    """While a run holds them, the module's leak check lists the buffer
+    maps themselves and the whoami program, not only the skeletons' data."""
+    seen = {}
+
+    def look(sample, index, warmup):
+        if index == 0:
+            seen[name] = set(ours_left_behind(PREFIXES, timeout=0))
+
+    for name, buf in (("rb-libbpf", "ringbuf"), ("pb-libbpf", "perfbuf")):
+        run_or_skip(name, warmup=0, duration=0.2, interval=0.2, callback=look)
+        assert {buf, "producer_whoami"} <= seen[name], seen[name]
+
+
 def total(r, counter):
     return sum(s.count(counter) for s in r.samples)
+
+
+def whole_run(r, counter):
+    """A counter over the whole run, warm-up included."""
+    return sum(s.count(counter) for s in r.warmup_samples + r.samples)
+
+
+def assert_records_add_up(r):
+    """Every record the BPF producer emitted was read (a hit) or dropped,
+    once: hits + drops = rb_batch_cnt * the program's own runs, over the
+    whole run; and the program ran for this process's getpgid() calls only."""
+    hits, drops = whole_run(r, "hits"), whole_run(r, "drops")
+    runs, calls = whole_run(r, "runs"), whole_run(r, "calls")
+    assert runs > 0
+    assert hits + drops == r.params["rb_batch_cnt"] * runs, (hits, drops, runs)
+    assert runs == calls, (runs, calls)
 
 
 @pytest.mark.parametrize("name", BENCHES)
@@ -33,14 +71,42 @@ def test_each_benchmark_moves_records(name):
     assert len(r.samples) == SHORT_SAMPLES
     assert total(r, "hits") > 0
     for s in r.samples:
-        assert s.drops >= 0
-        assert set(s.extra) == {"wakeups", "polls"}
+        assert set(s.extra) == {"wakeups", "polls", "runs", "calls"}
+    assert_records_add_up(r)
     assert r.metadata["trigger"] in TRIGGERS
     assert r.params["record_size"] == 8 and r.params["rb_batch_cnt"] == 500
     line = str(r)
     assert line.startswith("Summary: hits") and "M/prod" in line
     assert "drops" in line and "total operations" in line
-    assert r.throughput_mbps == pytest.approx(r.mean * 8)
+
+
+@pytest.mark.parametrize("name, kw", [
+    ("rb-libbpf", dict(rb_sampled=True, rb_sample_rate=1000)),
+    ("rb-custom", dict(rb_b2b=True)),
+    ("pb-custom", dict(rb_b2b=True)),
+    ("pb-libbpf", dict(rb_batch_cnt=1)),
+    ("rb-custom", dict(producers=2, rb_use_output=True, record_size=200)),
+    ("rb-libbpf", dict(rb_bench_producer=True, consumers=0)),
+    ("rb-custom", dict(ringbuf_sz=PAGE, rb_batch_cnt=100)),    # mostly drops
+])
+def test_records_add_up(name, kw):
+    """Hits are records read once each, drops records refused: together
+    every record the program emitted, whatever the mode.  A reader that
+    counted a record twice, or lost one, fails here."""
+    r = run_or_skip(name, **kw)
+    assert whole_run(r, "hits") > 0
+    assert_records_add_up(r)
+
+
+def test_throughput_is_payload_bytes_per_second():
+    # 2 M records/s and 3 M records/s of 64 bytes: 160 MB/s on average.
+    samples = [Sample(500_000_000, hits=1_000_000), Sample(250_000_000, hits=750_000)]
+    r = Result(name="rb-custom", params={"record_size": 64}, samples=samples,
+               metadata={"report": "hits_drops"})
+    assert r.throughput_mbps == pytest.approx(160.0)
+    other = Result(name="count-local", params={}, samples=samples, metadata={})
+    with pytest.raises(ValueError, match="record_size"):
+        other.throughput_mbps
 
 
 @pytest.mark.parametrize("name", BENCHES)
@@ -78,8 +144,7 @@ def test_large_records(name, size):
     r = run_or_skip(name, record_size=size, **extra)
     assert r.params["record_size"] == size
     assert total(r, "hits") > 0
-    assert r.throughput_mbps == pytest.approx(r.mean * size)
-    assert r.throughput_mbps == pytest.approx(r.mean * r.params["record_size"])
+    assert_records_add_up(r)
 
 
 def test_bench_producer_counts_in_bpf():
@@ -143,7 +208,7 @@ INVALID = [
     ("rb-libbpf", dict(rb_bench_producer=True, consumers=0, rb_sampled=True), "rb_sampled"),
     ("rb-libbpf", dict(ringbuf_sz=4096, record_size=8000), "record_size"),
     ("rb-libbpf", dict(ringbuf_sz=12288), "power of 2"),
-    ("rb-custom", dict(rb_sampled=True, rb_sample_rate=100000), "never be notified"),
+    ("rb-custom", dict(rb_sampled=True, rb_sample_rate=100000), "never be woken"),
     ("pb-libbpf", dict(rb_b2b=True, rb_sampled=True, rb_batch_cnt=10, rb_sample_rate=20),
      "stall"),
     ("pb-libbpf", dict(perfbuf_sz=3), "power of 2"),
@@ -236,3 +301,50 @@ def test_counts_inside_its_own_pid_namespace(name):
     got, outer_pid = run_in_own_pid_namespace(name)
     assert sum(got["hits"]) > 0, got
     assert got["filter_tgids"] == [outer_pid] != [got["pid"]], (got, outer_pid)
+
+
+# ---- the largest values that can still wake the consumer, and one more ----
+# A ring buffer keeps at most ringbuf_sz - 1 bytes waiting (a reservation
+# fails once the producer is a whole ring ahead), in records of their size
+# plus an 8-byte header, rounded to 8: 16 bytes for 8-byte records.  A perf
+# buffer writes while at most its size - 1 bytes are in use, and a sample
+# after a loss carries a 24-byte lost-samples record: a raw sample of n
+# bytes takes 8 + round_up(4 + n, 8).
+EDGES = [
+    ("rb-libbpf", dict(rb_sampled=True), "rb_sample_rate", (512 * 1024 - 1) // 16),
+    ("rb-custom", dict(ringbuf_sz=PAGE, rb_sampled=True), "rb_sample_rate", (PAGE - 1) // 16),
+    ("rb-custom", dict(ringbuf_sz=PAGE, rb_use_output=True), "record_size", PAGE - 16),
+    ("rb-libbpf", dict(ringbuf_sz=PAGE), "record_size", PAGE - 16),
+    ("pb-libbpf", dict(perfbuf_sz=1), "record_size", PAGE - 44),
+    ("pb-custom", dict(perfbuf_sz=1), "record_size", PAGE - 44),
+]
+
+
+@pytest.mark.parametrize("name, kw, key, most", EDGES)
+def test_largest_allowed_value_wakes_the_consumer(name, kw, key, most):
+    r = run_or_skip(name, **kw, **{key: most})
+    assert r.params[key] == most
+    assert total(r, "hits") > 0
+    assert_records_add_up(r)
+
+
+@pytest.mark.parametrize("name, kw, key, most", EDGES)
+def test_one_more_is_refused_before_loading(name, kw, key, most):
+    with rejected_before_loading(ValueError, f"{key}={most + 1}", f"at most {most}"):
+        benchbpf.run(name, **{**SHORT, **kw, key: most + 1})
+    assert not our_progs_loaded()
+
+
+def test_other_processes_calls_emit_nothing_inside_a_pid_namespace():
+    """While another process calls getpgid() as fast as it can, a run inside
+    its own pid namespace still emits records for its own calls only."""
+    spinner = subprocess.Popen([sys.executable, "-c",
+                                "import os\nwhile True: os.getpgid(0)"])
+    try:
+        got, _ = run_in_own_pid_namespace("rb-custom")
+    finally:
+        spinner.kill()
+        spinner.wait()
+    t = got["totals"]
+    assert t["runs"] == t["calls"] > 0, t
+    assert t["hits"] + t["drops"] == got["params"]["rb_batch_cnt"] * t["runs"], t
