@@ -190,6 +190,15 @@ static int create_map(struct bench_ctx *ctx, struct htab_mem_state *st, __u32 va
 		st->cgroup[0] = 0;
 		goto plain;
 	}
+	/* A v2 child has memory files only if its parent hands the controller down. */
+	snprintf(file, sizeof(file), "%s/%s", st->cgroup,
+		 v1 ? "memory.usage_in_bytes" : "memory.current");
+	if (access(file, R_OK)) {
+		snprintf(why, why_len, "%s has no memory accounting", st->cgroup);
+		rmdir(st->cgroup);
+		st->cgroup[0] = 0;
+		goto plain;
+	}
 	/* v1 moves one thread; v2 moves the process, for the moment of the create. */
 	snprintf(id, sizeof(id), "%ld", v1 ? (long)syscall(SYS_gettid) : (long)getpid());
 	snprintf(file, sizeof(file), "%s/%s", st->cgroup, v1 ? "tasks" : "cgroup.procs");

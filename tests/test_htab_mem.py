@@ -79,3 +79,35 @@ def test_counts_inside_its_own_pid_namespace():
     got, outer_pid = run_in_own_pid_namespace(NAME)
     assert sum(got["hits"]) > 0, got
     assert got["filter_tgids"] == [outer_pid] != [got["pid"]], (got, outer_pid)
+
+
+def test_without_memory_cgroups_the_map_memlock_is_read():
+    """Where no memory cgroup can be made (here: the v1 memory hierarchy
+    unmounted in a mount namespace of a child), the figure is the map's
+    memlock from fdinfo, and it still moves with the map."""
+    import shutil
+    import subprocess
+    import sys
+
+    import leakcheck
+
+    unshare = shutil.which("unshare")
+    mnt = "/sys/fs/cgroup/memory"
+    if unshare is None or not os.path.ismount(mnt):
+        pytest.skip("needs unshare and a cgroup v1 memory hierarchy to hide")
+    script = ("import benchbpf, json; from benchbpf import htab_mem; "
+              "f = lambda **k: htab_mem.htab_mem('overwrite', warmup=0, duration=0.4, "
+              "interval=0.2, **k); a = f(value_size=8); b = f(value_size=4096, "
+              "preallocated=True); print(json.dumps([a.metadata['memory_source'], "
+              "max(s.extra['memory_bytes'] for s in a.samples), "
+              "max(s.extra['memory_bytes'] for s in b.samples)]))")
+    out = subprocess.run([unshare, "-m", "sh", "-c", f"umount -l {mnt} && exec "
+                          f"{sys.executable} -c \"{script}\""], capture_output=True,
+                         text=True, timeout=120, env=leakcheck._clean_env())
+    if out.returncode and ("unshare" in out.stderr or "umount" in out.stderr):
+        pytest.skip(out.stderr.strip())
+    assert out.returncode == 0, out.stderr
+    import json
+    source, small, big = json.loads(out.stdout.splitlines()[-1])
+    assert source.startswith("memlock"), source
+    assert big > 16 * 2**20 > 8 * small > 0, (big, small)
