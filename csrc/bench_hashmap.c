@@ -361,6 +361,13 @@ static void hashmap_measure(struct bench_ctx *ctx, struct bench_sample *s)
 			continue;
 		s->extra[1] += cs.misses;
 		s->extra[2] += cs.events;
+		if (cs.updated) {
+			bench_fail(ctx, BENCH_ERR_BENCH, EEXIST,
+				   "%s: the full map took %llu updates it should refuse: the "
+				   "run would time successful updates, not a full map's",
+				   ctx->bench->name, (unsigned long long)cs.updated);
+			return;
+		}
 		if (cs.runs - c->seen > HASHMAP_NR_SLOTS) {
 			bench_fail(ctx, BENCH_ERR_BENCH, EOVERFLOW,
 				   "%s: CPU %u finished %llu samples in one interval, more "
