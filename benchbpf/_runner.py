@@ -406,7 +406,8 @@ def run(name, *, warmup=1, duration=5, interval=1.0, producers=1, consumers=None
         samples=tuple(samples[nwarm:]),
         warmup_samples=tuple(samples[:nwarm]),
         metadata={**_metadata(info, raw, started, marker.count),
-                  **_run_metadata(env, raw), **progs_meta,
+                  **_run_metadata(env, raw), **progs_meta, **raw["notes"],
                   "fingerprint": machine},
         prog_stats=progs,
+        series=raw["series"],
     )

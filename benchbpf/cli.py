@@ -50,6 +50,15 @@ def _in_flag_terms(message, info=None):
     return re.sub(pattern, lambda m: f"{names[m.group(1)]} {m.group(2)}", message)
 
 
+def _c_int(text):
+    """An integer as the kernel bench's strtol(text, NULL, 0) reads flags like
+    --map_flags: decimal, or hexadecimal with 0x."""
+    try:
+        return int(text, 0)
+    except ValueError:
+        return int(text, 10)   # leading zeros; anything else raises for argparse
+
+
 def _positive_int(text):
     try:
         v = int(text, 10)
@@ -149,7 +158,7 @@ def build_parser(flags=None, add_help=True):
             group.add_argument(flag, dest=dest, choices=choices, default=None,
                                help=f"{p.help} (default {p.default}) [{benches}]")
         else:
-            group.add_argument(flag, dest=dest, type=int, default=None, metavar="NUM",
+            group.add_argument(flag, dest=dest, type=_c_int, default=None, metavar="NUM",
                                help=f"{p.help} (default {p.default}, {p.min}..{p.max}) "
                                     f"[{benches}]")
     return ap

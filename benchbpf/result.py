@@ -181,8 +181,13 @@ class Result(_Picklable):
     prog_stats: tuple = ()
     #: The matching control run (adjust_overhead=True), or None.
     control: "Result | None" = None
+    #: What a benchmark measured beside the per-interval samples, by name:
+    #: tuples of numbers (e.g. "cpu01.time_ns", its BPF-timed runs on CPU 1).
+    series: "MappingProxyType" = field(default_factory=lambda: _frozen({}))
 
     def __post_init__(self):
+        object.__setattr__(self, "series", _frozen(
+            {k: tuple(v) for k, v in dict(self.series).items()}))
         object.__setattr__(self, "params", _frozen(self.params))
         object.__setattr__(self, "metadata", _frozen(self.metadata))
         object.__setattr__(self, "samples", tuple(self.samples))
@@ -400,6 +405,7 @@ class Result(_Picklable):
             "warmup_samples": [s.as_dict() for s in self.warmup_samples],
             "metadata": _thawed(self.metadata),
             "prog_stats": [p.as_dict() for p in self.prog_stats],
+            "series": {k: list(v) for k, v in self.series.items()},
         }
         if self.control is not None:
             d["control"] = self.control.as_dict()
@@ -431,7 +437,8 @@ class Result(_Picklable):
                    metadata={k: tuple(v) if isinstance(v, list) else v
                              for k, v in d.get("metadata", {}).items()},
                    prog_stats=tuple(ProgStats(**p) for p in d.get("prog_stats", ())),
-                   control=cls.from_dict(d["control"]) if d.get("control") else None)
+                   control=cls.from_dict(d["control"]) if d.get("control") else None,
+                   series=d.get("series", {}))
 
     @classmethod
     def from_json(cls, text_or_path):

@@ -142,6 +142,10 @@ struct bench {
 	void (*stop)(struct bench_ctx *ctx);
 	/* Read-and-reset counters into *s (harness fills interval_ns). */
 	void (*measure)(struct bench_ctx *ctx, struct bench_sample *s);
+	/* Optional: after every thread stopped, before teardown, when the run
+	 * went well: hand what is not a per-interval counter to the result
+	 * with bench_series_add() / bench_note().  0 or the error recorded. */
+	int (*collect)(struct bench_ctx *ctx);
 	/* NULL-safe: free everything setup made, whatever state it got to. */
 	void (*teardown)(struct bench_ctx *ctx);
 };
@@ -160,6 +164,21 @@ struct bench_error {
 	enum bench_err_kind kind;
 	int err;		/* positive errno */
 	char msg[BENCH_MSG_LEN];
+};
+
+/* A named list of values a family measured beside the per-interval
+ * samples (Result.series): e.g. BPF-timed runs per CPU. */
+struct bench_series {
+	char name[48];
+	double *values;
+	int len;
+};
+
+/* A named string for the result's metadata: what was measured and how. */
+#define BENCH_MAX_NOTES 8
+struct bench_note {
+	char key[48];
+	char value[512];
 };
 
 struct bench_log {
@@ -201,6 +220,10 @@ struct bench_ctx {
 	bool finished;
 
 	struct bench_log log;		/* libbpf messages during this run */
+	struct bench_series *series;	/* collect()'s output, owned */
+	int nr_series;
+	struct bench_note notes[BENCH_MAX_NOTES];
+	int nr_notes;
 	struct bench_bpf_ids held_before;	/* BPF objects held before setup */
 	struct bench_prog_stats prog_stats;	/* env.prog_stats only */
 };
@@ -263,6 +286,12 @@ static inline void bench_getpgid_call(void)
 {
 	(void)syscall(__NR_getpgid, BENCH_GETPGID_NO_SUCH_PID);
 }
+
+/* Copy len values into a new series of the result.  0 or -ENOMEM. */
+int bench_series_add(struct bench_ctx *ctx, const char *name, const double *values, int len);
+/* Set (or replace) metadata[key] of the result. */
+void bench_note(struct bench_ctx *ctx, const char *key, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 /* Producer body for families whose BPF side fires on getpgid(). */
 int bench_getpgid_producer(struct bench_ctx *ctx, int idx);

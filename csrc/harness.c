@@ -207,6 +207,11 @@ void bench_ctx_destroy(struct bench_ctx *ctx)
 		bench_finish(ctx);
 	free(ctx->samples);
 	ctx->samples = NULL;
+	for (int i = 0; i < ctx->nr_series; i++)
+		free(ctx->series[i].values);
+	free(ctx->series);
+	ctx->series = NULL;
+	ctx->nr_series = 0;
 	free(ctx->log.buf);
 	ctx->log.buf = NULL;
 	pthread_cond_destroy(&ctx->cond);
@@ -604,6 +609,47 @@ int bench_wait(struct bench_ctx *ctx, int seen, int timeout_ms, bool *done)
 	return n;
 }
 
+int bench_series_add(struct bench_ctx *ctx, const char *name, const double *values, int len)
+{
+	struct bench_series *grown, *sr;
+
+	grown = realloc(ctx->series, (ctx->nr_series + 1) * sizeof(*grown));
+	if (!grown)
+		return -ENOMEM;
+	ctx->series = grown;
+	sr = &ctx->series[ctx->nr_series];
+	memset(sr, 0, sizeof(*sr));
+	snprintf(sr->name, sizeof(sr->name), "%s", name);
+	sr->values = malloc((len > 0 ? len : 1) * sizeof(double));
+	if (!sr->values)
+		return -ENOMEM;
+	if (len > 0)
+		memcpy(sr->values, values, len * sizeof(double));
+	sr->len = len;
+	ctx->nr_series++;
+	return 0;
+}
+
+void bench_note(struct bench_ctx *ctx, const char *key, const char *fmt, ...)
+{
+	struct bench_note *n = NULL;
+	va_list ap;
+	int i;
+
+	for (i = 0; i < ctx->nr_notes; i++)
+		if (strcmp(ctx->notes[i].key, key) == 0)
+			n = &ctx->notes[i];
+	if (!n) {
+		if (ctx->nr_notes == BENCH_MAX_NOTES)
+			return;
+		n = &ctx->notes[ctx->nr_notes++];
+		snprintf(n->key, sizeof(n->key), "%s", key);
+	}
+	va_start(ap, fmt);
+	vsnprintf(n->value, sizeof(n->value), fmt, ap);
+	va_end(ap);
+}
+
 void bench_finish(struct bench_ctx *ctx)
 {
 	int i;
@@ -617,6 +663,9 @@ void bench_finish(struct bench_ctx *ctx)
 		pthread_join(ctx->threads[i], NULL);
 	if (ctx->sampler_started)
 		pthread_join(ctx->sampler, NULL);
+	if (ctx->setup_called && ctx->bench->collect && ctx->sampler_started &&
+	    ctx->error.kind == BENCH_ERR_NONE)
+		ctx->bench->collect(ctx);
 	/* Before the wait below: our descriptors keep the programs alive. */
 	bench_prog_stats_close(&ctx->prog_stats);
 	if (ctx->setup_called && !ctx->bench->no_bpf) {

@@ -432,9 +432,56 @@ static PyObject *prog_stats_list(struct bench_ctx *ctx)
 	return list;
 }
 
+/* collect()'s series as {name: tuple of floats}, its notes as {key: str}. */
+static PyObject *series_dict(struct bench_ctx *ctx)
+{
+	PyObject *d = PyDict_New(), *t = NULL;
+	int i, j;
+
+	for (i = 0; d && i < ctx->nr_series; i++) {
+		t = PyTuple_New(ctx->series[i].len);
+		if (!t)
+			goto fail;
+		for (j = 0; j < ctx->series[i].len; j++) {
+			PyObject *v = PyFloat_FromDouble(ctx->series[i].values[j]);
+
+			if (!v)
+				goto fail;
+			PyTuple_SET_ITEM(t, j, v);
+		}
+		if (PyDict_SetItemString(d, ctx->series[i].name, t) < 0)
+			goto fail;
+		Py_CLEAR(t);
+	}
+	return d;
+fail:
+	Py_XDECREF(t);
+	Py_XDECREF(d);
+	return NULL;
+}
+
+static PyObject *notes_dict(struct bench_ctx *ctx)
+{
+	PyObject *d = PyDict_New(), *v;
+	int i;
+
+	for (i = 0; d && i < ctx->nr_notes; i++) {
+		v = PyUnicode_DecodeUTF8(ctx->notes[i].value, strlen(ctx->notes[i].value),
+					 "replace");
+		if (!v || PyDict_SetItemString(d, ctx->notes[i].key, v) < 0) {
+			Py_XDECREF(v);
+			Py_DECREF(d);
+			return NULL;
+		}
+		Py_DECREF(v);
+	}
+	return d;
+}
+
 static PyObject *build_result(struct bench_ctx *ctx)
 {
 	PyObject *samples = NULL, *log = NULL, *result = NULL, *progs = NULL;
+	PyObject *series = NULL, *notes = NULL;
 	PyObject *cons_cpus = NULL, *prod_cpus = NULL;
 	int i;
 
@@ -451,25 +498,30 @@ static PyObject *build_result(struct bench_ctx *ctx)
 	log = log_string(ctx);
 	cons_cpus = placement(ctx, 0, ctx->env.consumer_cnt);
 	prod_cpus = placement(ctx, ctx->env.consumer_cnt, ctx->env.producer_cnt);
-	if (!log || !cons_cpus || !prod_cpus)
+	series = series_dict(ctx);
+	notes = notes_dict(ctx);
+	if (!log || !cons_cpus || !prod_cpus || !series || !notes)
 		goto cleanup;
 	progs = prog_stats_list(ctx);
 	if (!progs)
 		goto cleanup;
-	result = Py_BuildValue("{s:O,s:i,s:s,s:O,s:O,s:O,s:O,s:O,s:K}", "samples", samples,
+	result = Py_BuildValue("{s:O,s:i,s:s,s:O,s:O,s:O,s:O,s:O,s:K,s:O,s:O}", "samples", samples,
 			       "warmup_samples", ctx->env.warmup_samples,
 			       "trigger", ctx->trigger, "log", log,
 			       "tracefs_mounted", ctx->tracefs_mounted ? Py_True : Py_False,
 			       "consumer_cpus", cons_cpus, "producer_cpus", prod_cpus,
 			       "prog_stats", progs,
 			       "prog_stats_boundary_ns",
-			       (unsigned long long)ctx->prog_stats.boundary_ns);
+			       (unsigned long long)ctx->prog_stats.boundary_ns,
+			       "series", series, "notes", notes);
 cleanup:
 	Py_XDECREF(samples);
 	Py_XDECREF(log);
 	Py_XDECREF(cons_cpus);
 	Py_XDECREF(prod_cpus);
 	Py_XDECREF(progs);
+	Py_XDECREF(series);
+	Py_XDECREF(notes);
 	return result;
 }
 

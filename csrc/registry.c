@@ -14,6 +14,9 @@ extern const struct bench bench_bloom_lookup, bench_bloom_update, bench_bloom_fa
 extern const struct bench bench_bpf_loop;
 extern const struct bench bench_strncmp_no_helper, bench_strncmp_helper;
 extern const struct bench bench_local_storage_cache_seq_get, bench_local_storage_cache_int_get, bench_local_storage_cache_hashmap_control, bench_local_storage_create;
+extern const struct bench bench_bpf_hashmap_lookup, bench_bpf_hashmap_full_update;
+extern const struct bench bench_htab_mem;
+extern const struct bench bench_local_storage_tasks_trace;
 
 static const struct bench *const registry[] = {
 	&bench_count_global,
@@ -26,6 +29,9 @@ static const struct bench *const registry[] = {
 	&bench_bpf_loop,
 	&bench_strncmp_no_helper, &bench_strncmp_helper,
 	&bench_local_storage_cache_seq_get, &bench_local_storage_cache_int_get, &bench_local_storage_cache_hashmap_control, &bench_local_storage_create,
+	&bench_bpf_hashmap_full_update, &bench_bpf_hashmap_lookup,
+	&bench_htab_mem,
+	&bench_local_storage_tasks_trace,
 };
 
 const struct bench *const *bench_all(int *count)
