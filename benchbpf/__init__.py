@@ -8,7 +8,7 @@
 __version__ = "0.1.0"
 
 from ._core import BenchmarkError, UnsupportedError
-from ._runner import COMMON_OPTIONS, describe, list_benchmarks, run
+from ._runner import COMMON_OPTIONS, check, describe, list_benchmarks, run
 from ._concurrency import ConcurrentRunWarning
 from .result import ProgStats, Result, Sample
 from .analysis import Comparison, Sweep, compare, plot, sweep
@@ -26,7 +26,7 @@ from .features import Feature, Features, features
 
 __all__ = [
     "BenchmarkError", "UnsupportedError", "COMMON_OPTIONS", "Result", "Sample", "ProgStats",
-    "describe", "list_benchmarks", "run", "ConcurrentRunWarning",
+    "check", "describe", "list_benchmarks", "run", "ConcurrentRunWarning",
     "Comparison", "Sweep", "compare", "plot", "sweep",
     "count", "rename", "trigger", "ringbuf", "perfbuf", "ringbuf_study",
     "Feature", "Features", "features",

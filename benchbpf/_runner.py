@@ -324,6 +324,36 @@ def _metadata(info, raw, started, concurrent):
     }
 
 
+def _prepare(name, opts, params):
+    """Check the common options and the benchmark's own parameters (name,
+    type, range) and convert them for the core: (info, env, core_params,
+    params as Result.params shows them)."""
+    info = _lookup(name)
+    env = _build_env(info, opts)
+    core_params, shown_params = {}, {}
+    for key, value in params.items():
+        p = info.params.get(key)
+        if p is None:
+            known = ", ".join(info.params) or "none besides the common options"
+            raise TypeError(f"{name} got an unexpected parameter {key!r}; "
+                            f"its parameters: {known}")
+        core_params[key] = p.to_core(value)
+    for key, p in info.params.items():
+        shown_params[key] = _plain_param(p, params.get(key, p.default))
+    return info, env, core_params, shown_params
+
+
+def check(name, **options):
+    """Every check run(name, **options) makes before loading anything, without
+    running: the common options, each parameter's name, type and range, and
+    the benchmark's own checks of combinations (the C core's validation).
+    Raises as run() would; returns None."""
+    common = {k: options.pop(k, d) for k, d in COMMON_OPTIONS.items()}
+    options.pop("callback", None)
+    info, env, core_params, _ = _prepare(name, common, options)
+    _core.validate(name, env, core_params)
+
+
 def run(name, *, warmup=1, duration=5, interval=1.0, producers=1, consumers=None,
         affinity=False, prod_affinity=None, cons_affinity=None, verbose=False,
         prog_stats=False, callback=None, **params):
@@ -356,22 +386,11 @@ def run(name, *, warmup=1, duration=5, interval=1.0, producers=1, consumers=None
     under a load average of 8-35: the ratios are the figure to keep).
     ValueError on benchmarks that load no BPF program.
     """
-    info = _lookup(name)
     opts = dict(warmup=warmup, duration=duration, interval=interval,
                 producers=producers, consumers=consumers, affinity=affinity,
                 prod_affinity=prod_affinity, cons_affinity=cons_affinity,
                 verbose=verbose, prog_stats=prog_stats)
-    env = _build_env(info, opts)
-    core_params, shown_params = {}, {}
-    for key, value in params.items():
-        p = info.params.get(key)
-        if p is None:
-            known = ", ".join(info.params) or "none besides the common options"
-            raise TypeError(f"{name} got an unexpected parameter {key!r}; "
-                            f"its parameters: {known}")
-        core_params[key] = p.to_core(value)
-    for key, p in info.params.items():
-        shown_params[key] = _plain_param(p, params.get(key, p.default))
+    info, env, core_params, shown_params = _prepare(name, opts, params)
     if callback is not None and not callable(callback):
         raise TypeError(f"callback={callback!r}: must be callable or None")
     if info.needs_bpf and not _has_bpf_privilege():

@@ -5,6 +5,7 @@ import statistics
 import warnings
 from dataclasses import dataclass
 
+from . import _runner
 from ._runner import run
 from .result import Result
 
@@ -86,34 +87,18 @@ class Sweep:
         return ax
 
 
-def _check_options(name, options):
-    """Every check run() makes before the C core, without running: the
-    benchmark's name, the common options, each parameter's name, type and range."""
-    from . import _runner
-    info = _runner._lookup(name)
-    _runner._build_env(info, {k: options.get(k, d) for k, d in _runner.COMMON_OPTIONS.items()})
-    for key, value in options.items():
-        if key in _runner.COMMON_OPTIONS or key == "callback":
-            continue
-        p = info.params.get(key)
-        if p is None:
-            raise TypeError(f"{name} got an unexpected parameter {key!r}; its parameters: "
-                            f"{', '.join(info.params) or 'none besides the common options'}")
-        p.to_core(value)
-
-
 def sweep(name, param, values, **options):
     """Run `name` once per value of `param` (a benchmark or common option).
 
-    Every value is checked (name, type, range: what run() checks before
-    loading anything) before the first run starts, so a bad last value does
-    not waste the runs before it.  Combinations only a benchmark's own
-    validation knows are still refused when their run starts."""
+    Every value is checked before the first run starts, with all that run()
+    checks before loading anything (name, type, range, and the benchmark's
+    own checks of combinations), so a bad last value does not waste the
+    runs before it."""
     values = tuple(values)
     if not values:
         raise ValueError(f"values for {param!r} is empty: give at least one value")
     for v in values:
-        _check_options(name, {**options, param: v})
+        _runner.check(name, **{**options, param: v})
     results = tuple(run(name, **{**options, param: v}) for v in values)
     return Sweep(name, param, values, results)
 

@@ -237,6 +237,8 @@ int bench_param_index(const struct bench *b, const char *name);
  * init -> start -> (wait)* -> finish.  finish always joins every thread
  * and tears down; it is safe after any failure of start. */
 int bench_ctx_init(struct bench_ctx *ctx, const struct bench *b);
+/* Every check start makes before loading anything; loads nothing. */
+int bench_validate(struct bench_ctx *ctx);
 int bench_start(struct bench_ctx *ctx);
 /* Wait up to timeout_ms for more than `seen` samples or the end.
  * Returns the number of samples taken so far and, read under the same

@@ -510,11 +510,10 @@ static int validate_prog_stats(struct bench_ctx *ctx)
 	return 0;
 }
 
-int bench_start(struct bench_ctx *ctx)
+int bench_validate(struct bench_ctx *ctx)
 {
 	const struct bench *b = ctx->bench;
-	struct bench_env *env = &ctx->env;
-	int n, i, err;
+	int err;
 
 	err = validate_env(ctx);
 	if (!err)
@@ -527,6 +526,18 @@ int bench_start(struct bench_ctx *ctx)
 			return bench_fail(ctx, BENCH_ERR_VALUE, -err,
 					  "%s: invalid options", b->name);
 	}
+	return 0;
+}
+
+int bench_start(struct bench_ctx *ctx)
+{
+	const struct bench *b = ctx->bench;
+	struct bench_env *env = &ctx->env;
+	int n, i, err;
+
+	err = bench_validate(ctx);
+	if (err)
+		return err;
 
 	ctx->nr_samples_total = env->warmup_samples + env->duration_samples;
 	ctx->samples = calloc(ctx->nr_samples_total, sizeof(*ctx->samples));

@@ -622,6 +622,45 @@ cleanup:
 	return result;
 }
 
+PyDoc_STRVAR(core_validate_doc,
+"validate(name, env, params) -> None\n\n"
+"Every check run() makes before loading anything (common options, the\n"
+"benchmark's own cross-parameter checks), without running: raises as\n"
+"run() would, else returns None.  Loads nothing.");
+
+static PyObject *core_validate(PyObject *module, PyObject *args, PyObject *kwargs)
+{
+	static char *kwlist[] = { "name", "env", "params", NULL };
+	core_state *st = get_state(module);
+	PyObject *env, *params, *result = NULL;
+	struct bench_ctx *ctx = NULL;
+	const struct bench *b;
+	const char *name;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kwargs, "sO!O!:validate", kwlist, &name,
+					 &PyDict_Type, &env, &PyDict_Type, &params))
+		return NULL;
+	b = bench_find(name);
+	if (!b) {
+		PyErr_Format(PyExc_ValueError, "unknown benchmark '%s'", name);
+		return NULL;
+	}
+	ctx = malloc(sizeof(*ctx));
+	if (!ctx)
+		return PyErr_NoMemory();
+	bench_ctx_init(ctx, b);
+	if (read_env(ctx, env) < 0 || read_params(ctx, params) < 0)
+		goto cleanup;
+	if (bench_validate(ctx))
+		raise_bench_error(st, ctx);
+	else
+		result = Py_NewRef(Py_None);
+cleanup:
+	bench_ctx_destroy(ctx);
+	free(ctx);
+	return result;
+}
+
 static PyObject *core_probe_features(PyObject *module, PyObject *unused)
 {
 	core_state *st = get_state(module);
@@ -668,6 +707,8 @@ static PyMethodDef core_methods[] = {
 	  "benchmarks() -> list of dicts describing every registered benchmark" },
 	{ "run", (PyCFunction)(void (*)(void))core_run, METH_VARARGS | METH_KEYWORDS,
 	  core_run_doc },
+	{ "validate", (PyCFunction)(void (*)(void))core_validate, METH_VARARGS | METH_KEYWORDS,
+	  core_validate_doc },
 	{ "probe_features", core_probe_features, METH_NOARGS,
 	  "probe_features() -> list of (name, supported, errno, detail)" },
 	{ "libbpf_version", core_libbpf_version, METH_NOARGS,

@@ -143,3 +143,19 @@ def test_plot_draws_samples():
     r = benchbpf.run("count-local", **SHORT)
     ax = r.plot()
     assert len(ax.lines[-2].get_xdata()) == len(r.samples)
+
+
+def test_sweep_checks_combinations_only_the_core_knows_before_running_any():
+    # Each value is in rb_sample_rate's own range; with rb_sampled and the
+    # default 512 KiB ring, the last one could never wake the consumer, which
+    # only the benchmark's own validation in the core knows.
+    before = benchbpf._core.setup_count()
+    with pytest.raises(ValueError, match="rb_sample_rate"):
+        benchbpf.sweep("rb-libbpf", "rb_sample_rate", [100, 70000], rb_sampled=True,
+                       **SHORT)
+    assert benchbpf._core.setup_count() == before
+    # The same check stands alone, and passes what run() would run.
+    with pytest.raises(ValueError, match="rb_sample_rate"):
+        benchbpf.check("rb-libbpf", rb_sampled=True, rb_sample_rate=70000)
+    assert benchbpf.check("rb-libbpf", rb_sampled=True, rb_sample_rate=100) is None
+    assert benchbpf._core.setup_count() == before
