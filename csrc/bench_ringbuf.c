@@ -763,14 +763,13 @@ static inline void count_record(struct rb_state *st)
 	atomic_fetch_add_explicit(&st->hits.value, 1, memory_order_relaxed);
 }
 
-/* Returns the number of records read. */
-static uint64_t rb_custom_drain(struct rb_state *st)
+static void rb_custom_drain(struct rb_state *st)
 {
 	uint64_t *cons_pos = st->cons_page;
 	const uint64_t *prod_pos = st->prod_area;
 	const char *data = (const char *)st->prod_area + st->page_sz;
 	uint64_t mask = st->ring_sz - 1;
-	uint64_t cons, prod, start, n = 0;
+	uint64_t cons, prod, start;
 	uint32_t len;
 
 	cons = __atomic_load_n(cons_pos, __ATOMIC_RELAXED);	/* ours alone */
@@ -782,10 +781,8 @@ static uint64_t rb_custom_drain(struct rb_state *st)
 					      __ATOMIC_ACQUIRE);
 			if (len & RB_BUSY_BIT)
 				break;	/* not committed yet: come back on the next wake-up */
-			if (!(len & RB_DISCARD_BIT)) {
+			if (!(len & RB_DISCARD_BIT))
 				count_record(st);
-				n++;
-			}
 			cons += rb_record_total(len & ~(RB_BUSY_BIT | RB_DISCARD_BIT));
 		}
 		if (cons == start)
@@ -794,7 +791,6 @@ static uint64_t rb_custom_drain(struct rb_state *st)
 		if (cons < prod)
 			break;	/* stopped at a busy record */
 	}
-	return n;
 }
 
 static int rb_custom_consume(struct bench_ctx *ctx)
@@ -835,12 +831,12 @@ static int pb_libbpf_consume(struct bench_ctx *ctx)
 }
 
 /* Walk one CPU's perf ring from data_tail to data_head; count samples. */
-static uint64_t pb_custom_drain(struct rb_state *st, struct pb_cpu *c)
+static void pb_custom_drain(struct rb_state *st, struct pb_cpu *c)
 {
 	struct perf_event_mmap_page *hdr = c->base;
 	const char *data = (const char *)c->base + st->page_sz;
 	uint64_t mask = st->pb_data_sz - 1;
-	uint64_t head, tail, n = 0;
+	uint64_t head, tail;
 	const struct perf_event_header *eh;
 
 	head = __atomic_load_n(&hdr->data_head, __ATOMIC_ACQUIRE);
@@ -848,14 +844,11 @@ static uint64_t pb_custom_drain(struct rb_state *st, struct pb_cpu *c)
 	while (tail != head) {
 		/* records are 8-byte aligned, so a header never wraps */
 		eh = (const void *)(data + (tail & mask));
-		if (eh->type == PERF_RECORD_SAMPLE) {
+		if (eh->type == PERF_RECORD_SAMPLE)
 			count_record(st);
-			n++;
-		}
 		tail += eh->size;
 	}
 	__atomic_store_n(&hdr->data_tail, tail, __ATOMIC_RELEASE);
-	return n;
 }
 
 static int pb_custom_consume(struct bench_ctx *ctx)
@@ -907,7 +900,7 @@ static int bufs_consumer(struct bench_ctx *ctx, int idx)
 static void bufs_quiesce(struct bench_ctx *ctx, struct rb_state *st)
 {
 	int threads = ctx->env.producer_cnt + ctx->env.consumer_cnt, cpu;
-	uint64_t deadline = bench_now_ns() + QUIESCE_NS, n = 0;
+	uint64_t deadline = bench_now_ns() + QUIESCE_NS;
 
 	atomic_store(&st->quiesce, true);
 	while (atomic_load(&st->parked) < threads) {
@@ -915,16 +908,16 @@ static void bufs_quiesce(struct bench_ctx *ctx, struct rb_state *st)
 			return;		/* a thread is stuck: never read beside it */
 		usleep(100);
 	}
+	/* Every reader counts each record it reads in hits itself. */
 	if (st->rb)
-		ring_buffer__consume(st->rb);		/* counts in its callback */
+		ring_buffer__consume(st->rb);
 	else if (st->pb)
 		perf_buffer__consume(st->pb);
 	else if (st->custom && !st->perf)
-		n = rb_custom_drain(st);
+		rb_custom_drain(st);
 	for (cpu = 0; st->cpus && cpu < st->nr_cpus; cpu++)
 		if (st->cpus[cpu].base != MAP_FAILED)
-			n += pb_custom_drain(st, &st->cpus[cpu]);
-	atomic_fetch_add_explicit(&st->hits.value, n, memory_order_relaxed);
+			pb_custom_drain(st, &st->cpus[cpu]);
 }
 
 static bool last_sample(struct bench_ctx *ctx)

@@ -132,7 +132,11 @@ def test_same_cpu_study_runs_both_threads_on_one_cpu():
     seen = {}
 
     def probe(sample, index, warmup):
-        seen.setdefault(len(seen), worker_threads())
+        # A ring buffer run's last sample is taken once its threads have
+        # stopped (to read what is left): look while they still run.
+        threads = worker_threads()
+        if threads:
+            seen.setdefault(len(seen), threads)
 
     try:
         res = ringbufs.same_cpu(cpu=1, callback=probe, **RUN)

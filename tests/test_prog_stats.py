@@ -97,7 +97,7 @@ def test_trig_rawtp_counting_program_ran_once_per_hit():
 def test_trig_kernel_count_driver_runs_are_batches_of_hits():
     batch = 100
     r = run_or_skip("trig-kernel-count", prog_stats=True, trig_batch_iters=batch, **SHORT)
-    driver = r.program("trig_driver")
+    driver = r.program("trig_count")
     # Only this run's producers run its driver: each run adds `batch` hits.
     assert abs(driver.run_cnt * batch - r.total_hits) <= \
         window_tolerance(r, driver, hits_per_run=batch), (driver, r.total_hits)
@@ -136,7 +136,7 @@ def test_bpf_loop_runs_cover_its_iterations():
     assert prog.run_cnt * per_run >= \
         r.total_hits - window_tolerance(r, prog, hits_per_run=per_run), (prog, r.total_hits)
     # The whoami program ran once, during setup: before the window.
-    assert r.program("bpf_loop_whoami").run_cnt == 0
+    assert r.program("producer_whoami").run_cnt == 0
 
 
 # ---- off by default, refused where nothing is loaded ----
@@ -241,7 +241,8 @@ def test_result_round_trips_and_old_files_load():
     del old["prog_stats"]
     assert Result.from_dict(old).prog_stats == ()
     assert "selftest_enter" in r._repr_html_() and "programs' stats" in repr(r)
-    with pytest.raises(KeyError, match="have selftest_enter, selftest_exit"):
+    with pytest.raises(KeyError, match="have producer_whoami, selftest_enter, "
+                                         "producer_whoami, selftest_exit"):
         r.program("nope")
 
 
@@ -261,9 +262,11 @@ def test_cli_prints_one_line_per_program_after_the_summary():
     lines = out.stdout.splitlines()
     i = next(i for i, line in enumerate(lines) if line.startswith("Summary:"))
     progs = lines[i + 1:]
-    assert [line.split()[1] for line in progs] == ["selftest_enter", "selftest_exit"], lines
-    assert all(" (tracepoint): run_cnt " in line and line.endswith(" ns/run")
-               for line in progs), progs
+    # Each of the two objects has its whoami program (run once, at setup).
+    assert [line.split()[1] for line in progs] == \
+        ["producer_whoami", "selftest_enter", "producer_whoami", "selftest_exit"], lines
+    assert all(line.endswith(" ns/run") for line in progs), progs
+    assert all(" (tracepoint): run_cnt " in line for line in progs if "selftest_" in line), progs
     out = subprocess.run([sys.executable, "-m", "benchbpf", "-d1", "--prog-stats",
                           "count-local"], capture_output=True, text=True, env=env, timeout=60)
     assert out.returncode == 2 and "loads no BPF program" in out.stderr
