@@ -82,12 +82,16 @@ def test_python_api_maps_batch_iters():
 def test_driver_runs_the_asked_iterations(name, batch):
     """Hits per BPF_PROG_TEST_RUN call equal trig_batch_iters: counted, not
     read back from the parameter.  A sample boundary can split at most one
-    run per producer, so each sample is exact to within one batch per producer."""
+    run per producer, and the two counters are read one after the other (a
+    few runs may land in between at batch 1), so each sample is exact to
+    within one batch per producer and 1e-4 of its runs: a driver off by one
+    iteration per run is off by all its runs."""
     producers = 2
     r = benchbpf.run(name, trig_batch_iters=batch, producers=producers, **SHORT)
     for s in r.samples:
         runs = s.extra["driver_runs"]
-        assert abs(s.hits - batch * runs) <= batch * producers, (s.hits, runs, batch)
+        assert abs(s.hits - batch * runs) <= batch * (producers + 1e-4 * runs), \
+            (s.hits, runs, batch)
     hits = sum(s.hits for s in r.samples)
     runs = sum(s.extra["driver_runs"] for s in r.samples)
     assert runs > 0 and hits > 0
