@@ -525,6 +525,38 @@ cleanup:
 	return result;
 }
 
+static void free_ctx(struct bench_ctx *ctx)
+{
+	if (!ctx)
+		return;
+	bench_ctx_destroy(ctx);
+	free(ctx);
+}
+
+/* A context for benchmark `name` with the caller's options read in, or
+ * NULL with an exception set: what run() and validate() both start from. */
+static struct bench_ctx *new_ctx(const char *name, PyObject *env, PyObject *params)
+{
+	const struct bench *b = bench_find(name);
+	struct bench_ctx *ctx;
+
+	if (!b) {
+		PyErr_Format(PyExc_ValueError, "unknown benchmark '%s'", name);
+		return NULL;
+	}
+	ctx = malloc(sizeof(*ctx));
+	if (!ctx) {
+		PyErr_NoMemory();
+		return NULL;
+	}
+	bench_ctx_init(ctx, b);
+	if (read_env(ctx, env) < 0 || read_params(ctx, params) < 0) {
+		free_ctx(ctx);
+		return NULL;
+	}
+	return ctx;
+}
+
 PyDoc_STRVAR(core_run_doc,
 "run(name, env, params, callback=None) -> dict\n\n"
 "Run one benchmark.  env holds the common options (interval_ns,\n"
@@ -539,7 +571,6 @@ static PyObject *core_run(PyObject *module, PyObject *args, PyObject *kwargs)
 	const char *name;
 	PyObject *env, *params, *callback = Py_None, *result = NULL;
 	struct bench_ctx *ctx = NULL;
-	const struct bench *b;
 	bool locked = false, started = false, py_error = false;
 	int seen = 0, n, err = 0;
 	bool done = false;
@@ -552,17 +583,9 @@ static PyObject *core_run(PyObject *module, PyObject *args, PyObject *kwargs)
 		PyErr_SetString(PyExc_TypeError, "callback must be callable or None");
 		return NULL;
 	}
-	b = bench_find(name);
-	if (!b) {
-		PyErr_Format(PyExc_ValueError, "unknown benchmark '%s'", name);
-		return NULL;
-	}
-	ctx = malloc(sizeof(*ctx));
+	ctx = new_ctx(name, env, params);
 	if (!ctx)
-		return PyErr_NoMemory();
-	bench_ctx_init(ctx, b);
-	if (read_env(ctx, env) < 0 || read_params(ctx, params) < 0)
-		goto cleanup;
+		return NULL;
 
 	if (acquire_run_lock(st, "run()") < 0)
 		goto cleanup;
@@ -614,8 +637,7 @@ cleanup:
 			else if (started)
 				result = build_result(ctx);
 		}
-		bench_ctx_destroy(ctx);
-		free(ctx);
+		free_ctx(ctx);
 	}
 	if (locked)
 		release_run_lock(st);
@@ -633,31 +655,20 @@ static PyObject *core_validate(PyObject *module, PyObject *args, PyObject *kwarg
 	static char *kwlist[] = { "name", "env", "params", NULL };
 	core_state *st = get_state(module);
 	PyObject *env, *params, *result = NULL;
-	struct bench_ctx *ctx = NULL;
-	const struct bench *b;
+	struct bench_ctx *ctx;
 	const char *name;
 
 	if (!PyArg_ParseTupleAndKeywords(args, kwargs, "sO!O!:validate", kwlist, &name,
 					 &PyDict_Type, &env, &PyDict_Type, &params))
 		return NULL;
-	b = bench_find(name);
-	if (!b) {
-		PyErr_Format(PyExc_ValueError, "unknown benchmark '%s'", name);
-		return NULL;
-	}
-	ctx = malloc(sizeof(*ctx));
+	ctx = new_ctx(name, env, params);
 	if (!ctx)
-		return PyErr_NoMemory();
-	bench_ctx_init(ctx, b);
-	if (read_env(ctx, env) < 0 || read_params(ctx, params) < 0)
-		goto cleanup;
+		return NULL;
 	if (bench_validate(ctx))
 		raise_bench_error(st, ctx);
 	else
 		result = Py_NewRef(Py_None);
-cleanup:
-	bench_ctx_destroy(ctx);
-	free(ctx);
+	free_ctx(ctx);
 	return result;
 }
 
