@@ -244,7 +244,6 @@ int bench_start(struct bench_ctx *ctx);
  * Returns the number of samples taken so far and, read under the same
  * lock, whether sampling is over (then no sample follows that count). */
 int bench_wait(struct bench_ctx *ctx, int seen, int timeout_ms, bool *done);
-bool bench_done(struct bench_ctx *ctx);
 void bench_request_stop(struct bench_ctx *ctx);
 void bench_finish(struct bench_ctx *ctx);
 void bench_ctx_destroy(struct bench_ctx *ctx);

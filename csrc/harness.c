@@ -227,16 +227,6 @@ void bench_request_stop(struct bench_ctx *ctx)
 	pthread_mutex_unlock(&ctx->lock);
 }
 
-bool bench_done(struct bench_ctx *ctx)
-{
-	bool done;
-
-	pthread_mutex_lock(&ctx->lock);
-	done = ctx->done;
-	pthread_mutex_unlock(&ctx->lock);
-	return done;
-}
-
 static int cmp_int(const void *a, const void *b)
 {
 	int x = *(const int *)a, y = *(const int *)b;
