@@ -11,6 +11,7 @@ from ._core import BenchmarkError, UnsupportedError
 from ._runner import COMMON_OPTIONS, check, describe, list_benchmarks, run
 from ._concurrency import ConcurrentRunWarning
 from .result import ProgStats, Result, Sample
+from .resultset import ResultSet, Unsupported
 from .analysis import Comparison, Sweep, compare, plot, sweep
 from . import count
 from . import rename
@@ -26,6 +27,7 @@ from .features import Feature, Features, features
 
 __all__ = [
     "BenchmarkError", "UnsupportedError", "COMMON_OPTIONS", "Result", "Sample", "ProgStats",
+    "ResultSet", "Unsupported",
     "check", "describe", "list_benchmarks", "run", "ConcurrentRunWarning",
     "Comparison", "Sweep", "compare", "plot", "sweep",
     "count", "rename", "trigger", "ringbuf", "perfbuf", "ringbuf_study",
