@@ -1,13 +1,14 @@
 """Sweeps, comparisons and plots over Results."""
 import html
+import itertools
 import math
 import statistics
 import warnings
 from dataclasses import dataclass
 
-from . import _runner
-from ._runner import run
+from . import _progress, _runner
 from .result import Result
+from .resultset import ResultSet
 
 __all__ = ["Sweep", "sweep", "Comparison", "compare", "plot", "mann_whitney_u",
            "median_ci", "samples_needed", "BenchmarkMismatchWarning"]
@@ -87,19 +88,72 @@ class Sweep:
         return ax
 
 
-def sweep(name, param, values, **options):
-    """Run `name` once per value of `param` (a benchmark or common option).
+#: Options that take a sequence (a CPU set) as one value: a list or tuple of
+#: them is an axis only when its items are themselves CPU sets or None.
+_SEQUENCE_OPTIONS = ("prod_affinity", "cons_affinity")
 
-    Every value is checked before the first run starts, with all that run()
-    checks before loading anything (name, type, range, and the benchmark's
-    own checks of combinations), so a bad last value does not waste the
-    runs before it."""
+
+def _is_axis(key, value):
+    if not isinstance(value, (list, tuple, range)):
+        return False
+    if key in _SEQUENCE_OPTIONS:
+        return all(v is None or isinstance(v, (list, tuple, range, str)) for v in value)
+    return True
+
+
+def _label(combo):
+    return ", ".join(f"{k}={v!r}" for k, v in combo.items())
+
+
+def sweep(name, *args, progress=None, **axes_and_options):
+    """Run benchmark `name` over a grid of parameter values.
+
+    ``sweep("rb-libbpf", producers=[1, 2, 4], rb_sampled=[False, True],
+    duration=3)`` runs all 6 combinations: every list or tuple is an axis,
+    every other value a fixed option.  Combinations run in
+    itertools.product order over the axes in keyword order (the last axis
+    changes fastest).  prod_affinity and cons_affinity take a CPU set as one
+    value, so a list of ints there is that set; they are an axis only when
+    given as a list of CPU sets or None: ``prod_affinity=[[0], [1], None]``.
+    Returns a ResultSet whose `axes` are the axis names, in keyword order.
+
+    The one-parameter form ``sweep(name, param, values, **options)`` returns
+    a Sweep, as before.
+
+    Every combination is checked (benchbpf.check: name, type and range of
+    each option, and the benchmark's own checks of combinations) before the
+    first run starts, so a bad value in the last one wastes no runs.
+
+    progress: True shows a progress bar on stderr (tqdm.auto, also in
+    Jupyter; without tqdm one line per run), False none; None (default) shows
+    it when stderr is a terminal or in a Jupyter kernel."""
+    if args or ("param" in axes_and_options and "values" in axes_and_options):
+        return _sweep_one(name, *args, progress=progress, **axes_and_options)
+    axes = {k: tuple(v) for k, v in axes_and_options.items() if _is_axis(k, v)}
+    fixed = {k: v for k, v in axes_and_options.items() if k not in axes}
+    for k, values in axes.items():
+        if not values:
+            raise ValueError(f"axis {k!r} is empty: give at least one value")
+    combos = [dict(zip(axes, values)) for values in itertools.product(*axes.values())]
+    for combo in combos:
+        _runner.check(name, **fixed, **combo)
+    results = []
+    with _progress.session(name, len(combos), progress):
+        for combo in combos:
+            results.append(_progress.run(name, label=_label(combo), **fixed, **combo))
+    grid = {k: list(v) for k, v in axes.items()}
+    return ResultSet(results, axes=tuple(axes), metadata={"benchmark": name, "grid": grid})
+
+
+def _sweep_one(name, param, values, progress=None, **options):
     values = tuple(values)
     if not values:
         raise ValueError(f"values for {param!r} is empty: give at least one value")
     for v in values:
         _runner.check(name, **{**options, param: v})
-    results = tuple(run(name, **{**options, param: v}) for v in values)
+    with _progress.session(name, len(values), progress):
+        results = tuple(_progress.run(name, label=f"{param}={v!r}", **{**options, param: v})
+                        for v in values)
     return Sweep(name, param, values, results)
 
 
