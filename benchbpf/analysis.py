@@ -1,4 +1,5 @@
 """Sweeps, comparisons and plots over Results."""
+import functools
 import html
 import itertools
 import math
@@ -11,7 +12,7 @@ from .result import Result
 from .resultset import ResultSet
 
 __all__ = ["Sweep", "sweep", "Comparison", "compare", "plot", "mann_whitney_u",
-           "median_ci", "samples_needed", "BenchmarkMismatchWarning"]
+           "median_ci", "mean_ci", "samples_needed", "BenchmarkMismatchWarning"]
 
 
 @dataclass(frozen=True)
@@ -77,8 +78,7 @@ class Sweep:
         label = f"{self.name}: median, {confidence:.0%} CI" + \
             (" (min..max where too few samples)" if wide else "")
         ax.errorbar(xs, meds, yerr=[lo, hi], marker="o", capsize=3, label=label)
-        numeric = [v for v in xs if isinstance(v, (int, float)) and not isinstance(v, bool)]
-        if len(numeric) == len(xs) and min(numeric) > 0 and max(numeric) / min(numeric) >= 100:
+        if log_scale_fits(xs):
             ax.set_xscale("log")
         ax.set_ylim(bottom=0)
         ax.set_xlabel(self.param)
@@ -86,6 +86,25 @@ class Sweep:
         ax.set_title(f"{self.name}: {counter} vs {self.param}")
         ax.legend()
         return ax
+
+    def to_resultset(self):
+        """The Results as a ResultSet with this sweep's parameter as its one axis."""
+        return ResultSet(self.results, axes=(self.param,),
+                         metadata={"benchmark": self.name, "grid": {self.param: list(self.values)}})
+
+    def to_dataframe(self):
+        """One row per run (needs pandas): see ResultSet.to_dataframe."""
+        return self.to_resultset().to_dataframe()
+
+
+def _is_number(v):
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def log_scale_fits(xs):
+    """True for positive numbers spanning two decades or more: plot them on a log axis."""
+    return bool(xs) and all(_is_number(v) for v in xs) and min(xs) > 0 and \
+        max(xs) / min(xs) >= 100
 
 
 #: Options that take a sequence (a CPU set) as one value: a list or tuple of
@@ -271,6 +290,39 @@ def median_ci(values, confidence=0.95):
     if k == 0:
         return (xs[0], xs[-1])
     return (xs[k - 1], xs[n - k])
+
+
+@functools.lru_cache(maxsize=None)
+def _t_quantile(p, df):
+    """p-quantile (p > 0.5) of Student's t distribution with df degrees of
+    freedom: bisection on its CDF, the density integrated by Simpson's rule."""
+    scale = math.exp(math.lgamma((df + 1) / 2.0) - math.lgamma(df / 2.0)) / \
+        math.sqrt(df * math.pi)
+
+    def cdf(t, steps=2000):
+        h = t / steps
+        f = [scale * (1.0 + (i * h) ** 2 / df) ** (-(df + 1) / 2.0) for i in range(steps + 1)]
+        return 0.5 + h / 3.0 * (f[0] + f[-1] + 4 * sum(f[1:-1:2]) + 2 * sum(f[2:-1:2]))
+    lo, hi = 0.0, 1000.0
+    for _ in range(60):
+        mid = (lo + hi) / 2.0
+        if cdf(mid) < p:
+            lo = mid
+        else:
+            hi = mid
+    return (lo + hi) / 2.0
+
+
+def mean_ci(values, confidence=0.95):
+    """Student's t confidence interval of the mean: (low, high); (nan, nan)
+    with fewer than two values."""
+    xs = list(values)
+    n = len(xs)
+    if n < 2:
+        return (math.nan, math.nan)
+    mean = statistics.fmean(xs)
+    half = _t_quantile(0.5 + confidence / 2.0, n - 1) * statistics.stdev(xs) / math.sqrt(n)
+    return (mean - half, mean + half)
 
 
 def samples_needed(rel_spread, min_change, alpha=0.01, power=0.95):
