@@ -97,13 +97,18 @@ def session(desc, total=0, progress=None):
             bar.close()
 
 
-def run(name, label=None, **options):
-    """benchbpf.run(name, **options), shown as `label` (default: the name)
-    on the current session's bar."""
+@contextlib.contextmanager
+def step(label):
+    """One run of the current session, shown as `label` while it runs."""
     bar = _session.get()
     if bar:
-        bar.start(label or name)
-    result = _runner.run(name, **options)
+        bar.start(label)
+    yield
     if bar:
         bar.done()
-    return result
+
+
+def run(name, label=None, **options):
+    """benchbpf.run(name, **options) as one step, shown as `label` (default: the name)."""
+    with step(label or name):
+        return _runner.run(name, **options)
