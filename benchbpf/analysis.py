@@ -89,8 +89,9 @@ class Sweep:
 
     def to_resultset(self):
         """The Results as a ResultSet with this sweep's parameter as its one axis."""
+        grid = {self.param: list(self.values)}
         return ResultSet(self.results, axes=(self.param,),
-                         metadata={"benchmark": self.name, "grid": {self.param: list(self.values)}})
+                         metadata={"benchmark": self.name, "grid": grid})
 
     def to_dataframe(self):
         """One row per run (needs pandas): see ResultSet.to_dataframe."""

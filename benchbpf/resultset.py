@@ -201,14 +201,15 @@ class ResultSet(Sequence):
         xs_all = [row[x] for row in rows]
         numeric = all(_is_number(v) for v in xs_all)
         what = {"median": ": median, 95% CI", "mean": ": mean, 95% CI (t)"}.get(y, "")
+        if y == "median" and any(_spans_all(r, (row["ci_low"], row["ci_high"]))
+                                 for r, row in zip(self._results, rows)):
+            what += " (min..max where too few samples)"
         ax = _axes(ax)
         for key, members in lines.items():
             xs = [row[x] if numeric else str(row[x]) for _, row in members]
             ys = [row[y] for _, row in members]
             if y == "median":
                 bounds = [(row["ci_low"], row["ci_high"]) for _, row in members]
-                if any(_spans_all(r, lo_hi) for (r, _), lo_hi in zip(members, bounds)):
-                    what = ": median, 95% CI (min..max where too few samples)"
             elif y == "mean":
                 bounds = [mean_ci(r.rates_mps(), _CONFIDENCE) for r, _ in members]
             else:
