@@ -47,6 +47,11 @@ EXCLUDED = {"selftest": "exists to test the harness, not a measurement"}
 #: Report kinds whose kernel bench summary states a latency per operation.
 _LATENCY_REPORTS = ("ops", "local_storage")
 
+#: Benchmarks whose figure is their total operations (hits + drops), as the
+#: kernel bench's own scripts summarise them: their lookups of absent keys
+#: count as drops.  Every other benchmark's figure is its hits.
+_TOTAL_OPS = ("hashmap-without-bloom", "hashmap-with-bloom")
+
 #: Timing options: how long a run measured, not what it measured.  compare_sets()
 #: pairs results whatever these were (a quick report against a full one).
 _TIMING = ("warmup", "duration", "interval")
@@ -99,6 +104,16 @@ def plan(quick=False, only=None, prog_stats=True):
     return runs
 
 
+def counter_for(r):
+    """The counter a suite reports for Result r: "total_ops" or "hits"."""
+    return "total_ops" if r.name in _TOTAL_OPS else "hits"
+
+
+def _median(r):
+    xs = r.rates_mps(counter_for(r))
+    return statistics.median(xs) if xs else math.nan
+
+
 def _fmt_rate(x):
     if x is None or (isinstance(x, float) and math.isnan(x)):
         return "-"
@@ -137,7 +152,9 @@ def run_suite(quick=False, only=None, progress=None, prog_stats=True):
         else:
             results.append(r)
             trig = r.metadata.get("trigger")
-            line = f"{head} {_fmt_rate(r.median)} M/s" + (f" ({trig})" if trig else "") + \
+            what = "" if counter_for(r) == "hits" else f" {counter_for(r)}"
+            line = f"{head} {_fmt_rate(_median(r))} M/s{what}" + \
+                (f" ({trig})" if trig else "") + \
                 f", {time.monotonic() - t:.1f} s"
         if progress is not None:
             progress(line)
@@ -200,11 +217,11 @@ def _label(r):
 
 def row_stats(r):
     """(median, (ci low, ci high), mean, stdev, latency ns/op or None) of a
-    Result's hit rates, M/s."""
-    xs = r.rates_mps("hits")
+    Result's rates of counter_for(r), M/s."""
+    xs = r.rates_mps(counter_for(r))
     med = statistics.median(xs) if xs else math.nan
     ci = median_ci(xs)
-    mean, sd = r.stat("hits")
+    mean, sd = r.stat(counter_for(r))
     lat = None
     if r.report == "ops":
         lat = r.latency_ns
@@ -230,7 +247,8 @@ def _prog_cell(r):
 
 
 def _results_table(rs):
-    head = ("<tr><th>benchmark</th><th>family</th><th>samples</th><th>median M/s</th>"
+    head = ("<tr><th>benchmark</th><th>family</th><th>samples</th><th>counter</th>"
+            "<th>median M/s</th>"
             "<th>95 % CI of median</th><th>mean &plusmn; stdev</th><th>latency ns/op</th>"
             "<th>trigger</th><th>program cost</th><th>kernel bench summary</th></tr>")
     rows, ranged = [], False
@@ -243,7 +261,8 @@ def _results_table(rs):
         late = f" <span class=dim>({r.late_samples} late)</span>" if r.late_samples else ""
         rows.append(
             f"<tr><td><code>{_e(_label(r))}</code></td><td>{_e(r.metadata.get('family', '?'))}"
-            f"</td><td class=num>{_e(n)}{late}</td><td class=num><b>{_e(_fmt_rate(med))}</b>"
+            f"</td><td class=num>{_e(n)}{late}</td><td>{_e(counter_for(r))}</td>"
+            f"<td class=num><b>{_e(_fmt_rate(med))}</b>"
             f"</td><td class=num>{_e(_fmt_rate(lo))} .. {_e(_fmt_rate(hi))}{_e(mark)}</td>"
             f"<td class=num>{_e(_fmt_rate(mean))} &plusmn; {_e(_fmt_rate(sd))}</td>"
             f"<td class=num>{_e(_fmt_rate(lat)) if lat is not None else '-'}</td>"
@@ -271,7 +290,8 @@ def _family_png(family, results):
     labels, meds, lo, hi = [], [], [], []
     for r in results:
         med, (low, high), _, _, _ = row_stats(r)
-        labels.append(_label(r))
+        counter = counter_for(r)
+        labels.append(_label(r) + ("" if counter == "hits" else f" ({counter})"))
         meds.append(med)
         lo.append(max(med - low, 0.0))
         hi.append(max(high - med, 0.0))
@@ -288,7 +308,7 @@ def _family_png(family, results):
         ax.set_yscale("log")
     else:
         ax.set_ylim(bottom=0)
-    ax.set_ylabel("hits, M/s (median, 95 % CI)")
+    ax.set_ylabel("M/s (median, 95 % CI)")
     ax.set_title(family)
     fig.tight_layout()
     buf = io.BytesIO()
@@ -402,9 +422,10 @@ def to_html(resultset):
         prog_note,
         "<h2>Machine fingerprint</h2>", _fingerprint_table(fp),
         "<h2>Results</h2>",
-        "<p class=dim>Rates are each benchmark's hits per second over its kept "
-        "samples (each normalised by its real interval length); the last column is "
-        "the kernel bench's own summary for the run.</p>",
+        "<p class=dim>Rates are each benchmark's counter per second over its kept "
+        "samples (each normalised by its real interval length): hits, or total "
+        "operations (hits + drops) where the kernel bench's scripts summarise those. "
+        "The last column is the kernel bench's own summary for the run.</p>",
         _results_table(rs),
         "<h2>Per family</h2>", _plots(rs),
         "<h2>Could not run here</h2>", _unsupported_table(rs),
@@ -452,7 +473,9 @@ def compare_sets(base, new, alpha=0.05, fail_on_regression=None):
     for r in base:
         pending.setdefault(_pair_key(r), []).append(r)
     lines, only_new, regressed = [], [], False
-    width = max([len(label(r)) for r in list(base) + list(new)] or [1])
+    width = max([len(label(r)) for r in list(base) + list(new)] + [len("benchmark")])
+    lines.append(f"{'benchmark':<{width}}  {'first':>10}    {'second':>10} M/s  "
+                 f"{'change':>8}  Mann-Whitney U at alpha {alpha:g}")
     for r in new:
         queue = pending.get(_pair_key(r))
         if not queue:
@@ -462,11 +485,12 @@ def compare_sets(base, new, alpha=0.05, fail_on_regression=None):
         if not b.samples or not r.samples:
             lines.append(f"{label(r):<{width}}  no samples to compare")
             continue
-        c = compare(b, r, alpha=alpha)
+        c = compare(b, r, counter=counter_for(r), alpha=alpha)
         p = c.p_value()
         verdict = "significant" if p < alpha else "within noise"
+        what = "" if c.counter == "hits" else f" ({c.counter})"
         lines.append(f"{label(r):<{width}}  {c.base_median:10.4g} -> {c.new_median:10.4g} M/s"
-                     f"  {c.change_pct:+7.1f}%  {verdict} (p={p:.2g})")
+                     f"  {c.change_pct:+7.1f}%  {verdict} (p={p:.2g}){what}")
         if fail_on_regression is not None and p < alpha and \
                 c.change_pct < -fail_on_regression:
             regressed = True
