@@ -252,3 +252,17 @@ def test_compare_two_results(suite, tmp_path):
     (tmp_path / "x.json").write_text(json.dumps({"format": "other"}))
     res = run_cli("compare", str(tmp_path / "x.json"), str(tmp_path / "a.json"))
     assert res.returncode == 2 and "neither a benchbpf report" in res.stderr
+
+
+def test_bloom_hashmap_rows_report_total_operations():
+    # Lookups of absent keys count as drops: hits alone would read 0 M/s.
+    samples = [Sample(interval_ns=1_000_000_000, hits=0, drops=int(d * 1e6))
+               for d in (20, 21, 22)]
+    r = Result(name="hashmap-without-bloom", params={}, samples=samples,
+               metadata={"family": "bloom", "report": "hits_drops"})
+    assert report.counter_for(r) == "total_ops"
+    assert report.row_stats(r)[0] == pytest.approx(21.0)
+    assert "<td>total_ops</td><td class=num><b>21.000</b>" in \
+        report.to_html(benchbpf.ResultSet([r]))
+    lines, _ = report.compare_sets(benchbpf.ResultSet([r]), benchbpf.ResultSet([r]))
+    assert lines[1].startswith("hashmap-without-bloom") and "(total_ops)" in lines[1]
