@@ -1,7 +1,9 @@
 """The suite report (benchbpf report) and the comparison of two runs (benchbpf compare)."""
 import base64
 import json
+import os
 import re
+import signal
 import subprocess
 import sys
 
@@ -11,6 +13,10 @@ import benchbpf
 from benchbpf import cli, report
 from benchbpf.features import features, missing_features
 from benchbpf.result import Result, Sample
+
+
+#: What this module's runs load: nothing of it may stay loaded after it.
+PREFIXES = ("trig_",)
 
 
 def run_cli(*args):
@@ -266,3 +272,17 @@ def test_bloom_hashmap_rows_report_total_operations():
         report.to_html(benchbpf.ResultSet([r]))
     lines, _ = report.compare_sets(benchbpf.ResultSet([r]), benchbpf.ResultSet([r]))
     assert lines[1].startswith("hashmap-without-bloom") and "(total_ops)" in lines[1]
+
+
+def test_sigterm_stops_the_suite_and_writes_nothing(tmp_path):
+    html = tmp_path / "r.html"
+    p = subprocess.Popen([sys.executable, "-m", "benchbpf", "report", "--quick", "--only",
+                          "trig-kernel-count,trig-tp,trig-rawtp", "-o", str(html)],
+                         stderr=subprocess.PIPE, text=True, env=dict(os.environ))
+    first = p.stderr.readline()           # the first benchmark finished; the second runs
+    p.send_signal(signal.SIGTERM)
+    err = first + p.stderr.read()
+    assert p.wait(timeout=60) == 143, err
+    assert first.startswith("[1/3] trig-kernel-count ... ")
+    assert "terminated (SIGTERM)" in err and "[3/3]" not in err
+    assert not html.exists()
