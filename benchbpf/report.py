@@ -12,6 +12,7 @@ options used and the runs that failed.  to_html() renders a ResultSet as
 one self-contained page.  compare_sets() pairs two suite runs.
 """
 import base64
+import dataclasses
 import datetime
 import fnmatch
 import html
@@ -88,19 +89,24 @@ def select(only=None):
     return [n for n in names if any(fnmatch.fnmatchcase(n, p) for p in pats)]
 
 
+#: The separate run that gives a benchmark's program cost: statistics cost
+#: the measured run two clock reads per program run, so it never has them.
+COST_RUN = {**QUICK, "prog_stats": True}
+
+
 def plan(quick=False, only=None, prog_stats=True):
-    """[(name, run options)] of a suite, in run order: the benchmark's
-    defaults, QUICK and QUICK_PARAMS with quick=True, and prog_stats on
-    every benchmark that loads BPF when prog_stats=True."""
+    """[(name, run options, cost run options or None)] of a suite, in run
+    order: the benchmark's defaults, QUICK and QUICK_PARAMS with quick=True;
+    with prog_stats=True, every benchmark that loads BPF also gets a short
+    run with program statistics on, for its programs' own cost."""
     runs = []
     for name in select(only):
         info = _runner.describe(name)
         options = dict(QUICK) if quick else {}
         if quick:
             options.update(QUICK_PARAMS.get(name, {}))
-        if prog_stats and info.needs_bpf:
-            options["prog_stats"] = True
-        runs.append((name, options))
+        cost = {**options, **COST_RUN} if prog_stats and info.needs_bpf else None
+        runs.append((name, options, cost))
     return runs
 
 
@@ -133,16 +139,20 @@ def run_suite(quick=False, only=None, progress=None, prog_stats=True):
     one line per benchmark as it finishes.  Options are checked for every
     benchmark before the first run."""
     runs = plan(quick, only, prog_stats)
-    for name, options in runs:
+    for name, options, cost in runs:
         _runner.check(name, **options)
+        if cost is not None:
+            _runner.check(name, **cost)
     started, t0 = _now(), time.monotonic()
     machine = fingerprint()
     results, unsupported, failed = [], [], []
-    for i, (name, options) in enumerate(runs, 1):
+    for i, (name, options, cost) in enumerate(runs, 1):
         head = f"[{i}/{len(runs)}] {name} ..."
         t = time.monotonic()
         try:
             r = _runner.run(name, **options)
+            if cost is not None:
+                r = _with_cost(r, _runner.run(name, **cost))
         except (UnsupportedError, PermissionError) as e:
             unsupported.append(Unsupported(name, str(e), options))
             line = f"{head} unsupported: {e}"
@@ -165,7 +175,8 @@ def run_suite(quick=False, only=None, progress=None, prog_stats=True):
             "common_options": dict(QUICK) if quick else
             {k: _runner.COMMON_OPTIONS[k] for k in _TIMING},
             "quick_params": {n: p for n, p in QUICK_PARAMS.items()
-                             if quick and n in dict(runs)},
+                             if quick and n in {name for name, *_ in runs}},
+            "cost_run": dict(COST_RUN) if prog_stats else None,
             "excluded": dict(EXCLUDED),
             "started": started, "finished": _now(),
             "elapsed_s": round(time.monotonic() - t0, 3),
@@ -173,6 +184,13 @@ def run_suite(quick=False, only=None, progress=None, prog_stats=True):
         "failed": failed,
     }
     return ResultSet(results, unsupported=unsupported, metadata=meta)
+
+
+def _with_cost(r, cost):
+    """r with the program statistics of its separate cost run."""
+    meta = {**r.metadata, "prog_stats_source":
+            f"a separate {cost.duration_s:.1f} s run with BPF_ENABLE_STATS on"}
+    return dataclasses.replace(r, prog_stats=cost.prog_stats, metadata=meta)
 
 
 # ---------------------------------------------------------------- HTML
@@ -236,7 +254,7 @@ def _prog_cell(r):
             f"{_e(p.name)}: {_e(f'{p.ns_per_run:.1f}')} ns/run "
             f"<span class=dim>({_e(p.run_cnt)} runs)</span>" if p.run_cnt else
             f"{_e(p.name)}: <span class=dim>did not run</span>" for p in r.prog_stats)
-    if not r.params.get("prog_stats"):
+    if not r.params.get("prog_stats") and "prog_stats_source" not in r.metadata:
         try:
             if not _runner.describe(r.name).needs_bpf:
                 return "<span class=dim>no BPF</span>"
@@ -409,11 +427,11 @@ def to_html(resultset):
     prog_note = ""
     if opts.get("prog_stats"):
         prog_note = (
-            "<p class=note>Program statistics (BPF_ENABLE_STATS) were on for every "
-            "benchmark that loads BPF, to give each program's own cost: the kernel then "
-            "reads the clock twice per program run, which lowers the rate of benchmarks "
-            "whose programs run often (README, \"Program cost\"). Run the report with "
-            "<code>--no-prog-stats</code> for rates without that cost.</p>")
+            "<p class=note>Program cost comes from a separate short run of each "
+            "benchmark that loads BPF, with the kernel's run-time statistics "
+            "(BPF_ENABLE_STATS) on: they read the clock twice per program run, so the "
+            "measured runs above never have them on (README, \"Program cost\"). "
+            "<code>--no-prog-stats</code> skips the cost runs.</p>")
     failed = meta.get("failed") or ()
     title = f"benchbpf suite report: {fp.get('kernel_release', '?') if fp else '?'}"
     body = [

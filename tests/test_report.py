@@ -72,15 +72,19 @@ def test_select_globs_and_comma_lists():
 
 
 def test_plan_quick_options_and_prog_stats():
-    plan = dict(report.plan(quick=True, only="count-local,trig-tp,local-storage-tasks-trace"))
-    assert plan["count-local"] == report.QUICK          # loads no BPF: no prog_stats
-    assert plan["trig-tp"] == {**report.QUICK, "prog_stats": True}
-    assert plan["local-storage-tasks-trace"]["nr_procs"] == \
+    plan = report.plan(quick=True, only="count-local,trig-tp,local-storage-tasks-trace")
+    plan = {name: (options, cost) for name, options, cost in plan}
+    assert plan["count-local"] == (report.QUICK, None)  # loads no BPF: no cost run
+    # The measured run never pays for the statistics; a separate run gives the cost.
+    assert plan["trig-tp"] == (report.QUICK, {**report.QUICK, "prog_stats": True})
+    assert plan["local-storage-tasks-trace"][0]["nr_procs"] == \
         report.QUICK_PARAMS["local-storage-tasks-trace"]["nr_procs"]
-    full = dict(report.plan(only="trig-tp", prog_stats=False))
-    assert full["trig-tp"] == {}                        # the CLI's defaults
-    for name, options in report.plan(quick=True):       # every option passes the checks
+    full = report.plan(only="trig-tp", prog_stats=False)
+    assert full == [("trig-tp", {}, None)]              # the CLI's defaults
+    for name, options, cost in report.plan(quick=True):  # every option passes the checks
         benchbpf.check(name, **options)
+        if cost is not None:
+            benchbpf.check(name, **cost)
 
 
 def test_only_nomatch_is_an_error(tmp_path):
@@ -128,8 +132,9 @@ def test_report_runs_and_writes_html_and_json(suite):
         assert r.params["duration"] == report.QUICK["duration"]
         assert len(r.samples) == 9 and r.total_hits > 0
     rawtp = rs.where("trig-rawtp")[0]
-    assert rawtp.params["prog_stats"] is True
-    assert rawtp.program("trig_rawtp").run_cnt > 0
+    assert rawtp.params["prog_stats"] is False          # measured without statistics
+    assert rawtp.program("trig_rawtp").run_cnt > 0      # cost from the separate run
+    assert "separate" in rawtp.metadata["prog_stats_source"]
     assert not rs.where("count-local")[0].params["prog_stats"]
 
     page = (d / "r.html").read_text()
@@ -176,8 +181,8 @@ def test_suite_json_loads_back_equal(tmp_path):
 
 
 def test_failed_benchmark_recorded_and_suite_goes_on(monkeypatch):
-    plan = [("selftest", dict(report.QUICK, fault="producer")),
-            ("count-local", dict(report.QUICK))]
+    plan = [("selftest", dict(report.QUICK, fault="producer"), None),
+            ("count-local", dict(report.QUICK), None)]
     monkeypatch.setattr(report, "plan", lambda *a, **k: plan)
     lines = []
     rs = report.run_suite(quick=True, progress=lines.append)
