@@ -70,8 +70,9 @@ bench counts every process's kmalloc() calls).
 """
 import dataclasses
 
-from ._runner import run
-from .analysis import sweep
+from . import _progress
+from ._runner import check, run
+from .analysis import Sweep
 
 __all__ = ["seq_get", "int_get", "hashmap_control", "create", "cliff", "BENCHMARKS",
            "MAX_NR_MAPS", "HASHMAP_SZ", "CLIFF_NR_MAPS", "STORAGE_TYPES", "TRIGGERS"]
@@ -102,16 +103,16 @@ def _with_note(result, control=None):
                   "overhead_control": control is not None})
 
 
-def _cache(name, adjust_overhead, params, options):
+def _cache(name, adjust_overhead, params, options, runner=run):
     if not isinstance(adjust_overhead, bool):
         raise TypeError(f"adjust_overhead={adjust_overhead!r}: must be True or False")
     if adjust_overhead and params.get("skip_access"):
         raise ValueError("adjust_overhead=True with skip_access=True: the run to adjust "
                          "must do the access (skip_access=False)")
-    result = run(name, **params, **options)
+    result = runner(name, **params, **options)
     control = None
     if adjust_overhead:
-        control = run(name, **{**params, "skip_access": True}, **options)
+        control = runner(name, **{**params, "skip_access": True}, **options)
     return _with_note(result, control)
 
 
@@ -151,10 +152,26 @@ def create(storage_type="socket", *, batch_size=32, **options):
                **options)
 
 
-def cliff(nr_maps=CLIFF_NR_MAPS, *, benchmark="seq_get", **options):
+def cliff(nr_maps=CLIFF_NR_MAPS, *, benchmark="seq_get", adjust_overhead=False,
+          progress=None, **options):
     """The original study's sweep: one run per map count, a benchbpf Sweep
-    (``print(sw)``, ``sw.plot()``, ``sw.to_dataframe()``).  progress=: as
+    (``print(sw)``, ``sw.plot()``, ``sw.to_dataframe()``).  With
+    adjust_overhead=True each point also runs its control, as seq_get()
+    does.  Every map count is checked before the first run.  progress=: as
     for benchbpf.sweep."""
     if benchmark not in ("seq_get", "int_get"):
         raise ValueError(f"benchmark={benchmark!r}: must be 'seq_get' or 'int_get'")
-    return sweep(BENCHMARKS[benchmark], "nr_maps", nr_maps, **options)
+    name = BENCHMARKS[benchmark]
+    values = tuple(nr_maps)
+    if not values:
+        raise ValueError("nr_maps is empty: give at least one map count")
+    for v in values:
+        check(name, **{**options, "nr_maps": v})
+    runs_per_point = 2 if adjust_overhead else 1
+    results = []
+    with _progress.session(name, len(values) * runs_per_point, progress):
+        for v in values:
+            def runner(n, _label=f"nr_maps={v}", **kw):
+                return _progress.run(n, label=_label, **kw)
+            results.append(_cache(name, adjust_overhead, {"nr_maps": v}, options, runner))
+    return Sweep(name, "nr_maps", values, tuple(results))

@@ -118,6 +118,20 @@ def test_cliff_is_one_run_per_map_count(no_leaks):
     assert all(sum(s.hits for s in r.samples) > 0 for r in sw.results)
 
 
+def test_cliff_adjusts_overhead_and_checks_every_count_first(no_leaks):
+    setups = _core.setup_count()
+    with pytest.raises(ValueError, match="nr_maps=1001"):
+        local_storage.cliff(nr_maps=(1, 1001), adjust_overhead=True, **SHORT)
+    assert _core.setup_count() == setups, "a run started before the bad count was seen"
+    try:
+        sw = local_storage.cliff(nr_maps=(1, 2), adjust_overhead=True, **SHORT)
+    except benchbpf.UnsupportedError as e:
+        pytest.skip(str(e))
+    for r in sw.results:
+        assert r.control is not None and r.control.params["skip_access"] is True
+        assert r.adjusted_latency_ns == r.latency_ns - r.control_latency_ns
+
+
 def test_no_control_means_no_adjusted_figure():
     r = Result(name="x", params={}, samples=[Sample(10**9, 10**6)])
     assert r.control is None and r.adjusted_latency_ns is None
