@@ -1,16 +1,18 @@
 """Sweeps, comparisons and plots over Results."""
+import functools
 import html
+import itertools
 import math
 import statistics
 import warnings
 from dataclasses import dataclass
 
-from . import _runner
-from ._runner import run
+from . import _progress, _runner
 from .result import Result
+from .resultset import ResultSet
 
 __all__ = ["Sweep", "sweep", "Comparison", "compare", "plot", "mann_whitney_u",
-           "median_ci", "samples_needed", "BenchmarkMismatchWarning"]
+           "median_ci", "mean_ci", "samples_needed", "BenchmarkMismatchWarning"]
 
 
 @dataclass(frozen=True)
@@ -76,8 +78,7 @@ class Sweep:
         label = f"{self.name}: median, {confidence:.0%} CI" + \
             (" (min..max where too few samples)" if wide else "")
         ax.errorbar(xs, meds, yerr=[lo, hi], marker="o", capsize=3, label=label)
-        numeric = [v for v in xs if isinstance(v, (int, float)) and not isinstance(v, bool)]
-        if len(numeric) == len(xs) and min(numeric) > 0 and max(numeric) / min(numeric) >= 100:
+        if log_scale_fits(xs):
             ax.set_xscale("log")
         ax.set_ylim(bottom=0)
         ax.set_xlabel(self.param)
@@ -86,20 +87,92 @@ class Sweep:
         ax.legend()
         return ax
 
+    def to_resultset(self):
+        """The Results as a ResultSet with this sweep's parameter as its one axis."""
+        return ResultSet(self.results, axes=(self.param,),
+                         metadata={"benchmark": self.name, "grid": {self.param: list(self.values)}})
 
-def sweep(name, param, values, **options):
-    """Run `name` once per value of `param` (a benchmark or common option).
+    def to_dataframe(self):
+        """One row per run (needs pandas): see ResultSet.to_dataframe."""
+        return self.to_resultset().to_dataframe()
 
-    Every value is checked before the first run starts, with all that run()
-    checks before loading anything (name, type, range, and the benchmark's
-    own checks of combinations), so a bad last value does not waste the
-    runs before it."""
+
+def _is_number(v):
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def log_scale_fits(xs):
+    """True for positive numbers spanning two decades or more: plot them on a log axis."""
+    return bool(xs) and all(_is_number(v) for v in xs) and min(xs) > 0 and \
+        max(xs) / min(xs) >= 100
+
+
+#: Options that take a sequence (a CPU set) as one value: a list or tuple of
+#: them is an axis only when its items are themselves CPU sets or None.
+_SEQUENCE_OPTIONS = ("prod_affinity", "cons_affinity")
+
+
+def _is_axis(key, value):
+    if not isinstance(value, (list, tuple, range)):
+        return False
+    if key in _SEQUENCE_OPTIONS:
+        return all(v is None or isinstance(v, (list, tuple, range, str)) for v in value)
+    return True
+
+
+def _label(combo):
+    return ", ".join(f"{k}={v!r}" for k, v in combo.items())
+
+
+def sweep(name, *args, progress=None, **axes_and_options):
+    """Run benchmark `name` over a grid of parameter values.
+
+    ``sweep("rb-libbpf", producers=[1, 2, 4], rb_sampled=[False, True],
+    duration=3)`` runs all 6 combinations: every list or tuple is an axis,
+    every other value a fixed option.  Combinations run in
+    itertools.product order over the axes in keyword order (the last axis
+    changes fastest).  prod_affinity and cons_affinity take a CPU set as one
+    value, so a list of ints there is that set; they are an axis only when
+    given as a list of CPU sets or None: ``prod_affinity=[[0], [1], None]``.
+    Returns a ResultSet whose `axes` are the axis names, in keyword order.
+
+    The one-parameter form ``sweep(name, param, values, **options)`` returns
+    a Sweep, as before.
+
+    Every combination is checked (benchbpf.check: name, type and range of
+    each option, and the benchmark's own checks of combinations) before the
+    first run starts, so a bad value in the last one wastes no runs.
+
+    progress: True shows a progress bar on stderr (tqdm.auto, also in
+    Jupyter; without tqdm one line per run), False none; None (default) shows
+    it when stderr is a terminal or in a Jupyter kernel."""
+    if args or ("param" in axes_and_options and "values" in axes_and_options):
+        return _sweep_one(name, *args, progress=progress, **axes_and_options)
+    axes = {k: tuple(v) for k, v in axes_and_options.items() if _is_axis(k, v)}
+    fixed = {k: v for k, v in axes_and_options.items() if k not in axes}
+    for k, values in axes.items():
+        if not values:
+            raise ValueError(f"axis {k!r} is empty: give at least one value")
+    combos = [dict(zip(axes, values)) for values in itertools.product(*axes.values())]
+    for combo in combos:
+        _runner.check(name, **fixed, **combo)
+    results = []
+    with _progress.session(name, len(combos), progress):
+        for combo in combos:
+            results.append(_progress.run(name, label=_label(combo), **fixed, **combo))
+    grid = {k: list(v) for k, v in axes.items()}
+    return ResultSet(results, axes=tuple(axes), metadata={"benchmark": name, "grid": grid})
+
+
+def _sweep_one(name, param, values, progress=None, **options):
     values = tuple(values)
     if not values:
         raise ValueError(f"values for {param!r} is empty: give at least one value")
     for v in values:
         _runner.check(name, **{**options, param: v})
-    results = tuple(run(name, **{**options, param: v}) for v in values)
+    with _progress.session(name, len(values), progress):
+        results = tuple(_progress.run(name, label=f"{param}={v!r}", **{**options, param: v})
+                        for v in values)
     return Sweep(name, param, values, results)
 
 
@@ -217,6 +290,39 @@ def median_ci(values, confidence=0.95):
     if k == 0:
         return (xs[0], xs[-1])
     return (xs[k - 1], xs[n - k])
+
+
+@functools.lru_cache(maxsize=None)
+def _t_quantile(p, df):
+    """p-quantile (p > 0.5) of Student's t distribution with df degrees of
+    freedom: bisection on its CDF, the density integrated by Simpson's rule."""
+    scale = math.exp(math.lgamma((df + 1) / 2.0) - math.lgamma(df / 2.0)) / \
+        math.sqrt(df * math.pi)
+
+    def cdf(t, steps=2000):
+        h = t / steps
+        f = [scale * (1.0 + (i * h) ** 2 / df) ** (-(df + 1) / 2.0) for i in range(steps + 1)]
+        return 0.5 + h / 3.0 * (f[0] + f[-1] + 4 * sum(f[1:-1:2]) + 2 * sum(f[2:-1:2]))
+    lo, hi = 0.0, 1000.0
+    for _ in range(60):
+        mid = (lo + hi) / 2.0
+        if cdf(mid) < p:
+            lo = mid
+        else:
+            hi = mid
+    return (lo + hi) / 2.0
+
+
+def mean_ci(values, confidence=0.95):
+    """Student's t confidence interval of the mean: (low, high); (nan, nan)
+    with fewer than two values."""
+    xs = list(values)
+    n = len(xs)
+    if n < 2:
+        return (math.nan, math.nan)
+    mean = statistics.fmean(xs)
+    half = _t_quantile(0.5 + confidence / 2.0, n - 1) * statistics.stdev(xs) / math.sqrt(n)
+    return (mean - half, mean + half)
 
 
 def samples_needed(rel_spread, min_change, alpha=0.01, power=0.95):

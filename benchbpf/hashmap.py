@@ -70,6 +70,7 @@ import re
 import statistics
 from dataclasses import dataclass
 
+from . import _progress
 from ._runner import run
 
 __all__ = ["lookup", "full_update", "fill_sweep", "cpu_stats", "CpuStats", "FillSweep",
@@ -194,12 +195,13 @@ class FillSweep:
 
 
 def fill_sweep(nr_entries=SWEEP_ENTRIES, *, max_entries=65536, map_flags=0x40, key_size=4,
-               nr_loops=1000000, **options):
+               nr_loops=1000000, progress=None, **options):
     """The study's fill-factor sweep: bpf-hashmap-lookup in one map of
     max_entries (65536, map_flags=0x40) holding each of nr_entries keys
     (4096 .. 65536 in steps of 4096), one run each with the same options.
     Every value is checked before the first run.  Returns a FillSweep;
-    print() it for a table, .results for the Results."""
+    print() it for a table, .results for the Results.  progress: a bar over
+    the runs, as for benchbpf.sweep."""
     values = tuple(nr_entries)
     if not values:
         raise ValueError("nr_entries=(): give at least one number of entries")
@@ -210,6 +212,11 @@ def fill_sweep(nr_entries=SWEEP_ENTRIES, *, max_entries=65536, map_flags=0x40, k
         if n > nr_loops:
             raise ValueError(f"nr_entries={n!r} is more than nr_loops={nr_loops!r}")
     # The first run checks every other option before anything is loaded.
-    results = tuple(lookup(key_size=key_size, map_flags=map_flags, max_entries=max_entries,
-                           nr_entries=n, nr_loops=nr_loops, **options) for n in values)
-    return FillSweep(max_entries, values, results)
+    results = []
+    with _progress.session("bpf-hashmap-lookup fill sweep", len(values), progress):
+        for n in values:
+            with _progress.step(f"nr_entries={n}"):
+                results.append(lookup(key_size=key_size, map_flags=map_flags,
+                                      max_entries=max_entries, nr_entries=n,
+                                      nr_loops=nr_loops, **options))
+    return FillSweep(max_entries, values, tuple(results))

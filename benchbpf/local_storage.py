@@ -153,7 +153,8 @@ def create(storage_type="socket", *, batch_size=32, **options):
 
 def cliff(nr_maps=CLIFF_NR_MAPS, *, benchmark="seq_get", **options):
     """The original study's sweep: one run per map count, a benchbpf Sweep
-    (``print(sw)``, ``sw.plot()``)."""
+    (``print(sw)``, ``sw.plot()``, ``sw.to_dataframe()``).  progress=: as
+    for benchbpf.sweep."""
     if benchmark not in ("seq_get", "int_get"):
         raise ValueError(f"benchmark={benchmark!r}: must be 'seq_get' or 'int_get'")
     return sweep(BENCHMARKS[benchmark], "nr_maps", nr_maps, **options)

@@ -1,5 +1,6 @@
 """Many Results together: a sweep over a parameter grid, or a suite report."""
 import json
+import math
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -11,6 +12,14 @@ __all__ = ["ResultSet", "Unsupported"]
 
 FORMAT = "benchbpf-resultset"
 FORMAT_VERSION = 1
+
+#: Statistics columns of to_dataframe(), after the parameters.
+STAT_COLUMNS = ("mean", "stdev", "median", "ci_low", "ci_high", "samples", "drops_mps",
+                "latency_ns")
+#: Metadata columns of to_dataframe(), last.
+METADATA_COLUMNS = ("trigger", "kernel", "started", "cpu_model", "nr_cpus",
+                    "concurrent_runs")
+_CONFIDENCE = 0.95
 
 
 @dataclass(frozen=True)
@@ -103,6 +112,125 @@ class ResultSet(Sequence):
         return ResultSet((r for r in self._results if keep(r)), axes=self._axes,
                          metadata=self._metadata)
 
+    # ---- tables and plots ----
+    def _param_names(self):
+        return tuple(dict.fromkeys(k for r in self._results for k in r.params))
+
+    def _rows(self):
+        """(column names, one dict per run) of to_dataframe(), without pandas."""
+        from .analysis import median_ci
+        params = self._param_names()
+        meta = {k: f"{k}_used" if k in params else k for k in METADATA_COLUMNS}
+        rows = []
+        for r in self._results:
+            rates = r.rates_mps()
+            low, high = median_ci(rates, _CONFIDENCE)
+            row = {"name": r.name, **{k: r.params.get(k) for k in params}}
+            row.update(mean=r.mean, stdev=r.stdev, median=r.median, ci_low=low, ci_high=high,
+                       samples=len(rates),
+                       drops_mps=r.drops_mps if r.report == "hits_drops" else math.nan,
+                       latency_ns=r.latency_ns)
+            row.update({meta[k]: r.metadata.get(k) for k in METADATA_COLUMNS})
+            rows.append(row)
+        return ("name",) + params + STAT_COLUMNS + tuple(meta.values()), rows
+
+    def to_dataframe(self):
+        """A pandas DataFrame, one row per run in run order (needs pandas:
+        ``pip install benchbpf[analysis]``).  Columns:
+
+        - ``name``: the benchmark;
+        - every parameter of Result.params (common options and the
+          benchmark's own), one column each; None where a run lacks it;
+        - ``mean``, ``stdev``, ``median``: of the per-sample hit rates, M/s;
+        - ``ci_low``, ``ci_high``: the distribution-free 95 % confidence
+          interval of the median (analysis.median_ci; min..max with fewer
+          than 6 samples), M/s;
+        - ``samples``: how many samples the statistics are over;
+        - ``drops_mps``: mean drops, M/s, for benchmarks that report drops
+          (report "hits_drops"), else NaN;
+        - ``latency_ns``: time per hit per producer, ns (Result.latency_ns);
+        - metadata: ``trigger`` (the program that fired the producers, None
+          when none did), ``kernel``, ``started`` (UTC, ISO 8601),
+          ``cpu_model``, ``nr_cpus``, ``concurrent_runs``.  A metadata
+          column named like a parameter gets ``_used`` appended: the
+          ``trigger`` option ("auto") and ``trigger_used``, what ran."""
+        try:
+            import pandas
+        except ImportError:
+            raise ImportError("ResultSet.to_dataframe() needs pandas: "
+                              "pip install benchbpf[analysis]") from None
+        columns, rows = self._rows()
+        return pandas.DataFrame(rows, columns=list(columns))
+
+    def plot(self, x=None, y="median", hue=None, ax=None):
+        """y against parameter x, one line per value of hue (needs matplotlib).
+
+        x: a parameter (default: the first axis).  y: a numeric column of
+        to_dataframe(): "median" has the 95 % confidence interval of the
+        median as error bars, "mean" Student's t 95 % interval of the mean,
+        other columns none; the legend says which.  hue: a parameter or a
+        list of them; None: the axes other than x (and the benchmark name
+        when the set holds several), so each line is one combination.
+        Numeric x spanning two decades or more gets a log axis; y starts at 0."""
+        from .analysis import _axes, _is_number, log_scale_fits, mean_ci
+        rows = self._rows()[1]
+        params = self._param_names()
+        if x is None:
+            if not self._axes:
+                raise ValueError("x=None: this ResultSet has no axes; name the parameter "
+                                 f"to plot against, one of: {', '.join(params)}")
+            x = self._axes[0]
+        if x not in params:
+            raise ValueError(f"x={x!r}: not a parameter of these results; "
+                             f"parameters: {', '.join(params)}")
+        if y not in STAT_COLUMNS:
+            raise ValueError(f"y={y!r}: must be one of {', '.join(STAT_COLUMNS)}")
+        if hue is None:
+            hue = [a for a in self._axes if a != x]
+            if len(self.names) > 1:
+                hue.insert(0, "name")
+        elif isinstance(hue, str):
+            hue = [hue]
+        for h in hue:
+            if h not in params and h != "name":
+                raise ValueError(f"hue={h!r}: not a parameter of these results; "
+                                 f"parameters: {', '.join(params)}")
+        lines = {}
+        for r, row in zip(self._results, rows):
+            lines.setdefault(tuple(row[h] for h in hue), []).append((r, row))
+        xs_all = [row[x] for row in rows]
+        numeric = all(_is_number(v) for v in xs_all)
+        what = {"median": ": median, 95% CI", "mean": ": mean, 95% CI (t)"}.get(y, "")
+        ax = _axes(ax)
+        for key, members in lines.items():
+            xs = [row[x] if numeric else str(row[x]) for _, row in members]
+            ys = [row[y] for _, row in members]
+            if y == "median":
+                bounds = [(row["ci_low"], row["ci_high"]) for _, row in members]
+                if any(_spans_all(r, lo_hi) for (r, _), lo_hi in zip(members, bounds)):
+                    what = ": median, 95% CI (min..max where too few samples)"
+            elif y == "mean":
+                bounds = [mean_ci(r.rates_mps(), _CONFIDENCE) for r, _ in members]
+            else:
+                bounds = None
+            name = ", ".join(f"{h}={v!r}" for h, v in zip(hue, key)) or \
+                ", ".join(self.names)
+            yerr = None if bounds is None else \
+                [[v - lo for v, (lo, _) in zip(ys, bounds)],
+                 [hi - v for v, (_, hi) in zip(ys, bounds)]]
+            ax.errorbar(xs, ys, yerr=yerr, marker="o", capsize=3, label=name + what)
+        if numeric and log_scale_fits(xs_all):
+            ax.set_xscale("log")
+        elif numeric and all(isinstance(v, int) for v in xs_all):
+            from matplotlib.ticker import MaxNLocator
+            ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.set_ylim(bottom=0)
+        ax.set_xlabel(x)
+        ax.set_ylabel(_axis_label(y))
+        ax.set_title(f"{', '.join(self.names)}: {y} vs {x}")
+        ax.legend()
+        return ax
+
     # ---- serialisation ----
     def as_dict(self):
         return {"format": FORMAT, "version": FORMAT_VERSION, "axes": list(self._axes),
@@ -145,3 +273,18 @@ class ResultSet(Sequence):
     @classmethod
     def load(cls, path):
         return cls.from_json(path)
+
+
+def _axis_label(column):
+    """A column's name with its unit."""
+    if column in ("mean", "stdev", "median", "ci_low", "ci_high"):
+        return f"hits {column}, M/s"
+    for suffix, unit in (("_mps", "M/s"), ("_ns", "ns")):
+        if column.endswith(suffix):
+            return f"{column[:-len(suffix)]}, {unit}"
+    return column
+
+
+def _spans_all(result, bounds):
+    rates = result.rates_mps()
+    return bool(rates) and tuple(bounds) == (min(rates), max(rates))

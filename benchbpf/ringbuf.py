@@ -78,9 +78,11 @@ import sys
 import types
 from collections.abc import Mapping
 
+from . import _progress
 from ._runner import run
 from .analysis import Sweep
 from .result import Result
+from .resultset import ResultSet
 
 __all__ = [
     "ringbuf", "perfbuf", "BENCHMARKS", "CONSUMERS", "TRIGGERS", "STUDIES", "study", "Study",
@@ -211,7 +213,8 @@ def perfbuf(consumer="libbpf", *, back_to_back=None, batch_cnt=None, sampled=Non
 # Each runs with affinity on where the machine has the CPUs for it
 # (consumer on CPU 0, producers after it), as the kernel script's "-a";
 # pass affinity=False (or True, to insist) to override.  Every other
-# keyword goes to each run (warmup, duration, trigger=...).
+# keyword goes to each run (warmup, duration, trigger=...), except
+# progress: a bar over the study's runs (see benchbpf.sweep).
 
 
 def _fits(producers, consumers=1):
@@ -226,73 +229,88 @@ def _opts(options, producers=1, consumers=1):
     return opts
 
 
-def _each(options, **params):
+def _run_all(title, calls, progress):
+    """The Results of calls (label, benchmark, options) in order, one progress bar."""
+    with _progress.session(f"ringbuf {title}", len(calls), progress):
+        return [_progress.run(name, label=str(label), **kw) for label, name, kw in calls]
+
+
+def _runs(title, calls, progress):
+    """{label: Result} of calls (label, benchmark, options)."""
+    return dict(zip((c[0] for c in calls), _run_all(title, calls, progress)))
+
+
+def _each(title, options, progress, **params):
     opts = _opts(options)
-    return {b: run(b, **{**opts, **params}) for b in BENCHMARKS}
+    return _runs(title, [(b, b, {**opts, **params}) for b in BENCHMARKS], progress)
 
 
-def _sweep(label, name, param, values, make):
+def _sweep(title, name, param, values, options_for, progress):
     values = tuple(values)
     if not values:
-        raise ValueError(f"{label}: no values to sweep")
-    return Sweep(name, param, values, tuple(make(v) for v in values))
+        raise ValueError(f"{title}: no values to sweep")
+    calls = [(f"{param}={v!r}", name, options_for(v)) for v in values]
+    return Sweep(name, param, values, tuple(_run_all(title, calls, progress)))
 
 
-def single_producer_parallel(**options):
+def single_producer_parallel(progress=None, **options):
     """Single producer, parallel consumer: {benchmark: Result} for all four."""
-    return _each(options)
+    return _each("single_producer_parallel", options, progress)
 
 
-def single_producer_sampled(**options):
+def single_producer_sampled(progress=None, **options):
     """As single_producer_parallel(), with notification sampling (rate 500)."""
-    return _each(options, rb_sampled=True)
+    return _each("single_producer_sampled", options, progress, rb_sampled=True)
 
 
-def back_to_back(**options):
+def back_to_back(progress=None, **options):
     """Back-to-back (producer and consumer alternate on one CPU), all four."""
-    return _each(options, rb_b2b=True)
+    return _each("back_to_back", options, progress, rb_b2b=True)
 
 
-def back_to_back_sampled(**options):
+def back_to_back_sampled(progress=None, **options):
     """Back-to-back with notification sampling, all four."""
-    return _each(options, rb_b2b=True, rb_sampled=True)
+    return _each("back_to_back_sampled", options, progress, rb_b2b=True, rb_sampled=True)
 
 
-def ringbuf_sample_rate_sweep(rates=SAMPLE_RATES, **options):
+def ringbuf_sample_rate_sweep(rates=SAMPLE_RATES, progress=None, **options):
     """rb-custom back-to-back, batch = sample rate = each of `rates`: a Sweep over rb_sample_rate."""
     opts = _opts(options)
     return _sweep("ringbuf_sample_rate_sweep", "rb-custom", "rb_sample_rate", rates,
-                  lambda r: run("rb-custom", **{**opts, "rb_b2b": True, "rb_sampled": True,
-                                                "rb_batch_cnt": r, "rb_sample_rate": r}))
+                  lambda r: {**opts, "rb_b2b": True, "rb_sampled": True,
+                             "rb_batch_cnt": r, "rb_sample_rate": r}, progress)
 
 
-def perfbuf_sample_rate_sweep(rates=SAMPLE_RATES, **options):
+def perfbuf_sample_rate_sweep(rates=SAMPLE_RATES, progress=None, **options):
     """pb-custom back-to-back, batch = sample rate = each of `rates`: a Sweep over rb_sample_rate."""
     opts = _opts(options)
     return _sweep("perfbuf_sample_rate_sweep", "pb-custom", "rb_sample_rate", rates,
-                  lambda r: run("pb-custom", **{**opts, "rb_b2b": True, "rb_sampled": True,
-                                                "rb_batch_cnt": r, "rb_sample_rate": r}))
+                  lambda r: {**opts, "rb_b2b": True, "rb_sampled": True,
+                             "rb_batch_cnt": r, "rb_sample_rate": r}, progress)
 
 
-def reserve_vs_output(**options):
+def _reserve_vs_output(title, opts, progress):
+    return _runs(title, [("reserve", "rb-custom", opts),
+                         ("output", "rb-custom", {**opts, "rb_use_output": True})], progress)
+
+
+def reserve_vs_output(progress=None, **options):
     """rb-custom back-to-back, reserve + submit vs bpf_ringbuf_output(): {"reserve", "output"}."""
-    opts = {**_opts(options), "rb_b2b": True}
-    return {"reserve": run("rb-custom", **opts),
-            "output": run("rb-custom", **opts, rb_use_output=True)}
+    return _reserve_vs_output("reserve_vs_output", {**_opts(options), "rb_b2b": True},
+                              progress)
 
 
-def reserve_vs_output_sampled(**options):
+def reserve_vs_output_sampled(progress=None, **options):
     """rb-custom with sampling, reserve + submit vs output: {"reserve", "output"}."""
-    opts = {**_opts(options), "rb_sampled": True}
-    return {"reserve": run("rb-custom", **opts),
-            "output": run("rb-custom", **opts, rb_use_output=True)}
+    return _reserve_vs_output("reserve_vs_output_sampled",
+                              {**_opts(options), "rb_sampled": True}, progress)
 
 
-def same_cpu(cpu=0, **options):
+def same_cpu(cpu=0, progress=None, **options):
     """Consumer and producer competing on one CPU, batch of 1: all four."""
     opts = {**options, "prod_affinity": [cpu], "cons_affinity": [cpu]}
-    return {b: run(b, **{**opts, "rb_batch_cnt": 1, "rb_sample_rate": 1})
-            for b in BENCHMARKS}
+    return _runs("same_cpu", [(b, b, {**opts, "rb_batch_cnt": 1, "rb_sample_rate": 1})
+                              for b in BENCHMARKS], progress)
 
 
 def _producer_counts(counts):
@@ -302,26 +320,26 @@ def _producer_counts(counts):
     return tuple(n for n in PRODUCER_COUNTS if n <= limit)
 
 
-def multi_producer(producer_counts=None, **options):
+def multi_producer(producer_counts=None, progress=None, **options):
     """rb-libbpf with 1..N producers, batch 50: a Sweep over producers.
 
     Default counts: the kernel script's (1, 2, 3, 4, 8, ...) up to
     max(4, 2 x CPUs)."""
     counts = _producer_counts(producer_counts)
     return _sweep("multi_producer", "rb-libbpf", "producers", counts,
-                  lambda n: run("rb-libbpf", **{**_opts(options, n), "producers": n,
-                                                "rb_batch_cnt": 50}))
+                  lambda n: {**_opts(options, n), "producers": n, "rb_batch_cnt": 50},
+                  progress)
 
 
-def perfbuf_multi_producer(producer_counts=None, **options):
+def perfbuf_multi_producer(producer_counts=None, progress=None, **options):
     """pb-libbpf with 1..N producers, batch 50, sample rate 50: a Sweep over producers."""
     counts = _producer_counts(producer_counts)
     return _sweep("perfbuf_multi_producer", "pb-libbpf", "producers", counts,
-                  lambda n: run("pb-libbpf", **{**_opts(options, n), "producers": n,
-                                                "rb_batch_cnt": 50, "rb_sample_rate": 50}))
+                  lambda n: {**_opts(options, n), "producers": n, "rb_batch_cnt": 50,
+                             "rb_sample_rate": 50}, progress)
 
 
-def record_size_sweep(sizes=RECORD_SIZES, name="rb-custom", **options):
+def record_size_sweep(sizes=RECORD_SIZES, name="rb-custom", progress=None, **options):
     """One benchmark over record sizes: a Sweep over record_size.
 
     Read MB/s with ``[r.throughput_mbps for r in sweep.results]``.  For the
@@ -330,7 +348,7 @@ def record_size_sweep(sizes=RECORD_SIZES, name="rb-custom", **options):
     copied whole (sizes up to 65516)."""
     opts = _opts(options)
     return _sweep("record_size_sweep", name, "record_size", sizes,
-                  lambda s: run(name, **{**opts, "record_size": s}))
+                  lambda size: {**opts, "record_size": size}, progress)
 
 
 #: Study name -> function, in the kernel script's order.
@@ -397,6 +415,16 @@ class Study(Mapping):
                 f"<th>median M/s</th><th>mean</th><th>stdev</th><th>drops M/s</th></tr>"
                 f"{rows}</table>")
 
+    def to_resultset(self):
+        """The Results as a ResultSet (the swept parameter its axis, if any)."""
+        if self.sweep is not None:
+            return self.sweep.to_resultset()
+        return ResultSet(self._results.values(), metadata={"study": self.name})
+
+    def to_dataframe(self):
+        """One row per run (needs pandas): see ResultSet.to_dataframe."""
+        return self.to_resultset().to_dataframe()
+
     def plot(self, ax=None, counter="hits", confidence=0.95):
         """A sweep's plot (Sweep.plot), else one bar per label: the median
         with its confidence interval.  Needs matplotlib."""
@@ -420,14 +448,16 @@ class Study(Mapping):
         return ax
 
 
-def study(name, **options):
+def study(name, progress=None, **options):
     """Run one study of STUDIES by name; options go to its function.
-    Returns a Study (a mapping of label to Result with table, HTML and plot)."""
+    Returns a Study (a mapping of label to Result with table, HTML and plot).
+    progress: a bar over the study's runs, as for benchbpf.sweep."""
     try:
         func = STUDIES[name]
     except (KeyError, TypeError):
         raise ValueError(f"unknown study {name!r}; studies: {', '.join(STUDIES)}") from None
-    out = func(**options)
+    with _progress.session(f"ringbuf study {name}", 0, progress):
+        out = func(**options)
     if isinstance(out, Sweep):
         return Study(name, dict(zip(out.values, out.results)), sweep=out)
     return Study(name, out)

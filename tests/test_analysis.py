@@ -2,7 +2,7 @@
 import pytest
 
 import benchbpf
-from conftest import SHORT
+from conftest import SHORT, SHORT_SAMPLES
 
 
 def test_sweep_over_a_common_option():
@@ -159,3 +159,206 @@ def test_sweep_checks_combinations_only_the_core_knows_before_running_any():
         benchbpf.check("rb-libbpf", rb_sampled=True, rb_sample_rate=70000)
     assert benchbpf.check("rb-libbpf", rb_sampled=True, rb_sample_rate=100) is None
     assert benchbpf._core.setup_count() == before
+
+
+# ---- grid sweeps, tables, plots and progress ----
+
+TINY = dict(warmup=0, duration=0.2, interval=0.2)
+
+
+class FakeTerminal(__import__("io").StringIO):
+    def isatty(self):
+        return True
+
+
+def test_grid_sweep_runs_every_combination_into_a_table():
+    pandas = pytest.importorskip("pandas")
+    import platform
+    from benchbpf.analysis import median_ci
+    rs = benchbpf.sweep("count-global", producers=[1, 2], work_per_hit=(0, 50),
+                        progress=False, **SHORT)
+    assert isinstance(rs, benchbpf.ResultSet) and rs.axes == ("producers", "work_per_hit")
+    assert [(r.params["producers"], r.params["work_per_hit"]) for r in rs] == \
+        [(1, 0), (1, 50), (2, 0), (2, 50)]
+    df = rs.to_dataframe()
+    assert df.shape[0] == 4
+    assert list(df.columns[:2]) == ["name", "warmup"]
+    for col in ("producers", "work_per_hit", "duration", "mean", "stdev", "median", "ci_low",
+                "ci_high", "samples", "drops_mps", "latency_ns", "trigger", "kernel",
+                "started"):
+        assert col in df.columns, col
+    assert list(df["producers"]) == [1, 1, 2, 2] and list(df["work_per_hit"]) == [0, 50, 0, 50]
+    assert (df["name"] == "count-global").all() and (df["samples"] == SHORT_SAMPLES).all()
+    assert list(df["median"]) == [r.median for r in rs]
+    assert list(df["mean"]) == pytest.approx([r.mean for r in rs])
+    assert list(zip(df["ci_low"], df["ci_high"])) == [median_ci(r.rates_mps()) for r in rs]
+    assert ((df["ci_low"] <= df["median"]) & (df["median"] <= df["ci_high"])).all()
+    assert (df["drops_mps"] == 0).all() and (df["latency_ns"] > 0).all()
+    assert (df["kernel"] == platform.release()).all() and df["trigger"].isna().all()
+    # The known cost per hit shows in every row pair.
+    assert df["median"][1] < df["median"][0] and df["median"][3] < df["median"][2]
+    assert isinstance(df, pandas.DataFrame)
+
+
+def test_grid_sweep_cpu_sets_are_one_value_unless_a_list_of_sets():
+    rs = benchbpf.sweep("count-global", producers=[1], prod_affinity=[0], progress=False,
+                        **TINY)
+    assert rs.axes == ("producers",) and rs[0].params["prod_affinity"] == (0,)
+    # A list of CPU sets is an axis, each set checked before any run.
+    before = benchbpf._core.setup_count()
+    with pytest.raises(ValueError, match="prod_affinity=.99. names CPU 99"):
+        benchbpf.sweep("count-global", prod_affinity=[[0], "0", None, [99]], **TINY)
+    assert benchbpf._core.setup_count() == before
+
+
+def test_grid_sweep_checks_every_combination_before_the_first_run(monkeypatch):
+    calls = []
+    monkeypatch.setattr(benchbpf._runner, "run", lambda *a, **k: calls.append(a))
+    before = benchbpf._core.setup_count()
+    with pytest.raises(ValueError, match="work_per_hit=-1 out of range"):
+        benchbpf.sweep("count-global", producers=[1, 2], work_per_hit=[0, -1], **SHORT)
+    with pytest.raises(ValueError, match="producers=0 out of range: allowed 1"):
+        benchbpf.sweep("count-global", work_per_hit=[0, 1], producers=[2, 0], **SHORT)
+    # Only the benchmark's own check in the core knows this combination.
+    with pytest.raises(ValueError, match="rb_sample_rate"):
+        benchbpf.sweep("rb-libbpf", rb_sampled=[True], rb_sample_rate=[100, 70000], **SHORT)
+    with pytest.raises(ValueError, match="axis 'producers' is empty"):
+        benchbpf.sweep("count-global", producers=[], **SHORT)
+    assert calls == [] and benchbpf._core.setup_count() == before
+    # The one-parameter form, also by keyword, still gives a Sweep.
+    monkeypatch.undo()
+    sw = benchbpf.sweep("count-global", param="producers", values=[1], progress=False, **TINY)
+    assert isinstance(sw, benchbpf.Sweep) and sw.values == (1,)
+
+
+def test_progress_on_a_terminal_and_off(monkeypatch):
+    pytest.importorskip("tqdm")
+    import sys
+    term = FakeTerminal()
+    monkeypatch.setattr(sys, "stderr", term)
+    benchbpf.sweep("count-global", producers=[1, 2], **TINY)
+    shown = term.getvalue()
+    assert "count-global" in shown and "2/2" in shown and "producers=2" in shown, shown
+    for progress, stderr in ((False, FakeTerminal()), (None, __import__("io").StringIO())):
+        monkeypatch.setattr(sys, "stderr", stderr)
+        benchbpf.sweep("count-global", producers=[1, 2], progress=progress, **TINY)
+        assert stderr.getvalue() == ""
+
+
+def test_progress_without_tqdm_is_a_line_per_run(monkeypatch, capsys):
+    import sys
+    monkeypatch.setitem(sys.modules, "tqdm", None)
+    monkeypatch.setitem(sys.modules, "tqdm.auto", None)
+    benchbpf.sweep("count-global", producers=[1, 2], work_per_hit=[3], progress=True, **TINY)
+    assert capsys.readouterr().err.splitlines() == [
+        "count-global [1/2] producers=1, work_per_hit=3",
+        "count-global [2/2] producers=2, work_per_hit=3"]
+    # A study of sweeps is one bar too, counted as its runs are known.
+    try:
+        benchbpf.ringbuf_study("multi_producer", producer_counts=(1, 2), progress=True, **TINY)
+    except benchbpf.UnsupportedError as e:
+        pytest.skip(str(e))
+    assert capsys.readouterr().err.splitlines() == [
+        "ringbuf study multi_producer [1/2] producers=1",
+        "ringbuf study multi_producer [2/2] producers=2"]
+
+
+def test_progress_default_follows_terminal_and_jupyter(monkeypatch):
+    import io
+    import sys
+    import types
+    from benchbpf import _progress
+    monkeypatch.setattr(sys, "stderr", io.StringIO())
+    monkeypatch.delitem(sys.modules, "IPython", raising=False)
+    assert not _progress.wanted(None) and _progress.wanted(True)
+    ipython = types.ModuleType("IPython")
+    ipython.get_ipython = lambda: types.SimpleNamespace(kernel=object())
+    monkeypatch.setitem(sys.modules, "IPython", ipython)
+    assert _progress.wanted(None) and not _progress.wanted(False)
+    with pytest.raises(TypeError, match="progress='yes'"):
+        _progress.wanted("yes")
+
+
+def grid_of_made(values=(1, 10, 1000), hues=(0, 1)):
+    """A ResultSet over nr x hue from made-up samples, no runs."""
+    results = []
+    for h in hues:
+        for v in values:
+            r = made([v + h, v + h + 1, v + h + 2, v + h + 3, v + h + 40])
+            results.append(benchbpf.Result(r.name, {"nr": v, "hue": h}, r.samples))
+    return benchbpf.ResultSet(results, axes=("hue", "nr"))
+
+
+def test_resultset_plot_lines_bars_and_axes():
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    from benchbpf.analysis import mean_ci, median_ci
+    rs = grid_of_made()
+    ax = rs.plot(x="nr")
+    assert len(ax.containers) == 2 and ax.get_xscale() == "log" and ax.get_ylim()[0] == 0
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert labels[0].startswith("hue=0: median, 95% CI") and labels[1].startswith("hue=1")
+    assert ax.get_ylabel() == "hits median, M/s" and ax.get_xlabel() == "nr"
+    segs = ax.containers[0].lines[2][0].get_segments()
+    assert (segs[0][0][1], segs[0][1][1]) == pytest.approx(median_ci(rs[0].rates_mps()))
+    ax = rs.plot(x="hue", y="mean", hue="nr")
+    assert len(ax.containers) == 3 and ax.get_xscale() == "linear"
+    assert "mean, 95% CI (t)" in ax.get_legend().get_texts()[0].get_text()
+    segs = ax.containers[0].lines[2][0].get_segments()
+    assert (segs[0][0][1], segs[0][1][1]) == pytest.approx(mean_ci(rs[0].rates_mps()))
+    with pytest.raises(ValueError, match="x='nope'"):
+        rs.plot(x="nope")
+
+
+def test_mean_ci_hand_computed():
+    from benchbpf.analysis import mean_ci
+    # t(0.975, 2) = 4.3027: 2 +- 4.3027 * 1 / sqrt(3)
+    assert mean_ci([1, 2, 3]) == pytest.approx((2 - 2.4841, 2 + 2.4841), abs=1e-3)
+    import math
+    assert all(math.isnan(b) for b in mean_ci([5.0]))
+
+
+def test_grid_sweep_saved_and_loaded(tmp_path):
+    rs = benchbpf.sweep("count-global", producers=[1, 2], progress=False, **TINY)
+    path = tmp_path / "grid.json"
+    rs.save(path)
+    back = benchbpf.ResultSet.load(path)
+    assert back == rs and back.axes == ("producers",)
+    assert dict(back.metadata["grid"]) == {"producers": (1, 2)}
+    pandas = pytest.importorskip("pandas")
+    pandas.testing.assert_frame_equal(back.to_dataframe(), rs.to_dataframe())
+
+
+def test_sweep_to_dataframe():
+    pytest.importorskip("pandas")
+    results = tuple(made([v, v + 1]) for v in (10, 20))
+    sw = benchbpf.Sweep("count-local", "producers", (1, 2), results)
+    assert sw.to_resultset().axes == ("producers",)
+    df = sw.to_dataframe()
+    assert list(df["median"]) == [10.5, 20.5] and list(df["samples"]) == [2, 2]
+
+
+def test_missing_pandas_says_what_to_install(monkeypatch):
+    import sys
+    monkeypatch.setitem(sys.modules, "pandas", None)
+    with pytest.raises(ImportError, match=r"pip install benchbpf\[analysis\]"):
+        grid_of_made().to_dataframe()
+
+
+def test_runs_without_pandas_and_tqdm():
+    import os
+    import subprocess
+    import sys
+    code = ("import sys; sys.modules['pandas'] = sys.modules['tqdm'] = None\n"
+            "import benchbpf\n"
+            "rs = benchbpf.sweep('count-global', producers=[1, 2], progress=True, "
+            "warmup=0, duration=0.2, interval=0.2)\n"
+            "print(len(rs), rs[1].params['producers'], rs[1].mean > 0)\n")
+    root = os.path.dirname(os.path.dirname(os.path.abspath(benchbpf.__file__)))
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        filter(None, [root, os.environ.get("PYTHONPATH")]))}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env=env, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["2", "2", "True"]
+    assert "count-global [2/2] producers=2" in out.stderr

@@ -1,0 +1,114 @@
+"""Progress of work made of many runs: one bar, the current run in its postfix.
+
+A helper that runs many benchmarks opens a session around them and runs
+each through run(); a session opened inside another (a sweep inside a
+study) joins the outer one, so there is one bar.  With tqdm the bar is
+tqdm.auto's (terminal or Jupyter); without it, one line per run on stderr."""
+import contextlib
+import contextvars
+import sys
+
+from . import _runner
+
+_session = contextvars.ContextVar("benchbpf_progress", default=None)
+
+
+def _in_jupyter():
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if hasattr(ipython, "get_ipython") else None
+    return shell is not None and hasattr(shell, "kernel")
+
+
+def wanted(progress):
+    """progress=True/False forces; None: on when stderr is a terminal or the
+    code runs in a Jupyter kernel."""
+    if progress is None:
+        isatty = getattr(sys.stderr, "isatty", None)
+        return bool(isatty and isatty()) or _in_jupyter()
+    if not isinstance(progress, bool):
+        raise TypeError(f"progress={progress!r}: must be True, False or None")
+    return progress
+
+
+class _Lines:
+    """The bar without tqdm: a line on stderr as each run starts."""
+
+    def __init__(self, desc, total):
+        self.desc, self.total, self.n = desc, total, 0
+
+    def start(self, label):
+        total = f"/{self.total}" if self.total else ""
+        print(f"{self.desc} [{self.n + 1}{total}] {label}", file=sys.stderr, flush=True)
+
+    def done(self):
+        self.n += 1
+
+    def add_total(self, count):
+        self.total += count
+
+    def close(self):
+        pass
+
+
+class _Tqdm:
+    def __init__(self, tqdm, desc, total):
+        self.bar = tqdm(total=total or None, desc=desc, unit="run", file=sys.stderr,
+                        dynamic_ncols=True)
+
+    def start(self, label):
+        self.bar.set_postfix_str(label)
+
+    def done(self):
+        self.bar.update(1)
+
+    def add_total(self, count):
+        self.bar.total = (self.bar.total or 0) + count
+        self.bar.refresh()
+
+    def close(self):
+        self.bar.close()
+
+
+def _bar(desc, total):
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:
+        return _Lines(desc, total)
+    return _Tqdm(tqdm, desc, total)
+
+
+@contextlib.contextmanager
+def session(desc, total=0, progress=None):
+    """Show progress of the runs made inside (total: how many, 0 if not
+    known yet).  Inside another session, adds `total` to its bar instead."""
+    outer = _session.get()
+    if outer is not None:
+        if outer and total:
+            outer.add_total(total)
+        yield
+        return
+    bar = _bar(desc, total) if wanted(progress) else False
+    token = _session.set(bar)
+    try:
+        yield
+    finally:
+        _session.reset(token)
+        if bar:
+            bar.close()
+
+
+@contextlib.contextmanager
+def step(label):
+    """One run of the current session, shown as `label` while it runs."""
+    bar = _session.get()
+    if bar:
+        bar.start(label)
+    yield
+    if bar:
+        bar.done()
+
+
+def run(name, label=None, **options):
+    """benchbpf.run(name, **options) as one step, shown as `label` (default: the name)."""
+    with step(label or name):
+        return _runner.run(name, **options)
