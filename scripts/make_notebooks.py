@@ -28,7 +28,7 @@ import pandas as pd
 QUICK = benchbpf.quick()
 DURATION = 0.3 if QUICK else 2          # seconds measured per point
 WARMUP = 0.1 if QUICK else 1
-RUN = dict(warmup=WARMUP, duration=DURATION, interval=DURATION / 4)
+RUN = dict(warmup=WARMUP, duration=DURATION, interval=0.1 if QUICK else 0.5)
 print("quick mode" if QUICK else "full run", RUN, "| load average", os.getloadavg(),
       "| CPUs", os.cpu_count())"""
 
@@ -43,25 +43,25 @@ QUICKSTART = [
     ("md", "# benchbpf quick start\n\nRun the kernel's BPF benchmarks from Python, "
            "look at the samples, compare and plot. Needs root (or CAP_BPF + CAP_PERFMON)."),
     ("code", "import benchbpf\n%matplotlib inline\n\n"
-             "DURATION = 0.3 if benchbpf.quick() else 3   # BENCHBPF_QUICK=1: short runs\n"
-             "WARMUP = 0.1 if benchbpf.quick() else 1\n"
+             "# BENCHBPF_QUICK=1: short runs (the test suite); otherwise 1 s warm-up, 3 s measured.\n"
+             "RUN = dict(warmup=0.1, duration=0.3, interval=0.1) if benchbpf.quick() else \\\n"
+             "    dict(warmup=1, duration=3, interval=1)\n"
              "benchbpf.__version__, len(benchbpf.list_benchmarks())"),
     ("md", "What this kernel can run (each probe really loads a program):"),
     ("code", "print(benchbpf.features())"),
     ("md", "## One run\nA `Result` prints as the kernel bench's summary line and keeps every sample."),
-    ("code", "r = benchbpf.run(\"trig-rawtp\", warmup=WARMUP, duration=DURATION, "
-             "interval=DURATION / 3)\nprint(r)\n"
+    ("code", "r = benchbpf.run(\"trig-rawtp\", **RUN)\nprint(r)\n"
              "r.mean, r.stdev, r.median, r.percentile(90), r.metadata[\"trigger\"]"),
     ("code", "r"),
     ("code", "[(round(s.interval_ns / 1e6, 3), round(s.hits_mps, 3)) for s in r.samples]"),
     ("md", "## Ring buffer vs perf buffer\nThe headline family: libbpf consumer, sampled notifications."),
-    ("code", "rb = benchbpf.ringbuf(producers=1, warmup=WARMUP, duration=DURATION)\n"
-             "pb = benchbpf.perfbuf(sampled=True, warmup=WARMUP, duration=DURATION)\n"
+    ("code", "rb = benchbpf.ringbuf(producers=1, **RUN)\n"
+             "pb = benchbpf.perfbuf(sampled=True, **RUN)\n"
              "print(rb)\nprint(pb)\nprint(benchbpf.compare(pb, rb))"),
     ("md", "## Sweep and plot\nA list value is an axis of the sweep. Batching amortises the "
            "`BPF_PROG_TEST_RUN` syscall of kernel-driven triggers."),
-    ("code", "rs = benchbpf.sweep(\"trig-rawtp\", trig_batch_iters=[1, 10, 100, 1000], "
-             "warmup=WARMUP, duration=DURATION)\nrs.to_dataframe()"),
+    ("code", "rs = benchbpf.sweep(\"trig-rawtp\", trig_batch_iters=[1, 10, 100, 1000], **RUN)\n"
+             "rs.to_dataframe()"),
     ("code", "ax = rs.plot(x=\"trig_batch_iters\")\nax.set_xscale(\"log\")"),
     ("md", "## Save and load\n"),
     ("code", "r.to_json(\"/tmp/trig-rawtp.json\")\n"
@@ -163,7 +163,7 @@ for name, style in (("ringbuf_sample_rate_sweep", "o-"), ("perfbuf_sample_rate_s
     pub = PUBLISHED[name]
     ax.plot(list(pub), list(pub.values()), style, alpha=0.35, label=f"{name}: published")
 ax.set_xscale("log"); ax.set_xlabel("sample rate = batch count"); ax.set_ylabel("M records/s")
-ax.set_title("back-to-back, effect of the notification sample rate"); ax.legend(fontsize=8)"""),
+ax.set_title("back-to-back, effect of the notification sample rate"); ax.legend(fontsize=8);"""),
     ("code", """fig, ax = plt.subplots(figsize=(7, 4))
 for name in ("multi_producer", "perfbuf_multi_producer"):
     t = table[table.scenario == name]
@@ -172,7 +172,7 @@ pub = PUBLISHED["multi_producer"]
 ax.plot(list(pub), list(pub.values()), "o--", alpha=0.4, label="multi_producer: published")
 ax.axvline(os.cpu_count(), color="grey", linestyle=":", label=f"CPUs here ({os.cpu_count()})")
 ax.set_xscale("log"); ax.set_xlabel("producers"); ax.set_ylabel("M records/s")
-ax.set_title("multi-producer contention, batch 50"); ax.legend(fontsize=8)"""),
+ax.set_title("multi-producer contention, batch 50"); ax.legend(fontsize=8);"""),
     ("md", """## Record size (not in the study)
 
 `record_size` goes from the study's 8 bytes up to 64 KiB. The ring buffer writes with
@@ -183,13 +183,14 @@ ax.set_title("multi-producer contention, batch 50"); ax.legend(fontsize=8)"""),
 rb_sizes = benchbpf.sweep("rb-custom", record_size=SIZES, rb_use_output=True, affinity=True, **RUN)
 pb_sizes = benchbpf.sweep("pb-custom", record_size=[s for s in SIZES if s <= 65516],
                           affinity=True, **RUN)
-sizes = pd.DataFrame([dict(name=r.name, record_size=r.params["record_size"], median_mps=r.median,
-                           mbps=r.median * r.params["record_size"], drops_mps=r.drops_mps)
-                      for r in (*rb_sizes, *pb_sizes)]).rename(
-    columns={"median_mps": "median M/s", "mbps": "MB/s", "drops_mps": "drops M/s"})
+by_size = benchbpf.ResultSet([*rb_sizes, *pb_sizes], axes=("record_size",))
+sizes = by_size.to_dataframe()[["name", "record_size", "median", "ci_low", "ci_high", "drops_mps"]]
+sizes["MB/s"] = sizes["median"] * sizes["record_size"]
 sizes.round(3)"""),
-    ("code", """ax = sizes.pivot(index="record_size", columns="name", values="MB/s").plot(marker="o", logx=True)
-ax.set_ylabel("MB/s (hits x record_size)"); ax.set_title("payload throughput vs record size")"""),
+    ("code", """fig, (a, b) = plt.subplots(1, 2, figsize=(13, 4))
+by_size.plot(x="record_size", hue="name", ax=a)
+sizes.pivot(index="record_size", columns="name", values="MB/s").plot(ax=b, marker="o", logx=True)
+b.set_ylabel("MB/s (hits x record_size)"); b.set_title("payload throughput vs record size");"""),
     ("md", "## Conclusion (computed from the tables above)"),
     ("code", """def median_of(name, label):
     return table[(table.scenario == name) & (table.label == label)]["median"].iloc[0]
@@ -298,7 +299,7 @@ measured = pd.DataFrame({
 print("trigger:", seq[0].metadata["trigger"])
 measured.round(2)"""),
     ("code", """side = measured[["seq M/s", "seq adjusted ns", "int M/s", "int important M/s"]].join(
-    PUBLISHED, rsuffix=" (published)")
+    PUBLISHED.add_suffix(" (published)"))
 side.round(2)"""),
     ("code", """import matplotlib.pyplot as plt
 fig, (a, b) = plt.subplots(1, 2, figsize=(13, 4))
@@ -310,7 +311,7 @@ a.set_xscale("log"); a.set_xlabel("nr_maps"); a.set_ylabel("M gets/s"); a.legend
 b.plot(measured.index, measured["seq adjusted ns"], "o-", label="sequential, adjusted, here")
 b.plot(PUBLISHED.index, PUBLISHED["seq adjusted ns"], "o--", alpha=0.4, label="published")
 b.set_xscale("log"); b.set_yscale("log"); b.set_xlabel("nr_maps"); b.set_ylabel("ns per get")
-b.axvline(16.5, color="grey", linestyle=":"); b.legend(fontsize=8)"""),
+b.axvline(16.5, color="grey", linestyle=":"); b.legend(fontsize=8);"""),
     ("md", """## Hashmap control against `hashmap_nr_keys_used`
 
 A grid sweep: every key count with and without the lookup (`skip_access`), the control run
@@ -326,7 +327,9 @@ hashmap = pd.DataFrame({"M/s": {k: r.median for k, r in raw.items()},
                         "control ns/op": {k: r.latency_ns for k, r in control.items()}})
 hashmap.index.name = "keys"
 hashmap["adjusted ns"] = hashmap["ns/op"] - hashmap["control ns/op"]
-hashmap.join(PUBLISHED_HASHMAP, rsuffix=" (published)").round(2)"""),
+hashmap.join(PUBLISHED_HASHMAP.add_suffix(" (published)")).round(2)"""),
+    ("code", """ax = hm.plot(x="hashmap_nr_keys_used", y="latency_ns", hue="skip_access")
+ax.set_title("hash map control: time per loop iteration, with and without the lookup");"""),
     ("md", "## Conclusion (computed from the tables above)"),
     ("code", """def change(frame, col, a, b):
     return frame.loc[b, col] / frame.loc[a, col] - 1
@@ -387,7 +390,7 @@ side["here / published"] = side["M/s"] / side["published M/s"]
 side.round(3)"""),
     ("code", """ax = side.plot(y=["M/s", "published M/s"], x="fill %", marker="o", figsize=(7, 4))
 ax.set_ylim(bottom=0); ax.set_ylabel("M lookups/s per CPU")
-ax.set_title("hash map lookups vs fill factor (65536 entries)")"""),
+ax.set_title("hash map lookups vs fill factor (65536 entries)");"""),
     ("md", "## Conclusion (computed from the table above)"),
     ("code", """first, last = side.index[0], side.index[-1]
 drop = 1 - side.loc[last, "M/s"] / side.loc[first, "M/s"]
@@ -451,9 +454,12 @@ measured = pd.DataFrame({
 })
 measured.index.names = ["nr_hash_funcs", "nr_entries"]
 print("trigger:", lookup[0].metadata["trigger"])
-measured.join(PUBLISHED, rsuffix=" (published)").round(2)"""),
+measured.join(PUBLISHED.add_suffix(" (published)")).round(2)"""),
     ("code", """import matplotlib.pyplot as plt
-fig, axes = plt.subplots(1, 3, figsize=(16, 4))
+fig, (a, b) = plt.subplots(1, 2, figsize=(13, 4))
+lookup.plot(x="nr_hash_funcs", hue="nr_entries", ax=a)
+update.plot(x="nr_hash_funcs", hue="nr_entries", ax=b);"""),
+    ("code", """fig, axes = plt.subplots(1, 3, figsize=(16, 4))
 for ax, col in zip(axes, ["lookup M/s", "update M/s", "false positive %"]):
     for n in ENTRIES:
         s = measured.xs(n, level="nr_entries")[col]
@@ -462,7 +468,7 @@ for ax, col in zip(axes, ["lookup M/s", "update M/s", "false positive %"]):
             p = PUBLISHED.xs(n, level="nr_entries")[col]
             ax.plot(p.index, p.values, "o--", alpha=0.35, label=f"{n} entries, published")
     ax.set_xlabel("nr_hash_funcs"); ax.set_title(col); ax.legend(fontsize=7)
-axes[2].set_yscale("log")"""),
+axes[2].set_yscale("log");"""),
     ("md", """## Hash map lookups with and without a bloom filter
 
 5 hash functions, 8-byte values (the study's best setting), one producer here (the
@@ -480,7 +486,7 @@ compare.index.name = "nr_entries"
 compare["% faster"] = (compare["with bloom M ops/s"] / compare["without bloom M ops/s"] - 1) * 100
 compare.join(PUBLISHED_SPEEDUP).round(1)"""),
     ("code", """ax = compare[["without bloom M ops/s", "with bloom M ops/s"]].plot(marker="o", logx=True, figsize=(7, 4))
-ax.set_ylim(bottom=0); ax.set_ylabel("M operations/s (hits + drops)")"""),
+ax.set_ylim(bottom=0); ax.set_ylabel("M operations/s (hits + drops)");"""),
     ("md", "## Conclusion (computed from the tables above)"),
     ("code", """few, many = min(HASH_FUNCS), max(HASH_FUNCS)
 for col in ("lookup M/s", "update M/s"):
@@ -541,27 +547,25 @@ PUBLISHED_LOOP.T"""),
     ("md", "## ns per iteration against nr_loops"),
     ("code", """NR_LOOPS = [1, 1000, 10**6] if QUICK else [1, 10, 100, 1000, 10**4, 10**5, 10**6]
 loops = benchbpf.sweep("bpf-loop", nr_loops=NR_LOOPS, **RUN)
-loop_df = loops.to_dataframe()
-loop_df["M ops/s"] = [r.median for r in loops]
-loop_df["ns/op"] = [1e3 / r.median for r in loops]
+loop_df = loops.to_dataframe().rename(columns={"mean": "M ops/s", "latency_ns": "ns/op"})
 print("trigger:", loops[0].metadata["trigger"])
-loop_df.set_index("nr_loops")[["M ops/s", "ns/op"]].join(PUBLISHED_LOOP, rsuffix=" (published)").round(3)"""),
-    ("code", """ax = loop_df.plot(x="nr_loops", y="ns/op", marker="o", logx=True, label="here", figsize=(7, 4))
-PUBLISHED_LOOP["ns/op"].plot(ax=ax, marker="o", linestyle="--", alpha=0.5, label="published")
-ax.set_ylim(bottom=0); ax.set_ylabel("ns per iteration"); ax.legend()"""),
+loop_df.set_index("nr_loops")[["M ops/s", "median", "ns/op"]].join(
+    PUBLISHED_LOOP.add_suffix(" (published)")).round(3)"""),
+    ("code", """ax = loops.plot(y="latency_ns")
+ax.plot(PUBLISHED_LOOP.index, PUBLISHED_LOOP["ns/op"], "o--", alpha=0.5, label="published")
+ax.set_ylabel("ns per iteration"); ax.legend();"""),
     ("md", "## `bpf_strncmp()` against an open-coded loop"),
     ("code", """STR_LENS = [1, 64, 4095] if QUICK else [1, 8, 32, 64, 128, 512, 2048, 4095]
-cmp = {name: benchbpf.sweep(name, cmp_str_len=STR_LENS, **RUN)
-       for name in ("strncmp-no-helper", "strncmp-helper")}
-strncmp = pd.DataFrame({name: {r.params["cmp_str_len"]: r.median for r in rs}
-                        for name, rs in cmp.items()})
-strncmp.index.name = "cmp_str_len"
+cmp = benchbpf.ResultSet([r for name in ("strncmp-no-helper", "strncmp-helper")
+                          for r in benchbpf.sweep(name, cmp_str_len=STR_LENS, **RUN)],
+                         axes=("cmp_str_len",))
+strncmp = cmp.to_dataframe().pivot(index="cmp_str_len", columns="name", values="median")
 strncmp["helper / no helper"] = strncmp["strncmp-helper"] / strncmp["strncmp-no-helper"]
 pub = PUBLISHED_STRNCMP.assign(**{"helper / no helper": PUBLISHED_STRNCMP["strncmp-helper"]
                                    / PUBLISHED_STRNCMP["strncmp-no-helper"]})
-strncmp.join(pub, rsuffix=" (published)").round(3)"""),
-    ("code", """ax = strncmp[["strncmp-no-helper", "strncmp-helper"]].plot(marker="o", logx=True, logy=True, figsize=(7, 4))
-ax.set_ylabel("M comparisons/s")"""),
+strncmp.join(pub.add_suffix(" (published)")).round(3)"""),
+    ("code", """ax = cmp.plot(x="cmp_str_len", hue="name")
+ax.set_ylabel("M comparisons/s (median, 95% CI)");"""),
     ("md", "## Conclusion (computed from the tables above)"),
     ("code", """ns = loop_df.set_index("nr_loops")["ns/op"]
 print(f"bpf_loop: {ns.iloc[0]:.2f} ns per iteration at nr_loops={ns.index[0]}, "
@@ -628,7 +632,7 @@ others run once. A benchmark this kernel refuses raises `benchbpf.UnsupportedErr
 before anything is measured: it is recorded with the reason."""),
     ("code", """BATCHES = [1, 1000] if QUICK else [1, 10, 100, 1000]
 names = [n for n in benchbpf.list_benchmarks() if n.startswith("trig-")]
-rows, refused = [], {}
+rows, refused, batched_results = [], {}, []
 for name in names:
     batched = "trig_batch_iters" in benchbpf.describe(name).params
     needs = ", ".join(missing_features(name)) or "-"
@@ -642,11 +646,13 @@ for name in names:
         continue
     for u in results.unsupported:     # a sweep may record what could not run
         refused.setdefault(u.name, dict(benchmark=u.name, needs=needs, reason=u.reason))
+    if batched:
+        batched_results += results
     for r in results:
         batch = r.params.get("trig_batch_iters") if batched else None
         rows.append(dict(benchmark=name, trig_batch_iters=batch, median_mps=r.median,
                          ns_per_hit=1e3 / r.median, reference_mps=REFERENCE.get((name, batch))))
-hits = pd.DataFrame(rows)
+hits = pd.DataFrame(rows).astype({"trig_batch_iters": "Int64"})
 hits["reference ns/hit"] = 1e3 / hits["reference_mps"]
 hits["here / reference"] = hits["median_mps"] / hits["reference_mps"]
 print(f"{len(names)} trigger benchmarks: {len(set(hits.benchmark))} ran, {len(refused)} refused")
@@ -655,11 +661,9 @@ hits.round(3)"""),
 pd.DataFrame(list(refused.values()), columns=["benchmark", "needs", "reason"])"""),
     ("code", """import matplotlib.pyplot as plt
 fig, (a, b) = plt.subplots(1, 2, figsize=(15, 4.5))
+benchbpf.ResultSet(batched_results, axes=("trig_batch_iters",)).plot(y="latency_ns", ax=a)
+a.set_title("kernel-driven triggers: batching amortises the syscall")
 batched = hits.dropna(subset=["trig_batch_iters"])
-for name, t in batched.groupby("benchmark"):
-    a.plot(t["trig_batch_iters"], t["ns_per_hit"], "o-", label=name)
-a.set_xscale("log"); a.set_yscale("log"); a.set_xlabel("trig_batch_iters"); a.set_ylabel("ns per hit")
-a.set_title("kernel-driven triggers: batching amortises the syscall"); a.legend(fontsize=8)
 single = hits[hits.trig_batch_iters.isna()].set_index("benchmark")["ns_per_hit"].sort_values()
 single.plot.barh(ax=b, logx=True); b.set_xlabel("ns per hit"); b.set_title("one run each")
 plt.tight_layout()"""),
@@ -713,7 +717,7 @@ those patches, so the "after" figures are the ones to set beside it.
 PUBLISHED"""),
     ("code", """NR_PROCS = [1, 1000] if QUICK else [1, 100, 1000, 5000, 15000]
 # Grace periods take tens of ms: longer runs than the other studies, for enough of them.
-TT_RUN = dict(RUN, duration=DURATION * 2, interval=DURATION / 2)
+TT_RUN = dict(RUN, duration=DURATION * 2)
 tt = benchbpf.sweep("local-storage-tasks-trace", nr_procs=NR_PROCS, **TT_RUN)
 df = tt.to_dataframe()
 df["ticks per gp"] = [rcu_tasks_trace.ticks_per_gp(r)[0] for r in tt]
@@ -732,7 +736,7 @@ a.plot([15000], [PUBLISHED.loc["before RCU Tasks patches", "ticks per gp"]], "kx
 a.set_xscale("log"); a.set_xlabel("nr_procs"); a.set_ylabel("kthread ticks per grace period"); a.legend()
 b.plot(df["nr_procs"], df["gp latency us"], "o-", label="here")
 b.plot([15000], [PUBLISHED.loc["after", "gp latency us"]], "r*", markersize=12, label="published, after")
-b.set_xscale("log"); b.set_xlabel("nr_procs"); b.set_ylabel("grace period latency, us"); b.legend()"""),
+b.set_xscale("log"); b.set_xlabel("nr_procs"); b.set_ylabel("grace period latency, us"); b.legend();"""),
     ("md", "## Conclusion (computed from the tables above)"),
     ("code", """t = df.set_index("nr_procs")
 few, many = t.index.min(), t.index.max()

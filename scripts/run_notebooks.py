@@ -16,6 +16,7 @@ failing cell stops that notebook, which is then not saved, and the exit status i
 import argparse
 import os
 import pathlib
+import re
 import sys
 import time
 
@@ -58,7 +59,8 @@ def kernel_env(quick):
         env["BENCHBPF_QUICK"] = "1"
     else:
         env.pop("BENCHBPF_QUICK", None)
-    # Figures render inline; nothing may try to open a window.
+    # No progress bars in saved outputs; figures render inline, no window opens.
+    env["BENCHBPF_PROGRESS"] = "0"
     env["MPLBACKEND"] = "module://matplotlib_inline.backend_inline"
     return env
 
@@ -81,7 +83,8 @@ def execute(path, quick=False, timeout=1800):
         failing = next((c for c in nb.cells if c.cell_type == "code" and any(
             o.get("output_type") == "error" for o in c.get("outputs", []))), None)
         source = failing.source if failing is not None else "(cell not found)"
-        raise NotebookError(path, source, str(e)) from None
+        # The kernel's traceback is coloured for a terminal.
+        raise NotebookError(path, source, re.sub(r"\x1b\[[0-9;]*m", "", str(e))) from None
     return nb
 
 

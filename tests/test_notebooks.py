@@ -36,7 +36,7 @@ def test_notebook_runs(path, runner):
         pytest.fail(str(e), pytrace=False)
     first = next(c for c in nb.cells if c.cell_type == "code")
     text = "".join(o.get("text", "") for o in first.outputs)
-    if "QUICK" in first.source:
+    if "quick mode" in first.source:
         assert "quick mode" in text, f"{path.name} did not run in quick mode: {text!r}"
 
 
@@ -106,3 +106,12 @@ def test_quick_reads_the_environment(monkeypatch, value, expected):
     else:
         monkeypatch.setenv("BENCHBPF_QUICK", value)
     assert benchbpf.quick() is expected
+
+
+@pytest.mark.parametrize("value, expected", [("0", False), ("off", False), ("1", True),
+                                             ("yes", True)])
+def test_progress_follows_the_environment(monkeypatch, value, expected):
+    from benchbpf import _progress
+    monkeypatch.setenv("BENCHBPF_PROGRESS", value)
+    assert _progress.wanted(None) is expected
+    assert _progress.wanted(not expected) is (not expected)   # an explicit choice wins
