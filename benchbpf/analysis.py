@@ -89,8 +89,9 @@ class Sweep:
 
     def to_resultset(self):
         """The Results as a ResultSet with this sweep's parameter as its one axis."""
+        grid = {self.param: list(self.values)}
         return ResultSet(self.results, axes=(self.param,),
-                         metadata={"benchmark": self.name, "grid": {self.param: list(self.values)}})
+                         metadata={"benchmark": self.name, "grid": grid})
 
     def to_dataframe(self):
         """One row per run (needs pandas): see ResultSet.to_dataframe."""
@@ -259,16 +260,20 @@ def _normal_cdf(z):
     return 0.5 * math.erfc(-z / math.sqrt(2.0))
 
 
-def _normal_quantile(p):
-    """Inverse of the standard normal CDF, by bisection (plenty for sizing runs)."""
-    lo, hi = -10.0, 10.0
-    for _ in range(100):
+def _inverse(cdf, p, lo, hi, steps=100):
+    """The x in lo..hi where the increasing cdf reaches p, by bisection."""
+    for _ in range(steps):
         mid = (lo + hi) / 2.0
-        if _normal_cdf(mid) < p:
+        if cdf(mid) < p:
             lo = mid
         else:
             hi = mid
     return (lo + hi) / 2.0
+
+
+def _normal_quantile(p):
+    """Inverse of the standard normal CDF (plenty for sizing runs)."""
+    return _inverse(_normal_cdf, p, -10.0, 10.0)
 
 
 def median_ci(values, confidence=0.95):
@@ -303,14 +308,7 @@ def _t_quantile(p, df):
         h = t / steps
         f = [scale * (1.0 + (i * h) ** 2 / df) ** (-(df + 1) / 2.0) for i in range(steps + 1)]
         return 0.5 + h / 3.0 * (f[0] + f[-1] + 4 * sum(f[1:-1:2]) + 2 * sum(f[2:-1:2]))
-    lo, hi = 0.0, 1000.0
-    for _ in range(60):
-        mid = (lo + hi) / 2.0
-        if cdf(mid) < p:
-            lo = mid
-        else:
-            hi = mid
-    return (lo + hi) / 2.0
+    return _inverse(cdf, p, 0.0, 1000.0, steps=60)
 
 
 def mean_ci(values, confidence=0.95):

@@ -3,6 +3,8 @@
     benchbpf -w2 -d5 -a trig-tp
     benchbpf -l
     benchbpf --rb-sampled -c1 rb-custom --json out.json
+    benchbpf report --quick -o report.html --json report.json
+    benchbpf compare before.json after.json
 """
 import argparse
 import os
@@ -11,7 +13,7 @@ import signal
 import sys
 import warnings
 
-from . import _runner
+from . import _runner, report
 from ._core import BenchmarkError, UnsupportedError
 from ._report import progress_line
 
@@ -114,7 +116,12 @@ def build_parser(flags=None, add_help=True):
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Run one of the kernel's BPF benchmarks and print its "
                     "per-interval and summary lines, as the kernel's bench does.",
-        epilog="examples:\n" + "\n".join("  " + e for e in EXAMPLES))
+        epilog="examples:\n" + "\n".join("  " + e for e in EXAMPLES)
+        + "\n\nsubcommands (first on the command line; `benchbpf report --help`):\n"
+          "  benchbpf report [--quick] [--only PATTERN] -o FILE [--json FILE]\n"
+          "      run every benchmark this kernel supports, write one HTML page\n"
+          "  benchbpf compare A.json B.json [--fail-on-regression PCT]\n"
+          "      compare two reports (or two results) benchmark by benchmark")
     ap.add_argument("bench", nargs="?", help="benchmark name (see -l); "
                     "`benchbpf NAME --help` describes one benchmark")
     ap.add_argument("-V", "--version", action="store_true",
@@ -221,19 +228,19 @@ def _list(out):
         print(f"{mark} {name:28s} {info.help}{why}", file=out)
 
 
-def _check_json_path(path):
-    """Refuse a --json path the result could not be written to, before running."""
+def _check_json_path(path, flag="--json"):
+    """Refuse an output path (--json, -o) that could not be written to, before running."""
     target = os.path.abspath(path)
     if os.path.isdir(target):
-        return f"--json {path}: is a directory"
+        return f"{flag} {path}: is a directory"
     parent = os.path.dirname(target)
     if not os.path.isdir(parent):
-        return f"--json {path}: directory {parent} does not exist"
+        return f"{flag} {path}: directory {parent} does not exist"
     if os.path.exists(target):
         if not os.access(target, os.W_OK):
-            return f"--json {path}: not writable"
+            return f"{flag} {path}: not writable"
     elif not os.access(parent, os.W_OK | os.X_OK):
-        return f"--json {path}: cannot create files in {parent}"
+        return f"{flag} {path}: cannot create files in {parent}"
     return None
 
 
@@ -266,8 +273,139 @@ def _consumer_error(consumers, info, params):
     return None
 
 
+def _report_parser():
+    ap = _Parser(prog="benchbpf report",
+                 description="Run every benchmark this kernel supports (each with its "
+                             "defaults, as `benchbpf NAME`) and write one self-contained "
+                             "HTML page: the machine's fingerprint, a table of every "
+                             "result, a plot per family, and what could not run here.")
+    ap.add_argument("--quick", action="store_true",
+                    help="short runs (warm-up {warmup} s, {duration} s in samples of "
+                         "{interval} s) and cheaper set-up where a default is costly"
+                         .format(**report.QUICK))
+    ap.add_argument("--only", metavar="PATTERN",
+                    help="only benchmarks matching this glob, or comma list of globs "
+                         "(e.g. 'trig-*,rb-libbpf')")
+    ap.add_argument("-o", "--output", metavar="FILE", help="write the HTML report here")
+    ap.add_argument("--json", metavar="FILE",
+                    help="save the run as a ResultSet (benchbpf.ResultSet.load reads it)")
+    ap.add_argument("--no-prog-stats", action="store_true",
+                    help="leave the kernel's BPF run-time statistics off: no program "
+                         "cost column, and no clock reads added to each program run")
+    ap.add_argument("-q", "--quiet", action="store_true",
+                    help="no progress line per benchmark on stderr")
+    return ap
+
+
+def _report_main(argv):
+    args = _report_parser().parse_args(argv)
+    if not args.output and not args.json:
+        return _fail(2, "report needs -o FILE (HTML) and/or --json FILE")
+    outputs = [(flag, path) for flag, path in (("-o", args.output), ("--json", args.json))
+               if path]
+    for flag, path in outputs:
+        why = _check_json_path(path, flag)
+        if why:
+            return _fail(2, why)
+    if len(outputs) == 2 and os.path.abspath(args.output) == os.path.abspath(args.json):
+        return _fail(2, f"-o {args.output} and --json {args.json} are the same file")
+    prog_stats = not args.no_prog_stats
+    try:
+        report.plan(args.quick, args.only, prog_stats)
+    except ValueError as e:
+        return _fail(2, str(e))
+
+    def progress(line):
+        print(line, file=sys.stderr, flush=True)
+
+    previous = signal.signal(signal.SIGTERM, _on_sigterm)
+    try:
+        with warnings.catch_warnings():
+            warnings.showwarning = _one_line_warning
+            rs = report.run_suite(args.quick, args.only, None if args.quiet else progress,
+                                  prog_stats)
+    except KeyboardInterrupt:
+        return _fail(130, "interrupted: nothing written", prefix="")
+    except Terminated:
+        return _fail(143, "terminated (SIGTERM): runs stopped and cleaned up, nothing "
+                          "written", prefix="")
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    try:
+        if args.json:
+            rs.save(args.json)
+        if args.output:
+            page = report.to_html(rs)
+            with open(args.output, "w", encoding="utf-8") as f:
+                f.write(page)
+    except OSError as e:
+        return _fail(1, f"{e.filename}: {e.strerror}")
+    failed = rs.metadata.get("failed") or ()
+    if not args.quiet:
+        where = " and ".join(p for _, p in outputs)
+        print(f"benchbpf report: {len(rs)} ran, {len(rs.unsupported)} unsupported, "
+              f"{len(failed)} failed, {rs.metadata['report']['elapsed_s']:.0f} s; "
+              f"wrote {where}", file=sys.stderr)
+    return 1 if failed else 0
+
+
+def _compare_parser():
+    ap = _Parser(prog="benchbpf compare",
+                 description="Compare two suite reports (report --json files) benchmark "
+                             "by benchmark, or two results (--json of one run): medians, "
+                             "change, and whether a Mann-Whitney U test over the "
+                             "per-interval rates calls it significant.")
+    ap.add_argument("base", metavar="A.json", help="the baseline")
+    ap.add_argument("new", metavar="B.json", help="the run to compare with it")
+    ap.add_argument("--alpha", type=float, default=0.05,
+                    help="significance level (default 0.05)")
+    ap.add_argument("--fail-on-regression", type=_nonneg_number, metavar="PCT",
+                    help="exit 1 if any significant drop is larger than PCT percent")
+    return ap
+
+
+def _compare_main(argv):
+    args = _compare_parser().parse_args(argv)
+    if not 0 < args.alpha < 1:
+        return _fail(2, f"--alpha {args.alpha:g}: must be between 0 and 1")
+    try:
+        base, new = report.load(args.base), report.load(args.new)
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        return _fail(2, str(e))
+    if type(base) is not type(new):
+        return _fail(2, f"{args.base} and {args.new}: one is a report (a result set), "
+                        "the other a single result; compare like with like")
+    try:
+        if isinstance(base, report.ResultSet):
+            lines, regressed = report.compare_sets(base, new, args.alpha,
+                                                   args.fail_on_regression)
+        else:
+            lines, regressed = report.compare_results(base, new, args.alpha,
+                                                      args.fail_on_regression)
+    except ValueError as e:
+        return _fail(2, str(e))
+    try:
+        print("\n".join(lines))
+    except BrokenPipeError:
+        sys.stdout = open(os.devnull, "w")
+        return 141
+    return 1 if regressed else 0
+
+
+def _fail(status, message, prefix="error: "):
+    print(f"benchbpf: {prefix}{message}", file=sys.stderr)
+    return status
+
+
+#: `benchbpf NAME ...` runs a benchmark; these words, first, are subcommands
+#: instead (no benchmark has these names: tests/test_report.py checks it).
+SUBCOMMANDS = {"report": _report_main, "compare": _compare_main}
+
+
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else list(argv)
+    if argv and argv[0] in SUBCOMMANDS:
+        return SUBCOMMANDS[argv[0]](argv[1:])
     flags = _family_options()
     # `benchbpf NAME --help`: that benchmark's own help.
     if any(a in ("-h", "--help") for a in argv):
@@ -288,6 +426,9 @@ def main(argv=None):
             sys.stdout = open(os.devnull, "w")
             return 141
         return 0
+    if args.bench in SUBCOMMANDS:
+        return _fail(2, f"{args.bench} is a subcommand: it comes first "
+                        f"(`benchbpf {args.bench} --help`)")
     if not args.bench:
         print("benchbpf: benchmark name is not specified\nTry `benchbpf --help' for more "
               "information.", file=sys.stderr)

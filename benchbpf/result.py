@@ -42,6 +42,28 @@ def _rebuild(cls, state):
     return cls(**state)
 
 
+class JsonFile:
+    """to_json()/from_json() for classes with as_dict()/from_dict()."""
+
+    def to_json(self, path=None, **kw):
+        """JSON text; also written to `path` if given."""
+        text = json.dumps(self.as_dict(), indent=kw.pop("indent", 2), **kw)
+        if path is not None:
+            with open(path, "w") as f:
+                f.write(text + "\n")
+        return text
+
+    @classmethod
+    def from_json(cls, text_or_path):
+        """Load from JSON text or a file path (str or path-like)."""
+        if isinstance(text_or_path, str) and text_or_path.lstrip().startswith("{"):
+            text = text_or_path
+        else:
+            with open(os.fspath(text_or_path)) as f:
+                text = f.read()
+        return cls.from_dict(json.loads(text))
+
+
 class _Picklable:
     """Pickle, deepcopy and multiprocessing support: read-only mappings do not
     pickle, so a dataclass travels as its fields, thawed, and is rebuilt
@@ -159,7 +181,7 @@ def _percentile(values, p):
 
 
 @dataclass(frozen=True)
-class Result(_Picklable):
+class Result(JsonFile, _Picklable):
     """One benchmark run.
 
     Statistics (`mean`, `stdev`, `median`, `percentile(p)`) are over the kept
@@ -415,13 +437,6 @@ class Result(_Picklable):
                              "adjusted_ns_per_op": self.adjusted_latency_ns}
         return d
 
-    def to_json(self, path=None, **kw):
-        """JSON text; also written to `path` if given."""
-        text = json.dumps(self.as_dict(), indent=kw.pop("indent", 2), **kw)
-        if path is not None:
-            with open(path, "w") as f:
-                f.write(text + "\n")
-        return text
 
     @classmethod
     def from_dict(cls, d):
@@ -440,12 +455,3 @@ class Result(_Picklable):
                    control=cls.from_dict(d["control"]) if d.get("control") else None,
                    series=d.get("series", {}))
 
-    @classmethod
-    def from_json(cls, text_or_path):
-        """Load from JSON text or a file path (str or path-like)."""
-        if isinstance(text_or_path, str) and text_or_path.lstrip().startswith("{"):
-            text = text_or_path
-        else:
-            with open(os.fspath(text_or_path)) as f:
-                text = f.read()
-        return cls.from_dict(json.loads(text))

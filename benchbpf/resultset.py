@@ -1,12 +1,10 @@
 """Many Results together: a sweep over a parameter grid, or a suite report."""
-import json
 import math
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
-from .result import Result, _frozen, _thawed
+from .result import JsonFile, Result, _frozen, _thawed
 
 __all__ = ["ResultSet", "Unsupported"]
 
@@ -36,7 +34,7 @@ class Unsupported:
         return {"name": self.name, "reason": self.reason, "params": _thawed(self.params)}
 
 
-class ResultSet(Sequence):
+class ResultSet(JsonFile, Sequence):
     """An immutable sequence of Results, in run order.
 
     `axes` names the parameters that vary across the set (a grid sweep's
@@ -201,14 +199,15 @@ class ResultSet(Sequence):
         xs_all = [row[x] for row in rows]
         numeric = all(_is_number(v) for v in xs_all)
         what = {"median": ": median, 95% CI", "mean": ": mean, 95% CI (t)"}.get(y, "")
+        if y == "median" and any(_spans_all(r, (row["ci_low"], row["ci_high"]))
+                                 for r, row in zip(self._results, rows)):
+            what += " (min..max where too few samples)"
         ax = _axes(ax)
         for key, members in lines.items():
             xs = [row[x] if numeric else str(row[x]) for _, row in members]
             ys = [row[y] for _, row in members]
             if y == "median":
                 bounds = [(row["ci_low"], row["ci_high"]) for _, row in members]
-                if any(_spans_all(r, lo_hi) for (r, _), lo_hi in zip(members, bounds)):
-                    what = ": median, 95% CI (min..max where too few samples)"
             elif y == "mean":
                 bounds = [mean_ci(r.rates_mps(), _CONFIDENCE) for r, _ in members]
             else:
@@ -247,24 +246,6 @@ class ResultSet(Sequence):
                              f"(this benchbpf reads version {FORMAT_VERSION})")
         return cls((Result.from_dict(r) for r in d["results"]), axes=d.get("axes", ()),
                    unsupported=d.get("unsupported", ()), metadata=d.get("metadata") or {})
-
-    def to_json(self, path=None, **kw):
-        """JSON text; also written to `path` if given."""
-        text = json.dumps(self.as_dict(), indent=kw.pop("indent", 1), **kw)
-        if path is not None:
-            with open(path, "w") as f:
-                f.write(text + "\n")
-        return text
-
-    @classmethod
-    def from_json(cls, text_or_path):
-        """Load from JSON text or a file path (str or path-like)."""
-        if isinstance(text_or_path, str) and text_or_path.lstrip().startswith("{"):
-            text = text_or_path
-        else:
-            with open(os.fspath(text_or_path)) as f:
-                text = f.read()
-        return cls.from_dict(json.loads(text))
 
     def save(self, path):
         """Write the set as JSON to `path`; ResultSet.load(path) reads it back."""

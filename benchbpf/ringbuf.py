@@ -18,6 +18,15 @@ run (warm-up included) ``hits + drops == batch_cnt * runs`` and
 ``runs == calls`` exactly, because the last sample first stops the
 producers and reads what is left in the buffer.
 
+The custom ring buffer reader reads as the kernel bench's does: a pass that
+reaches a record still being written ends without publishing how far it
+read, so the next wake-up reads and counts those records again (and the
+producer, seeing them unread, keeps forcing wake-ups in sampled mode).
+``count_once=True`` (``rb_count_once``) publishes first, each record
+counted once, and the identity above holds for it too; by default rb-custom
+only guarantees ``hits + drops >= batch_cnt * runs``.  The figures differ:
+results/side-by-side-2cpu.md has both.
+
     >>> import benchbpf
     >>> r = benchbpf.ringbuf(producers=4)                  # rb-libbpf
     >>> r = benchbpf.ringbuf(consumer="custom", sampled=True, sample_rate=500)
@@ -38,6 +47,7 @@ Keyword  ->  kernel bench option (benchmark parameter)
     ring_size      (512 KiB in the kernel bench)    ringbuf_sz  (ring buffer)
     buffer_pages   (128 in the kernel bench)        perfbuf_sz  (perf buffer)
     bench_producer --rb-bench-producer rb_bench_producer (newest kernel bench)
+    count_once     --rb-count-once   rb_count_once   (rb-custom only; not a kernel flag)
     trigger        "auto", "fentry" or "tp"         trigger
 
 ``sample_rate`` implies ``sampled=True``; giving it with ``sampled=False``
@@ -116,6 +126,7 @@ _RB_NAMES = {
     "record_size": "record_size",
     "ring_size": "ringbuf_sz",
     "bench_producer": "rb_bench_producer",
+    "count_once": "rb_count_once",
     "trigger": "trigger",
 }
 _PB_NAMES = {
@@ -157,7 +168,7 @@ def _params(func, names, friendly, options):
 
 def ringbuf(consumer="libbpf", *, back_to_back=None, use_output=None, batch_cnt=None,
             sampled=None, sample_rate=None, record_size=None, ring_size=None,
-            bench_producer=None, trigger=None, **options):
+            bench_producer=None, count_once=None, trigger=None, **options):
     """Run rb-libbpf (consumer="libbpf") or rb-custom (consumer="custom").
 
     back_to_back: one batch at a time on one CPU, the consumer triggering the
@@ -172,6 +183,8 @@ def ringbuf(consumer="libbpf", *, back_to_back=None, use_output=None, batch_cnt=
         records).
     bench_producer: newest kernel bench's --rb-bench-producer (rb-libbpf,
         no consumer: sets consumers=0 unless given).
+    count_once: rb-custom only: count each record once instead of as the
+        kernel bench's reader does (see the module's docstring).
     trigger: "auto" (default), "fentry" or "tp".
     Other keywords: the common options (warmup, duration, interval,
     producers, consumers, affinity, prod_affinity, cons_affinity, verbose,
@@ -183,7 +196,8 @@ def ringbuf(consumer="libbpf", *, back_to_back=None, use_output=None, batch_cnt=
     kw = _params("ringbuf", _RB_NAMES, dict(
         back_to_back=back_to_back, use_output=use_output, batch_cnt=batch_cnt,
         sampled=sampled, sample_rate=sample_rate, record_size=record_size,
-        ring_size=ring_size, bench_producer=bench_producer, trigger=trigger), options)
+        ring_size=ring_size, bench_producer=bench_producer, count_once=count_once,
+        trigger=trigger), options)
     return run(name, **kw)
 
 

@@ -27,18 +27,26 @@ struct rb_run_slot runs[RB_RUN_SLOTS];
  * in its first 8 bytes, the rest is padding up to record_size. */
 char payload[PB_MAX_RECORD_SIZE] __attribute__((aligned(8)));
 
-static __always_inline int produce_batch(void *ctx)
+/* The kernel bench's loop; the default size an immediate, as its sizeof(). */
+static __always_inline void output_batch(void *ctx, __u32 size)
 {
 	int i;
 
+	for (i = 0; i < batch_cnt; i++) {
+		if (bpf_perf_event_output(ctx, &perfbuf, BPF_F_CURRENT_CPU, payload, size))
+			__sync_add_and_fetch(&dropped, 1);
+	}
+}
+
+static __always_inline int produce_batch(void *ctx)
+{
 	if (!producer_is_ours())
 		return 0;
 	runs[bpf_get_smp_processor_id() & RB_RUN_SLOT_MASK].value++;
-	for (i = 0; i < batch_cnt; i++) {
-		if (bpf_perf_event_output(ctx, &perfbuf, BPF_F_CURRENT_CPU,
-					  payload, record_size))
-			__sync_add_and_fetch(&dropped, 1);
-	}
+	if (record_size == RB_DEFAULT_RECORD_SIZE)
+		output_batch(ctx, RB_DEFAULT_RECORD_SIZE);
+	else
+		output_batch(ctx, record_size);
 	return 0;
 }
 

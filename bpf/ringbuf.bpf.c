@@ -38,44 +38,85 @@ static __always_inline long submit_flags(void)
 {
 	long avail;
 
-	if (bench_producer)
-		return BPF_RB_NO_WAKEUP;
 	if (!wakeup_data_size)
 		return 0;
 	avail = bpf_ringbuf_query(&ringbuf, BPF_RB_AVAIL_DATA);
 	return avail >= wakeup_data_size ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
 }
 
-static __always_inline int produce_batch(void)
+/*
+ * The kernel bench's loops, record for record: nothing else runs per
+ * record, and the default size is an immediate as its sizeof() is, since
+ * a consumer that keeps up more often is woken more often and the
+ * producer's cost per record decides how often it keeps up.
+ */
+static __always_inline void reserve_batch(__u32 size)
 {
 	long *rec, flags;
 	int i;
 
-	if (!producer_is_ours())
-		return 0;
-	runs[bpf_get_smp_processor_id() & RB_RUN_SLOT_MASK].value++;
-	if (!use_output) {
-		for (i = 0; i < batch_cnt; i++) {
+	for (i = 0; i < batch_cnt; i++) {
+		rec = bpf_ringbuf_reserve(&ringbuf, size, 0);
+		if (!rec) {
+			__sync_add_and_fetch(&dropped, 1);
+		} else {
+			*rec = sample_val;
+			flags = submit_flags();
+			bpf_ringbuf_submit(rec, flags);
+		}
+	}
+}
+
+static __always_inline void output_batch(__u32 size)
+{
+	long flags;
+	int i;
+
+	for (i = 0; i < batch_cnt; i++) {
+		flags = submit_flags();
+		if (bpf_ringbuf_output(&ringbuf, payload, size, flags))
+			__sync_add_and_fetch(&dropped, 1);
+	}
+}
+
+/* No consumer: count what went in here, and wake no one. */
+static __always_inline void counted_batch(void)
+{
+	long *rec;
+	int i;
+
+	for (i = 0; i < batch_cnt; i++) {
+		if (use_output) {
+			if (bpf_ringbuf_output(&ringbuf, payload, record_size, BPF_RB_NO_WAKEUP)) {
+				__sync_add_and_fetch(&dropped, 1);
+				continue;
+			}
+		} else {
 			rec = bpf_ringbuf_reserve(&ringbuf, record_size, 0);
 			if (!rec) {
 				__sync_add_and_fetch(&dropped, 1);
 				continue;
 			}
 			*rec = sample_val;
-			flags = submit_flags();
-			bpf_ringbuf_submit(rec, flags);
-			if (bench_producer)
-				__sync_add_and_fetch(&hits, 1);
+			bpf_ringbuf_submit(rec, BPF_RB_NO_WAKEUP);
 		}
-	} else {
-		for (i = 0; i < batch_cnt; i++) {
-			flags = submit_flags();
-			if (bpf_ringbuf_output(&ringbuf, payload, record_size, flags))
-				__sync_add_and_fetch(&dropped, 1);
-			else if (bench_producer)
-				__sync_add_and_fetch(&hits, 1);
-		}
+		__sync_add_and_fetch(&hits, 1);
 	}
+}
+
+static __always_inline int produce_batch(void)
+{
+	if (!producer_is_ours())
+		return 0;
+	runs[bpf_get_smp_processor_id() & RB_RUN_SLOT_MASK].value++;
+	if (bench_producer)
+		counted_batch();
+	else if (use_output)
+		output_batch(record_size);
+	else if (record_size == RB_DEFAULT_RECORD_SIZE)
+		reserve_batch(RB_DEFAULT_RECORD_SIZE);
+	else
+		reserve_batch(record_size);
 	return 0;
 }
 

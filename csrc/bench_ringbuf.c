@@ -14,11 +14,12 @@
  * Differences from the kernel bench, all deliberate:
  * - Producers fire from fentry on the syscall when the kernel allows it,
  *   else from the syscalls/sys_enter_getpgid tracepoint (param trigger).
- * - rb-custom publishes its consumer position before stopping at a record
- *   still being written; the kernel bench's reader returns without
- *   publishing and so counts the records read in that pass twice.
- * - The custom readers add their hits once per pass over the buffer, not
- *   once per record.
+ * - rb-custom reads as the kernel bench's reader does by default: a pass
+ *   that reaches a record still being written returns without publishing
+ *   its consumer position, so the next wake-up reads (and counts) that
+ *   pass's records again, and the producer meanwhile sees them as unread.
+ *   rb_count_once=True publishes before stopping instead, each record
+ *   counted once: a different figure, documented in results/.
  * - pb-custom opens its own per-CPU perf events (same attributes as
  *   pb-libbpf) instead of reading libbpf's private perf_buffer layout.
  * - perf buffers: sample_rate > batch_cnt is refused only with sampling in
@@ -102,6 +103,7 @@ struct rb_state {
 	/* rb-custom */
 	int epfd;
 	void *cons_page;		/* consumer position, writable */
+	bool count_once;		/* rb_count_once */
 	void *prod_area;		/* producer position page + data twice */
 	size_t ring_sz;
 	size_t prod_area_len;
@@ -143,6 +145,10 @@ static const struct bench_param_def rb_params[] = {
 	{ "rb_bench_producer", "--rb-bench-producer", BENCH_PARAM_BOOL, 0, 0, 1, NULL,
 	  "newest kernel bench only, rb-libbpf with consumers=0: count records "
 	  "in BPF and never wake a consumer (a full ring then drops)" },
+	{ "rb_count_once", "--rb-count-once", BENCH_PARAM_BOOL, 0, 0, 1, NULL,
+	  "rb-custom only: publish the consumer position before stopping at a "
+	  "record still being written, so each record is counted once; off: the "
+	  "kernel bench's reader, which reads and counts that pass again" },
 	BENCH_TRIGGER_PARAM("the BPF producer"),
 	{ 0 },
 };
@@ -285,6 +291,9 @@ static int bufs_validate(struct bench_ctx *ctx)
 	int consumers = ctx->env.consumer_cnt;
 	long page = sysconf(_SC_PAGESIZE);
 
+	if (bench_param(ctx, "rb_count_once") && !is_custom(ctx))
+		return bad(ctx, "rb_count_once=True changes the rb-custom reader only "
+			   "(libbpf's reader counts each record once already)");
 	if (bprod) {
 		if (is_custom(ctx))
 			return bad(ctx, "rb_bench_producer=True works only with rb-libbpf");
@@ -574,6 +583,7 @@ static int bufs_setup(struct bench_ctx *ctx)
 	st->perf = is_perf(ctx);
 	st->custom = is_custom(ctx);
 	st->b2b = bench_param(ctx, "rb_b2b");
+	st->count_once = !st->perf && bench_param(ctx, "rb_count_once");
 	st->bench_producer = !st->perf && bench_param(ctx, "rb_bench_producer");
 	st->page_sz = sysconf(_SC_PAGESIZE);
 	st->calls = aligned_alloc(128, sizeof(*st->calls) * (ctx->env.producer_cnt + 1));
@@ -763,7 +773,40 @@ static inline void count_record(struct rb_state *st)
 	atomic_fetch_add_explicit(&st->hits.value, 1, memory_order_relaxed);
 }
 
-static void rb_custom_drain(struct rb_state *st)
+/*
+ * The kernel bench's reader: a record still being written ends the pass
+ * without publishing the position, and every record seen counts (its
+ * producer never discards).
+ */
+static void rb_custom_drain_as_kernel(struct rb_state *st)
+{
+	uint64_t *cons_pos = st->cons_page;
+	const uint64_t *prod_pos = st->prod_area;
+	const char *data = (const char *)st->prod_area + st->page_sz;
+	uint64_t mask = st->ring_sz - 1;
+	uint64_t cons, prod;
+	uint32_t len;
+	bool got_new_data;
+
+	cons = __atomic_load_n(cons_pos, __ATOMIC_ACQUIRE);
+	do {
+		got_new_data = false;
+		prod = __atomic_load_n(prod_pos, __ATOMIC_ACQUIRE);
+		while (cons < prod) {
+			len = __atomic_load_n((const uint32_t *)(data + (cons & mask)),
+					      __ATOMIC_ACQUIRE);
+			if (len & RB_BUSY_BIT)
+				return;
+			got_new_data = true;
+			cons += rb_record_total(len & ~RB_DISCARD_BIT);
+			count_record(st);
+		}
+		if (got_new_data)
+			__atomic_store_n(cons_pos, cons, __ATOMIC_RELEASE);
+	} while (got_new_data);
+}
+
+static void rb_custom_drain_once(struct rb_state *st)
 {
 	uint64_t *cons_pos = st->cons_page;
 	const uint64_t *prod_pos = st->prod_area;
@@ -791,6 +834,14 @@ static void rb_custom_drain(struct rb_state *st)
 		if (cons < prod)
 			break;	/* stopped at a busy record */
 	}
+}
+
+static void rb_custom_drain(struct rb_state *st)
+{
+	if (st->count_once)
+		rb_custom_drain_once(st);
+	else
+		rb_custom_drain_as_kernel(st);
 }
 
 static int rb_custom_consume(struct bench_ctx *ctx)

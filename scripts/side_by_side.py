@@ -82,9 +82,23 @@ DEFAULT_CONFIGS = [
     "--cmp-str-len 512 strncmp-helper",
 ]
 
+#: Map families, run with --maps (the 4M-key control map takes the kernel
+#: bench minutes to fill with its defaults, so it runs with 1000 keys used).
+MAP_CONFIGS = [
+    "--nr_maps 1 local-storage-cache-seq-get",
+    "--nr_maps 16 local-storage-cache-int-get",
+    "--nr_maps 32 local-storage-cache-seq-get",
+    "--nr_maps 1 --hashmap_nr_keys_used=1000 local-storage-cache-hashmap-control",
+    "bpf-hashmap-full-update",
+]
+
 SIDES = ("kernel", "cli", "api")
 _ITER = re.compile(r"^Iter\s+(\d+)\s+\([^)]*\):\s+hits\s+([\d.]+)M/s")
-_SUMMARY = re.compile(r"^Summary:\s+(?:hits|throughput)\s+([\d.]+)\s")
+_SUMMARY = re.compile(r"^Summary:\s+(?:hits\s+throughput|hits|throughput)\s+([\d.]+)\s")
+# bpf-hashmap-full-update and -lookup print no Summary: one line per CPU that
+# ran, events/s (full update) or M events/s (lookup); their sum is the figure.
+_FULL_UPDATE = re.compile(r"^(\d+):hash_map_full_perf\s+(\d+) events per sec")
+_LOOKUP = re.compile(r"^cpu(\d+): lookup ([\d.]+)M ")
 
 
 class RunFailed(RuntimeError):
@@ -101,6 +115,17 @@ def parse_output(text, warmup):
         m = _SUMMARY.match(line.strip())
         if m:
             mean = float(m.group(1))
+    if mean is None:
+        per_cpu = {}
+        for line in text.splitlines():
+            m = _FULL_UPDATE.match(line.strip())
+            if m:
+                per_cpu[m.group(1)] = int(m.group(2)) / 1e6
+            m = _LOOKUP.match(line.strip())
+            if m:
+                per_cpu[m.group(1)] = float(m.group(2))
+        if per_cpu:
+            mean = sum(per_cpu.values())
     if mean is None:
         raise RunFailed("no Summary line in:\n" + text[-2000:])
     return mean, rates
@@ -246,6 +271,8 @@ def main(argv=None):
                     help="kernel bench flags of one configuration (repeatable; default: "
                          "the shared side-by-side table)")
     ap.add_argument("--filter", metavar="REGEX", help="only configurations matching")
+    ap.add_argument("--maps", action="store_true",
+                    help="add the map families' configurations (local storage, hashmap)")
     ap.add_argument("-n", "--alternations", type=int, default=5,
                     help="runs per side and configuration (default 5)")
     ap.add_argument("-w", "--warmup", type=int, default=1)
@@ -268,7 +295,7 @@ def main(argv=None):
     if not sides or any(s not in SIDES for s in sides):
         ap.error(f"--sides takes a subset of {','.join(SIDES)}, got {opts.sides!r}")
 
-    flags_list = opts.config or DEFAULT_CONFIGS
+    flags_list = opts.config or DEFAULT_CONFIGS + (MAP_CONFIGS if opts.maps else [])
     if opts.filter:
         flags_list = [f for f in flags_list if re.search(opts.filter, f)]
     family_flags = cli._family_options()

@@ -5,6 +5,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "scripts" / "side_by_side.py"
 
@@ -63,3 +65,29 @@ def test_rejects_a_missing_binary(tmp_path):
     out = subprocess.run([sys.executable, str(SCRIPT), str(tmp_path / "nope")],
                          capture_output=True, text=True, timeout=60)
     assert out.returncode == 2 and "not an executable" in out.stderr
+
+
+def _parse(text, warmup=1):
+    sys.path.insert(0, str(ROOT / "scripts"))
+    try:
+        import side_by_side
+    finally:
+        sys.path.remove(str(ROOT / "scripts"))
+    return side_by_side.parse_output(text, warmup)
+
+
+def test_parses_the_map_families_report_lines():
+    local_storage = (
+        "Iter   0 ( 12.000us): hits   40.000M/s important_hits   40.000M/s\n"
+        "Iter   1 ( -3.000us): hits   47.000M/s important_hits   47.000M/s\n"
+        "Summary: hits throughput   47.298 \u00b1 0.180 M ops/s, hits latency   21.142 ns/op, "
+        "important_hits throughput   47.298 \u00b1 0.180 M ops/s\n")
+    assert _parse(local_storage) == (47.298, [47.0])
+    # Full update and lookup print per-CPU lines and no Summary: the figure is their sum.
+    full_update = "0:hash_map_full_perf 14100000 events per sec\n1:hash_map_full_perf 900000 events per sec\n"
+    assert _parse(full_update)[0] == 15.0
+    lookup = ("cpu00: lookup 20.500M \u00b1 1.000M events/sec (approximated from 32 samples of ~10ms)\n"
+              "cpu01: lookup 1.500M \u00b1 0.100M events/sec (approximated from 2 samples of ~10ms)\n")
+    assert _parse(lookup)[0] == 22.0
+    with pytest.raises(Exception, match="no Summary"):
+        _parse("Setting up benchmark 'x'...\n")
