@@ -7,6 +7,8 @@
 """
 __version__ = "0.1.0"
 
+import os as _os
+
 from ._core import BenchmarkError, UnsupportedError
 from ._runner import COMMON_OPTIONS, check, describe, list_benchmarks, run
 from ._concurrency import ConcurrentRunWarning
@@ -25,6 +27,24 @@ from . import ringbuf
 from .ringbuf import perfbuf, study as ringbuf_study
 from .features import Feature, Features, features
 
+
+
+def quick():
+    """True when the environment asks for quick runs: BENCHBPF_QUICK set to
+    anything but "", "0", "false", "no" or "off" (any case).
+
+    Nothing in the library shortens itself; notebooks and scripts ask, so
+    that their cells stay plain calls::
+
+        DURATION = 0.3 if benchbpf.quick() else 2
+        nr_maps = [1, 16, 17, 1000] if benchbpf.quick() else [1, 10, 16, 17, 24, 32, 100, 1000]
+
+    The test suite runs every notebook with BENCHBPF_QUICK=1.  Read at each
+    call, so setting the variable later in a process takes effect."""
+    value = _os.environ.get("BENCHBPF_QUICK", "").strip().lower()
+    return value not in ("", "0", "false", "no", "off")
+
+
 __all__ = [
     "BenchmarkError", "UnsupportedError", "COMMON_OPTIONS", "Result", "Sample", "ProgStats",
     "ResultSet", "Unsupported",
@@ -34,5 +54,5 @@ __all__ = [
     "Feature", "Features", "features",
     "bpf_loop", "strncmp",
     "bloom", "local_storage",
-    "hashmap", "htab_mem", "rcu_tasks_trace",
+    "hashmap", "htab_mem", "rcu_tasks_trace", "quick",
 ]

@@ -6,6 +6,7 @@ study) joins the outer one, so there is one bar.  With tqdm the bar is
 tqdm.auto's (terminal or Jupyter); without it, one line per run on stderr."""
 import contextlib
 import contextvars
+import os
 import sys
 
 from . import _runner
@@ -20,9 +21,16 @@ def _in_jupyter():
 
 
 def wanted(progress):
-    """progress=True/False forces; None: on when stderr is a terminal or the
-    code runs in a Jupyter kernel."""
+    """progress=True/False forces; None: as the environment variable
+    BENCHBPF_PROGRESS says ("0" off, "1" on) where set, else on when stderr
+    is a terminal or the code runs in a Jupyter kernel.  (Notebooks executed
+    to be saved run with BENCHBPF_PROGRESS=0: no bar in their outputs.)"""
     if progress is None:
+        env = os.environ.get("BENCHBPF_PROGRESS", "").strip().lower()
+        if env in ("0", "false", "no", "off"):
+            return False
+        if env in ("1", "true", "yes", "on"):
+            return True
         isatty = getattr(sys.stderr, "isatty", None)
         return bool(isatty and isatty()) or _in_jupyter()
     if not isinstance(progress, bool):

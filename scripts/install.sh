@@ -24,4 +24,6 @@ if [ ! -d /sys/kernel/tracing/events ] && [ -d /sys/kernel/tracing ]; then
     mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null || true
 fi
 
+# The test extra brings nbclient, nbformat and ipykernel: the notebook tests
+# start the "python3" kernel, which runs this interpreter (no kernelspec to install).
 python3 -m pip install -q --disable-pip-version-check --root-user-action=ignore -e ".[test]"
