@@ -36,8 +36,8 @@ def instructions(prog_id):
 
 def programs_while_running(call, want, **kw):
     """Run call(**kw) in a thread; while it runs, read the instructions of
-    the programs this process loaded whose name (as the kernel keeps it,
-    15 characters) starts with one of `want`.  Returns ({name: insns},
+    the programs this process loaded whose name (bpftool's: the full
+    name where the program has BTF) starts with one of `want`.  Returns ({name: insns},
     result); raises what the run raised."""
     got, box = {}, {}
 
@@ -54,7 +54,7 @@ def programs_while_running(call, want, **kw):
             for pid in _prog_ids():
                 try:
                     name = bpftool("prog", "show", "id", str(pid))["name"]
-                    if name not in got and any(name.startswith(w[:15]) for w in want):
+                    if name not in got and any(name.startswith(w) for w in want):
                         got[name] = instructions(pid)
                 except Exception:      # unloaded meanwhile
                     continue
