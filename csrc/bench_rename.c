@@ -28,15 +28,12 @@
 
 enum rename_comm { COMM_PROCESS, COMM_THREAD };
 static const char *const comm_choices[] = { "process", "thread", NULL };
-static const char *const comm_paths[] = {
-	[COMM_PROCESS] = "/proc/self/comm",
-	[COMM_THREAD] = "/proc/thread-self/comm",
-};
+#define THREAD_COMM_PATH "/proc/thread-self/comm"
 
 static const struct bench_param_def rename_params[] = {
 	{ "comm", NULL, BENCH_PARAM_CHOICE, COMM_PROCESS, 0, 1, comm_choices,
-	  "whose name the producer writes: process (/proc/self/comm, the main "
-	  "thread's, as the kernel bench; put back at the end) or thread "
+	  "whose name the producer writes: process (the main thread's, as the "
+	  "kernel bench's /proc/self/comm writes; put back at the end) or thread "
 	  "(/proc/thread-self/comm, its own)" },
 	{ 0 },
 };
@@ -54,18 +51,39 @@ struct rename_state {
 	_Alignas(128) atomic_ullong hits;
 	struct rename_bpf *skel;
 	struct bpf_link *link;
-	const char *path;		/* the comm file the producer writes */
+	char path[64];			/* the comm file the producer writes */
 	char saved_comm[32];		/* main thread's name, comm="process" */
 	bool saved;
 };
 
-/* The main thread's name as /proc/self/comm reads it, newline dropped. */
-static int read_main_comm(char *buf, size_t len)
+/*
+ * The main thread's comm file: /proc/self/task/<id>/comm, with the id as
+ * this /proc knows the process.  A write there is the kernel bench's
+ * /proc/self/comm write (the same comm_write() renaming the main thread),
+ * and any thread of the process may open it, also once the process is not
+ * dumpable (e.g. after dropping privileges), where /proc/self/comm is
+ * root's.
+ */
+static int main_comm_path(char *buf, size_t len)
+{
+	char self[32];
+	ssize_t n;
+
+	n = readlink("/proc/self", self, sizeof(self) - 1);
+	if (n < 0)
+		return -errno;
+	self[n] = 0;
+	snprintf(buf, len, "/proc/self/task/%s/comm", self);
+	return 0;
+}
+
+/* The main thread's name, newline dropped. */
+static int read_main_comm(const char *path, char *buf, size_t len)
 {
 	ssize_t n;
 	int fd, err = 0;
 
-	fd = open(comm_paths[COMM_PROCESS], O_RDONLY | O_CLOEXEC);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	n = read(fd, buf, len - 1);
@@ -87,7 +105,7 @@ static void restore_main_comm(struct rename_state *st)
 	if (!st->saved)
 		return;
 	st->saved = false;
-	fd = open(comm_paths[COMM_PROCESS], O_WRONLY | O_TRUNC | O_CLOEXEC);
+	fd = open(st->path, O_WRONLY | O_TRUNC | O_CLOEXEC);
 	if (fd < 0)
 		return;
 	/* Best effort: a name is all that is lost if it fails. */
@@ -134,15 +152,19 @@ static int rename_setup(struct bench_ctx *ctx, enum rename_kind kind)
 	memset(st, 0, sizeof(*st));
 	atomic_init(&st->hits, 0);
 	ctx->priv = st;
-	st->path = comm_paths[bench_param(ctx, "comm")];
-	snprintf(ctx->trigger, sizeof(ctx->trigger), "write(%s)", st->path);
-	if (st->path == comm_paths[COMM_PROCESS]) {
-		err = read_main_comm(st->saved_comm, sizeof(st->saved_comm));
+	if (bench_param(ctx, "comm") == COMM_THREAD) {
+		snprintf(st->path, sizeof(st->path), "%s", THREAD_COMM_PATH);
+	} else {
+		err = main_comm_path(st->path, sizeof(st->path));
+		if (!err)
+			err = read_main_comm(st->path, st->saved_comm, sizeof(st->saved_comm));
 		if (err)
-			return bench_fail(ctx, BENCH_ERR_OS, -err, "%s: cannot read %s: %s",
+			return bench_fail(ctx, BENCH_ERR_OS, -err,
+					  "%s: cannot read the main thread's name (%s): %s",
 					  ctx->bench->name, st->path, strerror(-err));
 		st->saved = true;
 	}
+	snprintf(ctx->trigger, sizeof(ctx->trigger), "write(%s)", st->path);
 	if (kind == RENAME_BASE)
 		return 0;
 

@@ -71,7 +71,8 @@ def test_base_counts_renames_and_gives_our_names_back(comm):
     assert r.name == "rename-base"
     assert r.params["producers"] == 1 and r.params["consumers"] == 0
     assert r.params["comm"] == comm
-    path = "/proc/self/comm" if comm == "process" else "/proc/thread-self/comm"
+    path = (f"/proc/self/task/{os.getpid()}/comm" if comm == "process"
+            else "/proc/thread-self/comm")
     assert r.metadata["trigger"] == f"write({path})"
     main = {m for m, _ in during}
     assert main == ({"test_overhead\n"} if comm == "process" else {before[0]}), main
