@@ -22,9 +22,14 @@ Same run through the generic runner: ``benchbpf.run("bpf-loop", nr_loops=1000)``
 ``nr_loops`` must be what the helper accepts, 1 .. 2**23 (the kernel's
 BPF_MAX_LOOPS); anything else is a ValueError before anything is loaded.
 (The kernel bench takes any value, and above 2**23 reports throughput for
-loops the helper refused to run.)  Should a bpf_loop() call fail anyway,
-the run raises benchbpf.BenchmarkError naming the error; the failed calls
-are the per-sample extra counter ``loop_errors``.
+loops the helper refused to run.)  As the kernel bench's program, each
+bpf_loop() call adds nr_loops to the count; every sample checks that the
+program's nr_loops is still one the helper accepts (the only way its calls
+can fail), else the run raises benchbpf.BenchmarkError.
+``count_returned=True`` adds what each call reports done instead and
+counts failed calls (the per-sample extra counter ``loop_errors``; any
+fails the run): a test of each call's result that the kernel bench's loop
+does not make.
 
 An event runs with preemption off, so its work is bounded: each getpgid()
 makes the kernel bench's 1000 calls while that is at most 2**27 iterations
@@ -50,13 +55,16 @@ MAX_LOOPS = 1 << 23
 TRIGGERS = ("auto", "fentry", "tp")
 
 
-def loop(nr_loops=10, *, trigger="auto", **options):
+def loop(nr_loops=10, *, count_returned=False, trigger="auto", **options):
     """bpf-loop: 1000 bpf_loop() calls of nr_loops iterations per getpgid().
 
     nr_loops: iterations per bpf_loop() call, 1 .. 2**23 (kernel bench
-    ``--nr_loops``, default 10).  trigger: "auto", "fentry" or "tp".
+    ``--nr_loops``, default 10).  count_returned: count what each call
+    reports done (and its failures) rather than nr_loops per call.
+    trigger: "auto", "fentry" or "tp".
     Common options (warmup, duration, interval, producers, affinity,
     prod_affinity, verbose, prog_stats, callback) as for benchbpf.run; no
     consumers.
     Returns a Result whose hits are callback iterations."""
-    return run("bpf-loop", nr_loops=nr_loops, trigger=trigger, **options)
+    return run("bpf-loop", nr_loops=nr_loops, count_returned=count_returned, trigger=trigger,
+               **options)

@@ -1,12 +1,16 @@
 """rename-*: the cost of a BPF program on the task-rename path.
 
-One producer thread renames itself in a loop by writing "test_overhead" to
-its /proc comm file; each completed write is a hit, counted in user space.
+One producer thread renames a thread of this process in a loop by writing
+"test_overhead" to a /proc comm file; each completed write is a hit,
+counted in user space.  ``comm="process"`` (default) writes
+/proc/self/comm as the kernel bench does: the main thread is renamed while
+the run lasts and gets its name back at the end.  ``comm="thread"`` writes
+/proc/thread-self/comm: the producer renames only itself.
 rename-base attaches nothing, every other benchmark attaches one minimal
 program of one kind to __set_task_comm or its task_rename tracepoint, so
 comparing its figure with rename-base's gives the overhead of that kind.
 
-All functions take the common options as keywords (warmup, duration,
+All functions take ``comm`` and the common options as keywords (warmup, duration,
 interval, affinity, prod_affinity, verbose, prog_stats, callback); these benchmarks
 take exactly one producer and no consumer.  Where the kernel refuses the
 attach kind (no kprobes, no BPF trampolines), they raise

@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * bpf-loop: each getpgid() call of this process runs bpf_loop() over
- * calls_per_event iterations of outer_loop, each of which makes one
+ * calls_per_event iterations of an outer callback, each of which makes one
  * bpf_loop() call of nr_loops iterations of an empty callback: the kernel
- * bench's shape, one bpf_loop() nested in another.  hits counts the
+ * bench's shape, one bpf_loop() nested in another.
+ *
+ * bpf_loop_*: as the kernel bench, each call adds nr_loops to hits (user
+ * space checks that nr_loops is what the helper accepts, the only way a
+ * call can fail).  bpf_loop_returned_* (count_returned): hits adds the
  * iterations the helper reports done; a call the helper refuses (negative
- * return) adds nothing to hits and is counted in loop_errors instead, with
- * its error code in last_error, so user space can fail the run rather than
+ * return) adds nothing and is counted in loop_errors instead, with its
+ * error code in last_error, so user space can fail the run rather than
  * report loops that never ran.
  *
  * Entry points, filter and whoami: producer.bpf.h.
@@ -17,7 +21,7 @@
 #include "producer.bpf.h"
 #include "bpf_loop.h"
 
-/* outer_loop iterations per event, 1 .. BPF_LOOP_CALLS_PER_EVENT. */
+/* outer callback iterations per event, 1 .. BPF_LOOP_CALLS_PER_EVENT. */
 const volatile __u32 calls_per_event = BPF_LOOP_CALLS_PER_EVENT;
 
 /* Read from memory on every call, as the kernel bench does. */
@@ -31,9 +35,17 @@ static int empty_callback(__u32 index, void *data)
 	return 0;
 }
 
-/* One bpf_loop() call of nr_loops; what it did is added as it returns,
- * one atomic add per call as in the kernel bench. */
+/* The kernel bench's: one bpf_loop() call of nr_loops, then nr_loops
+ * added, one atomic add per call. */
 static int outer_loop(__u32 index, void *data)
+{
+	bpf_loop(nr_loops, empty_callback, NULL, 0);
+	__sync_add_and_fetch(&hits, nr_loops);
+	return 0;
+}
+
+/* One bpf_loop() call of nr_loops; what it did is added as it returns. */
+static int returned_outer_loop(__u32 index, void *data)
 {
 	/* Only the low 32 bits: where the verifier inlines bpf_loop() it
 	 * returns -E2BIG as a 32-bit move, zero-extended, i.e. 4294967289. */
@@ -48,14 +60,15 @@ static int outer_loop(__u32 index, void *data)
 	return 0;
 }
 
-static __always_inline int run_loops(void)
+static __always_inline int run_loops(void *outer)
 {
 	if (!producer_is_ours())
 		return 0;
-	bpf_loop(calls_per_event, outer_loop, NULL, 0);
+	bpf_loop(calls_per_event, outer, NULL, 0);
 	return 0;
 }
 
-GETPGID_PROGRAMS(bpf_loop, run_loops())
+GETPGID_PROGRAMS(bpf_loop, run_loops(outer_loop))
+GETPGID_PROGRAMS(bpf_loop_returned, run_loops(returned_outer_loop))
 
 char LICENSE[] SEC("license") = "GPL";

@@ -33,7 +33,6 @@ struct hashmap_cpu {
 	__u64 acc_ops;
 	__u64 misses;		/* lookups that found nothing (fails the run) */
 	__u64 events;		/* timed events, all */
-	__u64 updated;		/* full-update: updates that succeeded (none expected) */
 };
 
 #endif /* BENCHBPF_HASHMAP_H */

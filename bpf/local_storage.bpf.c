@@ -9,9 +9,9 @@
  * LS_LOOPS_PER_EVENT iterations; iteration i gets map i % num_maps of an
  * array of maps (user space creates the maps and fills the array), and in
  * the interleaved variant also the important map 0 every third index.  A
- * hit is one get; a get of map 0 is also an important hit.  With
- * skip_access the loop does everything but the get itself: the overhead
- * control.
+ * hit is one get; a get of map 0 is also an important hit.  The
+ * local_storage_skip_* programs (skip_access) run the same loop without
+ * the get itself: the overhead control.
  *
  * Create benchmark: a tp_btf program on sched_process_fork (task) or an
  * LSM program on socket_post_create (socket) creates one storage per new
@@ -80,7 +80,6 @@ const volatile __u32 use_hashmap = 0;
 const volatile __u32 interleave = 0;
 const volatile __u32 num_maps = 1;
 const volatile __u32 hashmap_num_keys = 1;
-const volatile __u32 skip_access = 0;
 
 long hits = 0;
 long important_hits __attribute__((aligned(128))) = 0;
@@ -98,7 +97,9 @@ struct loop_ctx {
 	long important_hits;
 };
 
-static __always_inline void get_one(__u32 map_idx, struct loop_ctx *lctx)
+/* skip: a constant, so that the program with the get (the default) has no
+ * test of it per get: local_storage_skip_* is the overhead control. */
+static __always_inline void get_one(__u32 map_idx, struct loop_ctx *lctx, const bool skip)
 {
 	void *inner;
 	void *value = (void *)1;
@@ -110,9 +111,9 @@ static __always_inline void get_one(__u32 map_idx, struct loop_ctx *lctx)
 		return;
 	if (use_hashmap) {
 		key = bpf_get_prandom_u32() % hashmap_num_keys;
-		if (!skip_access)
+		if (!skip)
 			value = bpf_map_lookup_elem(inner, &key);
-	} else if (!skip_access) {
+	} else if (!skip) {
 		value = bpf_task_storage_get(inner, lctx->task, &key,
 					     BPF_LOCAL_STORAGE_GET_F_CREATE);
 	}
@@ -125,31 +126,42 @@ static __always_inline void get_one(__u32 map_idx, struct loop_ctx *lctx)
 		lctx->important_hits++;
 }
 
-static long get_loop(__u32 index, void *data)
+static __always_inline void get_iteration(__u32 index, struct loop_ctx *lctx, const bool skip)
 {
-	struct loop_ctx *lctx = data;
 	__u32 map_idx = index % num_maps;
 
-	get_one(map_idx, lctx);
+	get_one(map_idx, lctx, skip);
 	if (interleave && map_idx % LS_INTERLEAVE_EVERY == 0)
-		get_one(0, lctx);
+		get_one(0, lctx, skip);
+}
+
+static long get_loop(__u32 index, void *data)
+{
+	get_iteration(index, data, false);
 	return 0;
 }
 
-static __always_inline int run_gets(void)
+static long skip_loop(__u32 index, void *data)
+{
+	get_iteration(index, data, true);
+	return 0;
+}
+
+static __always_inline int run_gets(void *loop_fn)
 {
 	struct loop_ctx lctx = {};
 
 	if (!producer_is_ours())
 		return 0;
 	lctx.task = bpf_get_current_task_btf();
-	bpf_loop(LS_LOOPS_PER_EVENT, get_loop, &lctx, 0);
+	bpf_loop(LS_LOOPS_PER_EVENT, loop_fn, &lctx, 0);
 	__sync_add_and_fetch(&hits, lctx.hits);
 	__sync_add_and_fetch(&important_hits, lctx.important_hits);
 	return 0;
 }
 
-GETPGID_PROGRAMS(local_storage_get, run_gets())
+GETPGID_PROGRAMS(local_storage_get, run_gets(get_loop))
+GETPGID_PROGRAMS(local_storage_skip, run_gets(skip_loop))
 
 /* ---- local-storage-create ---- */
 

@@ -13,12 +13,15 @@
  * - nr_loops is limited to what bpf_loop() accepts (1 .. 1 << 23) and
  *   checked before anything is loaded.  The kernel bench takes any value
  *   and, above the limit, counts loops the helper refused to run.
- * - A bpf_loop() call that fails anyway is counted apart (extra counter
- *   loop_errors) and fails the run: no figure of loops that never ran.
- * - hits adds the iterations the helper reports done, not nr_loops; the
- *   return value is read as 32 bits, because where the verifier inlines
- *   bpf_loop() (recent kernels) it returns -E2BIG zero-extended, a large
- *   positive number.
+ * - Each bpf_loop() call adds nr_loops to hits, as the kernel bench's, and
+ *   every sample checks that the program's nr_loops (writable memory) is
+ *   still one the helper accepts: else its calls fail and the run does.
+ *   count_returned=True adds the iterations the helper reports done
+ *   instead and counts a failed call apart (extra counter loop_errors),
+ *   which fails the run: a test of what each call returns, which the
+ *   kernel bench's loop does not make.  The return value is read as 32
+ *   bits, because where the verifier inlines bpf_loop() (recent kernels)
+ *   it returns -E2BIG zero-extended, a large positive number.
  * - Each getpgid() makes the kernel bench's 1000 bpf_loop() calls while
  *   that is at most BPF_LOOP_EVENT_BUDGET (2^27) iterations, i.e. for
  *   nr_loops up to 134217; above, fewer (at least one), so that one event
@@ -53,11 +56,16 @@ struct bpf_loop_state {
 static const struct bench_param_def bpf_loop_params[] = {
 	{ "nr_loops", "--nr_loops", BENCH_PARAM_INT, 10, 1, BPF_LOOP_MAX_LOOPS, NULL,
 	  "iterations of each bpf_loop() call (the helper accepts at most 1 << 23)" },
+	{ "count_returned", NULL, BENCH_PARAM_BOOL, 0, 0, 1, NULL,
+	  "hits add the iterations each bpf_loop() call reports done, and a failed "
+	  "call is counted (loop_errors) and fails the run; default: nr_loops per "
+	  "call, as the kernel bench counts" },
 	BENCH_TRIGGER_PARAM("the loops"),
 	{ 0 },
 };
 
-/* loop_errors: bpf_loop() calls the helper refused; any fails the run. */
+/* loop_errors: bpf_loop() calls the helper refused (count_returned only);
+ * any fails the run. */
 static const char *const bpf_loop_extra[] = { "loop_errors", NULL };
 
 /* bpf_loop() calls an event makes: all BPF_LOOP_CALLS_PER_EVENT unless
@@ -72,7 +80,15 @@ static __u32 calls_per_event(int64_t nr_loops)
 }
 
 BENCH_SKELETON_CALLBACKS(bpf_loop)
-BENCH_SKELETON_PROGRAM(bpf_loop, bpf_loop)
+
+static struct bpf_program *bpf_loop_skel_program(struct bench_ctx *ctx, void *skel, bool fentry)
+{
+	struct bpf_loop_bpf *s = skel;
+
+	if (bench_param(ctx, "count_returned"))
+		return fentry ? s->progs.bpf_loop_returned_fentry : s->progs.bpf_loop_returned_tp;
+	return fentry ? s->progs.bpf_loop_fentry : s->progs.bpf_loop_tp;
+}
 
 static int bpf_loop_configure(struct bench_ctx *ctx, void *skel)
 {
@@ -120,10 +136,21 @@ static void bpf_loop_measure(struct bench_ctx *ctx, struct bench_sample *s)
 	struct bpf_loop_state *st = ctx->priv;
 	long *hits = &st->skel->bss->hits;
 	long *errors = &st->skel->bss->loop_errors;
+	__u32 nr = __atomic_load_n(&st->skel->bss->nr_loops, __ATOMIC_RELAXED);
 	long last;
 
 	s->hits = __atomic_exchange_n(hits, 0, __ATOMIC_RELAXED);
 	s->extra[0] = __atomic_exchange_n(errors, 0, __ATOMIC_RELAXED);
+	/* Counting nr_loops per call: the one way a call fails is an nr_loops
+	 * past the helper's limit, written over the program's memory. */
+	if (!bench_param(ctx, "count_returned") && nr > BPF_LOOP_MAX_LOOPS) {
+		bench_fail(ctx, BENCH_ERR_BENCH, E2BIG,
+			   "%s: bpf_loop() failed: the program's nr_loops=%u is more than the "
+			   "helper accepts (%d), every call fails with E2BIG; the run is void, "
+			   "its throughput would count loops that never ran",
+			   ctx->bench->name, nr, BPF_LOOP_MAX_LOOPS);
+		return;
+	}
 	if (!s->extra[0])
 		return;
 	last = __atomic_load_n(&st->skel->bss->last_error, __ATOMIC_RELAXED);

@@ -1,16 +1,17 @@
 // SPDX-License-Identifier: MIT
 /*
- * rename-*: one producer renames its own thread in a loop by writing to
- * its /proc comm file, which runs __set_task_comm and the task_rename
- * tracepoint.  rename-base attaches nothing; the others attach one minimal
- * program of one kind to that path, so the drop from rename-base is the
- * cost of that attach kind.  A hit is one completed write, counted in user
- * space.
+ * rename-*: one producer renames a thread of this process in a loop by
+ * writing to a /proc comm file, which runs __set_task_comm and the
+ * task_rename tracepoint.  rename-base attaches nothing; the others attach
+ * one minimal program of one kind to that path, so the drop from
+ * rename-base is the cost of that attach kind.  A hit is one completed
+ * write, counted in user space.
  *
- * The kernel bench writes to /proc/self/comm, i.e. renames the process's
- * main thread from the producer.  Here the producer renames itself through
- * /proc/thread-self/comm: the same write(), comm_write() and
- * __set_task_comm() path, without touching the caller's main thread.
+ * comm="process" (default) writes /proc/self/comm as the kernel bench
+ * does: the producer renames the process's main thread, whose name setup
+ * saves and teardown puts back.  comm="thread" writes
+ * /proc/thread-self/comm: the producer renames itself, and the caller's
+ * main thread is never touched.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -25,7 +26,17 @@
 #include "bench.h"
 #include "rename.skel.h"
 
-#define COMM_PATH "/proc/thread-self/comm"
+enum rename_comm { COMM_PROCESS, COMM_THREAD };
+static const char *const comm_choices[] = { "process", "thread", NULL };
+#define THREAD_COMM_PATH "/proc/thread-self/comm"
+
+static const struct bench_param_def rename_params[] = {
+	{ "comm", NULL, BENCH_PARAM_CHOICE, COMM_PROCESS, 0, 1, comm_choices,
+	  "whose name the producer writes: process (the main thread's, as the "
+	  "kernel bench's /proc/self/comm writes; put back at the end) or thread "
+	  "(/proc/thread-self/comm, its own)" },
+	{ 0 },
+};
 
 enum rename_kind {
 	RENAME_BASE,
@@ -40,7 +51,68 @@ struct rename_state {
 	_Alignas(128) atomic_ullong hits;
 	struct rename_bpf *skel;
 	struct bpf_link *link;
+	char path[64];			/* the comm file the producer writes */
+	char saved_comm[32];		/* main thread's name, comm="process" */
+	bool saved;
 };
+
+/*
+ * The main thread's comm file: /proc/self/task/<id>/comm, with the id as
+ * this /proc knows the process.  A write there is the kernel bench's
+ * /proc/self/comm write (the same comm_write() renaming the main thread),
+ * and any thread of the process may open it, also once the process is not
+ * dumpable (e.g. after dropping privileges), where /proc/self/comm is
+ * root's.
+ */
+static int main_comm_path(char *buf, size_t len)
+{
+	char self[32];
+	ssize_t n;
+
+	n = readlink("/proc/self", self, sizeof(self) - 1);
+	if (n < 0)
+		return -errno;
+	self[n] = 0;
+	snprintf(buf, len, "/proc/self/task/%s/comm", self);
+	return 0;
+}
+
+/* The main thread's name, newline dropped. */
+static int read_main_comm(const char *path, char *buf, size_t len)
+{
+	ssize_t n;
+	int fd, err = 0;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	if (n < 0)
+		err = -errno;
+	else
+		buf[n] = 0;
+	close(fd);
+	if (!err)
+		buf[strcspn(buf, "\n")] = 0;
+	return err;
+}
+
+static void restore_main_comm(struct rename_state *st)
+{
+	ssize_t n;
+	int fd;
+
+	if (!st->saved)
+		return;
+	st->saved = false;
+	fd = open(st->path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	/* Best effort: a name is all that is lost if it fails. */
+	n = write(fd, st->saved_comm, strlen(st->saved_comm));
+	(void)n;
+	close(fd);
+}
 
 /* What each variant attaches, named as the kernel feature it needs. */
 static const struct {
@@ -80,7 +152,19 @@ static int rename_setup(struct bench_ctx *ctx, enum rename_kind kind)
 	memset(st, 0, sizeof(*st));
 	atomic_init(&st->hits, 0);
 	ctx->priv = st;
-	snprintf(ctx->trigger, sizeof(ctx->trigger), "write(%s)", COMM_PATH);
+	if (bench_param(ctx, "comm") == COMM_THREAD) {
+		snprintf(st->path, sizeof(st->path), "%s", THREAD_COMM_PATH);
+	} else {
+		err = main_comm_path(st->path, sizeof(st->path));
+		if (!err)
+			err = read_main_comm(st->path, st->saved_comm, sizeof(st->saved_comm));
+		if (err)
+			return bench_fail(ctx, BENCH_ERR_OS, -err,
+					  "%s: cannot read the main thread's name (%s): %s",
+					  ctx->bench->name, st->path, strerror(-err));
+		st->saved = true;
+	}
+	snprintf(ctx->trigger, sizeof(ctx->trigger), "write(%s)", st->path);
 	if (kind == RENAME_BASE)
 		return 0;
 
@@ -122,11 +206,13 @@ static void rename_teardown(struct bench_ctx *ctx)
 		return;
 	bpf_link__destroy(st->link);
 	rename_bpf__destroy(st->skel);
+	restore_main_comm(st);
 	free(st);
 	ctx->priv = NULL;
 }
 
-/* Runs on a harness thread: the name it sets dies with the thread. */
+/* Runs on a harness thread: with comm="thread" the name it sets dies with
+ * the thread; the main thread's is put back by teardown. */
 static int rename_producer(struct bench_ctx *ctx, int idx)
 {
 	struct rename_state *st = ctx->priv;
@@ -134,15 +220,15 @@ static int rename_producer(struct bench_ctx *ctx, int idx)
 	int fd, ret = 0;
 
 	(void)idx;
-	fd = open(COMM_PATH, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	fd = open(st->path, O_WRONLY | O_TRUNC | O_CLOEXEC);
 	if (fd < 0)
 		return bench_fail(ctx, BENCH_ERR_OS, errno, "%s: cannot open %s: %s",
-				  ctx->bench->name, COMM_PATH, strerror(errno));
+				  ctx->bench->name, st->path, strerror(errno));
 	while (!bench_stopping(ctx)) {
 		/* The whole array, NUL included, as the kernel bench writes. */
 		if (write(fd, name, sizeof(name)) < 0) {
 			ret = bench_fail(ctx, BENCH_ERR_OS, errno, "%s: writing %s failed: %s",
-					 ctx->bench->name, COMM_PATH, strerror(errno));
+					 ctx->bench->name, st->path, strerror(errno));
 			break;
 		}
 		atomic_fetch_add_explicit(&st->hits, 1, memory_order_relaxed);
@@ -165,6 +251,7 @@ static void rename_measure(struct bench_ctx *ctx, struct bench_sample *s)
 		.report = "hits_drops",					\
 		.help = text,						\
 		.no_bpf = nobpf,					\
+		.params = rename_params,				\
 		.max_consumers = 0,					\
 		.max_producers = 1,					\
 		.setup = kind_setup,					\
@@ -174,14 +261,14 @@ static void rename_measure(struct bench_ctx *ctx, struct bench_sample *s)
 	}
 
 const struct bench bench_rename_base = RENAME_BENCH("base", rename_setup_base,
-	"thread renames through /proc comm writes, nothing attached", true);
+	"renames through /proc comm writes, nothing attached", true);
 const struct bench bench_rename_kprobe = RENAME_BENCH("kprobe", rename_setup_kprobe,
-	"thread renames with a kprobe on __set_task_comm", false);
+	"renames with a kprobe on __set_task_comm", false);
 const struct bench bench_rename_kretprobe = RENAME_BENCH("kretprobe", rename_setup_kretprobe,
-	"thread renames with a kretprobe on __set_task_comm", false);
+	"renames with a kretprobe on __set_task_comm", false);
 const struct bench bench_rename_rawtp = RENAME_BENCH("rawtp", rename_setup_rawtp,
-	"thread renames with a raw_tp program on task_rename", false);
+	"renames with a raw_tp program on task_rename", false);
 const struct bench bench_rename_fentry = RENAME_BENCH("fentry", rename_setup_fentry,
-	"thread renames with an fentry program on __set_task_comm", false);
+	"renames with an fentry program on __set_task_comm", false);
 const struct bench bench_rename_fexit = RENAME_BENCH("fexit", rename_setup_fexit,
-	"thread renames with an fexit program on __set_task_comm", false);
+	"renames with an fexit program on __set_task_comm", false);

@@ -124,10 +124,13 @@ def _set_nr_loops(value):
              "value", *[str(b) for b in raw])
 
 
-def test_runtime_bpf_loop_error_fails_the_run(no_leaks):
+@pytest.mark.parametrize("count_returned", [False, True])
+def test_runtime_bpf_loop_error_fails_the_run(count_returned, no_leaks):
     """Should bpf_loop() refuse a call while the benchmark runs (here: its
     nr_loops raised past the kernel's limit from outside), the run raises
-    BenchmarkError naming the error instead of returning a figure."""
+    BenchmarkError naming the error instead of returning a figure: from the
+    program's nr_loops by default, from the failed calls themselves with
+    count_returned=True."""
     seen = []
 
     def tamper(sample, index, warmup):
@@ -137,7 +140,8 @@ def test_runtime_bpf_loop_error_fails_the_run(no_leaks):
 
     with pytest.raises(benchbpf.BenchmarkError) as info:
         try:
-            bpf_loop.loop(warmup=0.2, duration=2.0, interval=0.2, callback=tamper)
+            bpf_loop.loop(count_returned=count_returned, warmup=0.2, duration=2.0,
+                          interval=0.2, callback=tamper)
         except benchbpf.UnsupportedError as e:
             pytest.skip(str(e))
     msg = str(info.value)
@@ -147,7 +151,24 @@ def test_runtime_bpf_loop_error_fails_the_run(no_leaks):
     # The run stopped at the first interval that saw the failure.
     assert seen[0].hits > 0 and seen[0].extra["loop_errors"] == 0
     assert len(seen) < 11
-    assert seen[-1].extra["loop_errors"] > 0
+    if count_returned:
+        assert seen[-1].extra["loop_errors"] > 0
+
+
+@pytest.mark.parametrize("count_returned", [False, True])
+def test_count_is_the_kernel_benchs_unless_asked(count_returned, no_leaks):
+    """By default each bpf_loop() call adds nr_loops, as the kernel bench's
+    program: nothing tests what the call returned.  count_returned=True
+    loads the program that adds what each call reports done."""
+    from loaded import programs_while_running
+
+    progs, r = programs_while_running(run, ["bpf_loop"], count_returned=count_returned)
+    (name, insns), = progs.items()
+    assert name == ("bpf_loop_returned_tp" if count_returned else "bpf_loop_tp")
+    signed_tests = [t for _, op, t in insns if " s> " in t or " s< " in t]
+    assert bool(signed_tests) == count_returned, insns
+    assert r.params["count_returned"] is count_returned
+    assert all(s.hits > 0 and s.hits % 10 == 0 for s in r.samples)
 
 
 # ---- the kernel bench's "ops" lines (ops_report_progress / ops_report_final) ----

@@ -185,3 +185,56 @@ def test_cli_prints_the_kernel_lines():
         pytest.skip(out.stderr)
     tail = [x for x in out.stdout.splitlines() if x.startswith("cpu")]
     assert tail and all(LOOKUP_LINE.match(x) for x in tail), out.stdout
+
+
+def test_full_update_does_not_look_at_what_updates_return(no_leaks):
+    """Per update the program does the kernel bench's work: the update, and
+    no test of its result (a full map's refusals are checked from user
+    space instead)."""
+    from loaded import programs_while_running
+
+    try:
+        progs, _ = programs_while_running(hashmap.full_update, ["hashmap_full_update"],
+                                          **SHORT)
+    except benchbpf.UnsupportedError as e:
+        pytest.skip(f"{FULL}: {e}")
+    (insns,) = progs.values()
+    at = [i for i, x in enumerate(insns) if "htab_map_update_elem" in x[2]]
+    assert len(at) == 1, insns
+    after = insns[at[0] + 1]
+    assert not after[2].startswith("if "), after
+
+
+def test_full_update_fails_if_the_map_takes_an_update(no_leaks):
+    """Make room in the full map while the run goes on: the next update of a
+    CPU's key succeeds and stays, and the run fails rather than time
+    successful updates."""
+    import os
+    import threading
+    import time
+
+    from leakcheck import bpftool
+
+    def make_room():
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline:
+            for fd in os.listdir("/proc/self/fdinfo"):
+                try:
+                    with open(f"/proc/self/fdinfo/{fd}") as f:
+                        m = re.search(r"^map_id:\s*(\d+)", f.read(), re.M)
+                    if m and bpftool("map", "show", "id", m.group(1))["name"] == "hash_map_full":
+                        bpftool("map", "delete", "id", m.group(1), "key", "0", "0", "0", "0")
+                        return
+                except Exception:      # closed meanwhile, or not filled yet
+                    continue
+            time.sleep(0.05)
+
+    t = threading.Thread(target=make_room)
+    t.start()
+    try:
+        with pytest.raises(benchbpf.BenchmarkError, match="full map took an update"):
+            hashmap.full_update(warmup=0.4, duration=0.8, interval=0.2)
+    except benchbpf.UnsupportedError as e:
+        pytest.skip(f"{FULL}: {e}")
+    finally:
+        t.join()

@@ -271,3 +271,19 @@ def test_1000_maps_under_a_low_open_files_limit():
     assert out.returncode == 0, out.stderr
     hits, important = map(int, out.stdout.split())
     assert hits > 0 and important * 1000 == hits  # map 0 once per 1000 gets
+
+
+def test_skip_access_is_a_program_of_its_own(no_leaks):
+    """The gets' program tests nothing per get that the kernel bench's does
+    not: the overhead control (skip_access=True) is another program, and
+    only it lacks the get."""
+    from loaded import programs_while_running
+
+    names = {}
+    for skip in (False, True):
+        progs, _ = programs_while_running(run, ["local_storage_"], name=CACHE[0], nr_maps=1,
+                                          skip_access=skip, **SHORT)
+        (names[skip], insns), = progs.items()
+        gets = [t for _, _, t in insns if "task_storage_get" in t]
+        assert bool(gets) != skip, (skip, gets)
+    assert names == {False: "local_storage_get_tp", True: "local_storage_skip_tp"}

@@ -49,25 +49,47 @@ def test_registry_has_the_family():
         info = benchbpf.describe(name)
         assert info.max_producers == 1
         assert info.max_consumers == 0 and info.default_consumers == 0
-        assert not info.params
+        assert list(info.params) == ["comm"]
+        p = info.params["comm"]
+        assert (p.default, p.choices) == ("process", ("process", "thread"))
     assert not benchbpf.describe("rename-base").needs_bpf
     assert benchbpf.describe("rename-rawtp").needs_bpf
     assert sorted(rename.BENCHMARKS.values()) == sorted(ALL)
 
 
-def test_base_counts_renames_and_keeps_our_names():
+@pytest.mark.parametrize("comm", ["process", "thread"])
+def test_base_counts_renames_and_gives_our_names_back(comm):
+    """comm="process" (default) renames the main thread, as the kernel
+    bench's /proc/self/comm writes do, and puts its name back at the end;
+    comm="thread": the producer renames only itself."""
     before = thread_names()
     threads, fds = nr_threads(), open_fds()
-    r = rename.base(**SHORT)
+    during = []
+    r = rename.base(**SHORT, callback=lambda *a: during.append(thread_names()), comm=comm)
     assert len(r.samples) == SHORT_SAMPLES
     assert all(s.hits > 0 and s.drops == 0 for s in r.samples), r.samples
     assert r.name == "rename-base"
     assert r.params["producers"] == 1 and r.params["consumers"] == 0
-    assert "comm" in r.metadata["trigger"]
-    # The producer renamed only itself: our threads keep their names.
+    assert r.params["comm"] == comm
+    path = (f"/proc/self/task/{os.getpid()}/comm" if comm == "process"
+            else "/proc/thread-self/comm")
+    assert r.metadata["trigger"] == f"write({path})"
+    main = {m for m, _ in during}
+    assert main == ({"test_overhead\n"} if comm == "process" else {before[0]}), main
     assert thread_names() == before
     assert nr_threads() == threads and open_fds() == fds
     assert left_loaded() == []
+
+
+def test_main_thread_name_is_given_back_when_the_run_fails():
+    before = thread_names()
+
+    def fail(sample, index, warmup):
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        rename.base(**SHORT, callback=fail)
+    assert thread_names() == before
 
 
 def test_rawtp_program_is_loaded_and_fires():

@@ -386,3 +386,18 @@ def test_custom_reader_counts_as_the_kernel_bench_by_default():
     with pytest.raises(ValueError, match="rb_count_once"):
         benchbpf.check("rb-libbpf", rb_count_once=True)
     assert "rb_count_once" not in benchbpf.describe("pb-custom").params
+
+
+def test_perf_producer_loop_loads_only_the_batch_count(no_leaks):
+    """Per record the perf buffer producer does the kernel bench's work:
+    its loop reads the batch count (const volatile, as there), and the
+    record size is read once per run, not once per record."""
+    from loaded import loop_bodies, programs_while_running
+
+    progs, _ = programs_while_running(run_or_skip, ["pb_tp"], bench="pb-libbpf",
+                                      consumers=1, **SHORT)
+    (insns,) = progs.values()
+    (call,) = [x[0] for x in insns if "bpf_perf_event_output" in x[2]]
+    (loop,) = [b for b in loop_bodies(insns) if call in (x[0] for x in b)]
+    loads = [x for x in loop if "= *(u32 *)" in x[2]]
+    assert len(loads) == 1, loop

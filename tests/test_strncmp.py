@@ -104,3 +104,17 @@ def test_counts_inside_its_own_pid_namespace(name):
     got, outer_pid = run_in_own_pid_namespace(name)
     assert sum(got["hits"]) > 0, got
     assert got["filter_tgids"] == [outer_pid] != [got["pid"]], (got, outer_pid)
+
+
+def test_no_helper_loop_is_the_kernel_benchs(no_leaks):
+    """The per-character loop keeps the target's address in a register, as
+    the kernel bench's (barrier_var) does: one 64-bit map address load per
+    character (the compared string's), as there, not two."""
+    from loaded import loop_bodies, programs_while_running
+
+    progs, _ = programs_while_running(run, ["strncmp_no_helper"], name="strncmp-no-helper",
+                                      **SHORT)
+    (insns,) = progs.values()
+    loops = [b for b in loop_bodies(insns) if sum("*(u8 *)" in t for _, _, t in b) == 2]
+    assert len(loops) == 1, loops
+    assert len([x for x in loops[0] if x[1] == "18"]) == 1, loops[0]
