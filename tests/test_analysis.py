@@ -310,6 +310,24 @@ def test_resultset_plot_lines_bars_and_axes():
         rs.plot(x="nope")
 
 
+def test_resultset_plot_renders_to_a_file(tmp_path):
+    """The figure a notebook shows, written out: a PNG of the requested size
+    whose pixels are not all one colour (the lines were drawn)."""
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    import matplotlib.image
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(figsize=(4, 3), dpi=50)
+    grid_of_made().plot(x="nr", ax=ax)
+    path = tmp_path / "grid.png"
+    fig.savefig(path)
+    plt.close(fig)
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    pixels = matplotlib.image.imread(path)
+    assert pixels.shape[:2] == (150, 200)
+    assert pixels.reshape(-1, pixels.shape[-1]).std(axis=0).max() > 0.05
+
+
 def test_mean_ci_hand_computed():
     from benchbpf.analysis import mean_ci
     # t(0.975, 2) = 4.3027: 2 +- 4.3027 * 1 / sqrt(3)

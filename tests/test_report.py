@@ -291,3 +291,52 @@ def test_sigterm_stops_the_suite_and_writes_nothing(tmp_path):
     assert first.startswith("[1/3] trig-kernel-count ... ")
     assert "terminated (SIGTERM)" in err and "[3/3]" not in err
     assert not html.exists()
+
+
+def test_report_html_parses_with_every_section(suite):
+    """The page is well-formed HTML (every opened element closed, in order)
+    with its sections, a results row per benchmark and decodable plots."""
+    import base64
+    from html.parser import HTMLParser
+
+    out, d, refused = suite
+    assert out.returncode == 0, out.stderr
+    void = {"meta", "br", "img", "hr", "link", "col", "input", "wbr"}
+
+    class Page(HTMLParser):
+        def __init__(self):
+            super().__init__()
+            self.stack, self.headings, self.images, self.rows = [], [], [], []
+            self._in = None
+
+        def handle_starttag(self, tag, attrs):
+            if tag == "img":
+                self.images.append(dict(attrs)["src"])
+            if tag not in void:
+                self.stack.append(tag)
+            if tag in ("h2", "code"):
+                self._in = tag
+
+        def handle_endtag(self, tag):
+            assert self.stack and self.stack[-1] == tag, (tag, self.stack[-5:])
+            self.stack.pop()
+            self._in = None
+
+        def handle_data(self, data):
+            if self._in == "h2":
+                self.headings.append(data.strip())
+            elif self._in == "code":
+                self.rows.append(data.strip())
+
+    page = Page()
+    page.feed((d / "r.html").read_text())
+    page.close()
+    assert page.stack == []
+    assert {"Machine fingerprint", "Results", "Per family", "Could not run here"} <= \
+        set(page.headings)
+    for name in ("count-global", "count-local", "trig-rawtp"):
+        assert name in page.rows
+    if page.images:     # matplotlib present: inline PNGs that decode as PNG
+        for src in page.images:
+            assert src.startswith("data:image/png;base64,")
+            assert base64.b64decode(src.split(",", 1)[1])[:8] == b"\x89PNG\r\n\x1a\n"
