@@ -157,12 +157,14 @@ def _summary(out, args, started, load_start, load_end, elapsed):
         f"--max-drop-pct {args.max_drop_pct:g} --duration {args.duration:g} --interval "
         f"{args.interval:g} --top-pct {args.top_pct:g}`",
         f"- gate: `Gate.check(key, callable, max_drop_pct={args.max_drop_pct:g})` with its "
-        f"defaults (alpha 0.01, baseline from {Gate.baseline_runs} runs, "
-        f"{Gate.regression_runs} slower runs in a row {Gate.confirm_delay_s:g} s apart for "
-        f"a regression): a run's speed is the median of the fastest {args.top_pct:g}% of "
-        "its per-interval rates per producer CPU-second; a run is slower when the upper "
-        "99% confidence bound of its speed is more than the limit below the median of "
-        "the baseline runs' speeds and a one-sided Mann-Whitney U test gives p < 0.01",
+        f"defaults (alpha 0.01, baseline from {Gate.baseline_runs} runs "
+        f"{Gate.baseline_delay_s:g} s apart, a slower run confirmed by "
+        f"{len(Gate.confirm_delays_s)} more after pauses of "
+        f"{', '.join('%g' % d for d in Gate.confirm_delays_s)} s): a run's speed is the "
+        f"median of the fastest {args.top_pct:g}% of its per-interval rates per producer "
+        "CPU-second; a run is slower when the upper 99% confidence bound of its speed is "
+        "more than the limit below the baseline's reference (the highest lower 99% bound "
+        "of its runs' speeds) and a one-sided Mann-Whitney U test gives p < 0.01",
         f"- benchmark: count-local, 1 producer, work_per_hit={args.base_work} "
         f"(unchanged) vs {args.slow_work} (slowed); runs of {args.duration:g} s sampled "
         f"every {args.interval:g} s; baseline {out['baseline']}",
