@@ -14,12 +14,12 @@ pytest's rootdir.
 What is compared: a run's speed is the median of the fastest `top_pct`
 percent (default 10) of its per-interval rates, per CPU-second of the
 producer threads (the harness reads each one's CPU-time clock at every
-sample; only intervals in which they ran at least half the time count).
+sample; only intervals in which they ran at least 0.2 ms count).
 Per CPU-second, a producer that shares its CPU with another thread is not
 slower; the fastest intervals leave out the ones in which something else
 slowed it while it ran (another process on the other CPUs, the host).
 What neither removes is a slowdown lasting a whole run: on a virtual
-machine a CPU runs some 15-20 % slower for seconds at a time, whatever runs
+machine a CPU runs some 17 % slower for seconds at a time, whatever runs
 on it (the host's doing), so runs, not samples, are the unit.  A baseline
 is recorded from several runs (Gate.baseline_runs, default 5, 1 s apart);
 its reference is the highest lower confidence bound of their speeds (the
@@ -69,6 +69,11 @@ TIMING_PARAMS = ("warmup", "duration", "interval")
 
 _REPORTS = "benchbpf_reports"
 
+#: Intervals in which the producers ran less CPU time than this are left
+#: out of rates per CPU-second: the counters and the CPU-time clocks are
+#: read a microsecond or so apart, 0.5 % of this.
+MIN_PRODUCER_CPU_NS = 200_000
+
 
 class GateWarning(UserWarning):
     """The baseline was taken on a machine that differs (kernel, CPU, mitigations...)."""
@@ -116,8 +121,8 @@ def _rates(result, counter, per_cpu=None):
 
     per_cpu (default: when the samples carry it): per CPU-second of the
     producer threads, counting only intervals in which they ran at least
-    half of it (over a few microseconds of CPU the rate is noise); else per
-    second of the interval.  Either way without catch-up samples: intervals
+    MIN_PRODUCER_CPU_NS (over a few microseconds of CPU the rate is noise);
+    else per second of the interval.  Either way without catch-up samples: intervals
     shorter than half the sampling period (a late wake-up followed by
     back-to-back samples) carry a few hits over a tiny time."""
     period_ns = float(result.params.get("interval", 0) or 0) * 1e9
@@ -127,7 +132,7 @@ def _rates(result, counter, per_cpu=None):
     if not per_cpu:
         return [s.rate_mps(counter) for s in kept]
     return [s.rate_per_cpu_mps(counter) for s in kept
-            if s.producer_cpu_ns and s.producer_cpu_ns >= s.interval_ns / 2]
+            if s.producer_cpu_ns and s.producer_cpu_ns >= MIN_PRODUCER_CPU_NS]
 
 
 def _top(xs, top_pct):
@@ -179,9 +184,12 @@ class Baseline:
         self.all_rates = [x for r in self.runs for x in _rates(r, counter, per_cpu)]
         self.speeds = [_median(t) for t in self.tops]
         self.lower_bounds = [median_ci(t, 1.0 - 2.0 * alpha)[0] for t in self.tops]
-        self.reference = max(self.lower_bounds)
+        # A run without a usable interval (its producers hardly ran) has no speed.
+        known = [b for b in self.lower_bounds if not math.isnan(b)]
+        self.reference = max(known) if known else math.nan
         #: Range of the runs' speeds, percent of the reference.
-        self.spread_pct = (max(self.speeds) - min(self.speeds)) / self.reference * 100.0 \
+        speeds = [x for x in self.speeds if not math.isnan(x)]
+        self.spread_pct = (max(speeds) - min(speeds)) / self.reference * 100.0 \
             if self.reference > 0 else math.nan
 
     @property
@@ -190,8 +198,9 @@ class Baseline:
 
     def describe(self):
         n = len(self.runs)
+        speeds = [x for x in self.speeds if not math.isnan(x)] or [math.nan]
         return (f"{self.reference:.3f} M/s (fastest of {n} run{'s' if n > 1 else ''}, lower "
-                f"bound; run speeds {min(self.speeds):.3f}..{max(self.speeds):.3f}, spread "
+                f"bound; run speeds {min(speeds):.3f}..{max(speeds):.3f}, spread "
                 f"{self.spread_pct:.1f}%)")
 
 
@@ -358,12 +367,20 @@ class Gate:
         when = runs[0].metadata.get("started", "unknown date")
         base = Baseline(runs, counter, top_pct, alpha=alpha)
         ref = base.reference
+        if not ref > 0:
+            pytest.fail(f"{key}: baseline {path} ({when}) has no usable interval: its "
+                        f"producers ran under {MIN_PRODUCER_CPU_NS / 1e6:g} ms of CPU time "
+                        "in every one (record it again, on a less loaded machine)",
+                        pytrace=False)
         need = self.required_samples(base, max_drop_pct, counter, alpha, top_pct)
 
         def decide(pool):
             xs = _top(pool, top_pct)
             speed = _median(xs)
             upper = median_ci(xs, 1.0 - 2.0 * alpha)[1]
+            if not xs:
+                # No interval in which the producers ran enough: no speed.
+                return _Verdict.UNCLEAR, math.nan, math.nan, math.nan, math.nan
             change = (speed / ref - 1.0) * 100.0 if ref > 0 else math.inf
             bound = (upper / ref - 1.0) * 100.0 if ref > 0 else math.inf
             p = mann_whitney_u(xs, base.pooled_top, "less")[1]

@@ -16,9 +16,10 @@ ROOT = Path(__file__).resolve().parent.parent
 GATED = """
 import benchbpf
 from benchbpf.pytest_plugin import Gate
-# Short pauses between baseline runs and before confirming runs.
-Gate.baseline_delay_s, Gate.confirm_delays_s = 0.1, (0.1, 0.1, 0.1)
-def test_gate(benchbpf_gate):
+def test_gate(benchbpf_gate, monkeypatch):
+    # Short pauses between baseline runs and before confirming runs.
+    monkeypatch.setattr(Gate, "baseline_delay_s", 0.1)
+    monkeypatch.setattr(Gate, "confirm_delays_s", (0.1, 0.1, 0.1))
     benchbpf_gate.check("count-local", lambda: benchbpf.run(
         "count-local", warmup=0.1, duration=0.3, interval=0.001, work_per_hit={work}),
         max_drop_pct=20)
@@ -270,3 +271,26 @@ def test_a_drop_whose_confidence_bound_is_within_the_limit_is_not_a_regression(t
     with pytest.raises(pytest.fail.Exception, match="cannot decide") as e:
         gate.check("k", run, max_drop_pct=15)
     assert re.search(r"\(-16\.7%, upper 99% bound -10\.0%, limit -15%\)", str(e.value))
+
+
+def test_a_baseline_saved_as_one_result_still_loads(tmp_path):
+    # The layout of earlier versions: the file is one Result, samples
+    # without producer CPU time; compared per second of the interval.
+    from benchbpf.pytest_plugin import Gate
+    _made([30 + i % 3 for i in range(200)]).to_json(tmp_path / "k.json")
+    gate = Gate(str(tmp_path), False, _Request())
+    decision = gate.check("k", _made([30 + i % 3 for i in range(200)]), max_drop_pct=15)
+    assert decision["verdict"] == "pass" and decision["baseline_speeds_mps"] == (32,)
+
+
+def test_a_run_whose_producers_hardly_ran_is_undecided_not_an_error(tmp_path):
+    # Under heavy load a producer may run under 0.2 ms in every interval:
+    # no usable rate, so no speed; the gate says it cannot decide.
+    from benchbpf.pytest_plugin import Gate
+    Gate(str(tmp_path), True, _Request()).check("k", _cpu_made([30] * 200))
+    gate = Gate(str(tmp_path), False, _Request())
+    with pytest.raises(pytest.fail.Exception, match="cannot decide"):
+        gate.check("k", _cpu_made([30] * 200, cpu_share=0.1), max_drop_pct=15)
+    Gate(str(tmp_path), True, _Request()).check("k", _cpu_made([30] * 200, cpu_share=0.1))
+    with pytest.raises(pytest.fail.Exception, match="has no usable interval"):
+        gate.check("k", _cpu_made([30] * 200), max_drop_pct=15)
