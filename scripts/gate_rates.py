@@ -204,6 +204,7 @@ def _summary(out, args, started, load_start, load_end, elapsed):
               if c["verdict"] != "regression"]
     alarms = [c["message"] + (f" [overlapped {c['concurrent']} other benchbpf run(s)]"
                               if c["concurrent"] else "") for c in un if c["failed"]]
+    lines += ["", "Why the gate is built this way: [gate-cpu-phases.md](gate-cpu-phases.md)."]
     if alarms:
         lines += ["", "False alarms:"] + [f"- {m}" for m in alarms]
     if misses:
