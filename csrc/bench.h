@@ -219,7 +219,8 @@ struct bench_ctx {
 	/* The CPU each thread is pinned to, consumers then producers
 	 * (validation fills it when affinity is on; -1: not pinned). */
 	int thread_cpus[2 * BENCH_MAX_THREADS];
-	/* Each producer's CPU-time clock, read by the sampler. */
+	/* The producers' CPU-time clocks, read by the sampler (those
+	 * still running when started). */
 	clockid_t producer_clocks[BENCH_MAX_THREADS];
 	int nr_producer_clocks;
 	bool sampler_started;

