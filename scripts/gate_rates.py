@@ -198,7 +198,8 @@ def _summary(out, args, started, load_start, load_end, elapsed):
         f"(top_pct=100, against the first baseline run, no confirmation run) would have "
         f"failed {sum(c['plain_median_fails'] for c in un)} of the {len(un)} unchanged "
         f"checks and {sum(c['plain_median_fails'] for c in sl)} of the {len(sl)} slowed "
-        f"ones.",
+        f"ones (that baseline run's all-sample median: {out['baseline_median_mps']:.2f} "
+        "M/s).",
     ]
     misses = [c["message"] or f"passed at {c['change_pct']:+.1f}%" for c in sl
               if c["verdict"] != "regression"]
