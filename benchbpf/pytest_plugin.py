@@ -2,34 +2,48 @@
 
     def test_count_local(benchbpf_gate):
         benchbpf_gate.check("count-local",
-                            lambda: benchbpf.run("count-local", duration=1, interval=0.001),
+                            lambda: benchbpf.run("count-local", warmup=0.2, duration=1,
+                                                 interval=0.001),
                             max_drop_pct=15)
 
 `pytest --benchbpf-baseline DIR --benchbpf-save` records baselines as
-DIR/<key>.json; `pytest --benchbpf-baseline DIR` compares against them.
-Without DIR both use ``.benchbpf-baselines`` in pytest's rootdir.
+DIR/<key>.json (the runs, as a ResultSet); `pytest --benchbpf-baseline DIR`
+compares against them.  Without DIR both use ``.benchbpf-baselines`` in
+pytest's rootdir.
 
-A check compares the fastest `top_pct` percent (default 10) of each side's
-per-interval rates, and fails only when their median is more than
-max_drop_pct below the baseline's AND a one-sided Mann-Whitney U test over
-them says the new samples are lower (p < alpha, default 0.01).  On a shared
-machine a producer loses whole intervals to other processes, so the lower
-samples measure the load and the fastest ones the code: sample often
-(interval=0.001 gives 1000 samples a second) so that many intervals run
-undisturbed; top_pct=100 compares plain medians.
+What is compared: a run's speed is the median of the fastest `top_pct`
+percent (default 10) of its per-interval rates, per CPU-second of the
+producer threads (the harness reads each one's CPU-time clock at every
+sample; only intervals in which they ran at least 0.2 ms count).
+Per CPU-second, a producer that shares its CPU with another thread is not
+slower; the fastest intervals leave out the ones in which something else
+slowed it while it ran (another process on the other CPUs, the host).
+What neither removes is a slowdown lasting a whole run: on a virtual
+machine a CPU runs some 17 % slower for seconds at a time, whatever runs
+on it (the host's doing), so runs, not samples, are the unit.  A baseline
+is recorded from several runs (Gate.baseline_runs, default 5, 1 s apart);
+its reference is the highest lower confidence bound of their speeds (the
+code is as fast as its fastest undisturbed run), and the runs' speeds and
+spread are stored and shown.
 
-Given a callable rather than a Result, the gate calls it again when the
-answer is unclear (fewer samples than the baseline's spread needs, or a drop
-that is not significant yet: samples are pooled) and when a run shows a
-regression (a fresh run 2 s later must confirm it, so a burst of load does
-not fail the gate on its own; a run that overlapped another benchbpf run is
-measured again).  A failure names both medians, the change, the p-value, the
-baseline's file and date, and what differs in the machine.
+The rule (Gate's docstring): a run is slower when the upper (1 - alpha)
+confidence bound of its speed is more than max_drop_pct below the
+baseline's reference AND a one-sided Mann-Whitney U test of its fastest
+rates against the baseline's gives p < alpha (default 0.01).  A check
+fails only when a slower run is confirmed by three more independent runs,
+each slower, after pauses of 2, 5 and 10 s (Gate.confirm_delays_s); the
+first run whose speed is within max_drop_pct passes it.  A run that
+overlapped another benchbpf run does not count as slower (it is measured
+again); a run with fewer samples than the baseline's spread needs is
+topped up by the next.  A failure names both speeds, the change and its
+bound, the p-value, the baseline's file and date, and what differs in the
+machine.
 
 A baseline of another benchmark, other parameters or another trigger is
 refused, saying what differs.  Without --benchbpf-baseline nothing is
 compared: each check is listed as NOT CHECKED in the terminal summary.
 """
+import json
 import math
 import os
 import re
@@ -39,11 +53,12 @@ import warnings
 
 import pytest
 
-from .analysis import mann_whitney_u, samples_needed
+from .analysis import mann_whitney_u, median_ci, samples_needed
 from .fingerprint import machine_differences
 from .result import Result
+from .resultset import ResultSet
 
-__all__ = ["Gate", "GateWarning", "DEFAULT_BASELINE_DIR", "TIMING_PARAMS"]
+__all__ = ["Gate", "Baseline", "GateWarning", "DEFAULT_BASELINE_DIR", "TIMING_PARAMS"]
 
 #: Where baselines go when --benchbpf-baseline / --benchbpf-save name no directory.
 DEFAULT_BASELINE_DIR = ".benchbpf-baselines"
@@ -53,6 +68,11 @@ DEFAULT_BASELINE_DIR = ".benchbpf-baselines"
 TIMING_PARAMS = ("warmup", "duration", "interval")
 
 _REPORTS = "benchbpf_reports"
+
+#: Intervals in which the producers ran less CPU time than this are left
+#: out of rates per CPU-second: the counters and the CPU-time clocks are
+#: read a microsecond or so apart, 0.5 % of this.
+MIN_PRODUCER_CPU_NS = 200_000
 
 
 class GateWarning(UserWarning):
@@ -91,13 +111,28 @@ def _median(xs):
     return statistics.median(xs) if xs else math.nan
 
 
-def _rates(result, counter):
-    """Per-sample rates, without catch-up samples: intervals shorter than half
-    the sampling period (a late wake-up followed by back-to-back samples)
-    carry a few hits over a tiny time and would give absurd rates."""
+def _per_cpu(samples):
+    """Whether every sample carries its producers' CPU time."""
+    return bool(samples) and all(s.producer_cpu_ns is not None for s in samples)
+
+
+def _rates(result, counter, per_cpu=None):
+    """Per-sample rates of the kept samples, in M/s.
+
+    per_cpu (default: when the samples carry it): per CPU-second of the
+    producer threads, counting only intervals in which they ran at least
+    MIN_PRODUCER_CPU_NS (over a few microseconds of CPU the rate is noise);
+    else per second of the interval.  Either way without catch-up samples: intervals
+    shorter than half the sampling period (a late wake-up followed by
+    back-to-back samples) carry a few hits over a tiny time."""
     period_ns = float(result.params.get("interval", 0) or 0) * 1e9
-    return [s.rate_mps(counter) for s in result.samples
-            if s.interval_ns >= period_ns / 2]
+    kept = [s for s in result.samples if s.interval_ns >= period_ns / 2]
+    if per_cpu is None:
+        per_cpu = _per_cpu(result.samples)
+    if not per_cpu:
+        return [s.rate_mps(counter) for s in kept]
+    return [s.rate_per_cpu_mps(counter) for s in kept
+            if s.producer_cpu_ns and s.producer_cpu_ns >= MIN_PRODUCER_CPU_NS]
 
 
 def _top(xs, top_pct):
@@ -116,13 +151,97 @@ def _rel_spread(xs):
     return (q[2] - q[0]) / 1.349 / med if med > 0 else math.nan
 
 
+def _load_baseline(path):
+    """The runs of a saved baseline, in the order they ran (a file holding
+    one Result, as earlier versions saved, is a baseline of one run)."""
+    with open(path) as f:
+        d = json.load(f)
+    if d.get("format") == "benchbpf-result":
+        return (Result.from_dict(d),)
+    return tuple(ResultSet.from_dict(d))
+
+
+class Baseline:
+    """The runs a baseline was recorded from and what the gate compares
+    with: each run's speed (the median of its fastest top_pct percent of
+    per-interval rates) with its lower (1 - alpha) confidence bound, and the
+    reference: the highest of those bounds.  The fastest run, because on a
+    shared machine (a virtual one above all) a CPU runs slower for seconds
+    at a time, whatever runs on it, and the code is as fast as its fastest
+    undisturbed run; its lower bound, so that a run that was fast by chance
+    does not raise the bar."""
+
+    def __init__(self, runs, counter="hits", top_pct=10, per_cpu=None, alpha=0.01):
+        if not runs:
+            raise ValueError("a baseline needs at least one run")
+        self.runs = tuple(runs)
+        if per_cpu is None:
+            per_cpu = all(_per_cpu(r.samples) for r in self.runs)
+        self.per_cpu = per_cpu
+        self.tops = [_top(_rates(r, counter, per_cpu), top_pct) for r in self.runs]
+        #: The fastest top_pct percent of every run, together.
+        self.pooled_top = [x for t in self.tops for x in t]
+        self.all_rates = [x for r in self.runs for x in _rates(r, counter, per_cpu)]
+        self.speeds = [_median(t) for t in self.tops]
+        self.lower_bounds = [median_ci(t, 1.0 - 2.0 * alpha)[0] for t in self.tops]
+        # A run without a usable interval (its producers hardly ran) has no speed.
+        known = [b for b in self.lower_bounds if not math.isnan(b)]
+        self.reference = max(known) if known else math.nan
+        #: Range of the runs' speeds, percent of the reference.
+        speeds = [x for x in self.speeds if not math.isnan(x)]
+        self.spread_pct = (max(speeds) - min(speeds)) / self.reference * 100.0 \
+            if self.reference > 0 else math.nan
+
+    @property
+    def first(self):
+        return self.runs[0]
+
+    def describe(self):
+        n = len(self.runs)
+        speeds = [x for x in self.speeds if not math.isnan(x)] or [math.nan]
+        return (f"{self.reference:.3f} M/s (fastest of {n} run{'s' if n > 1 else ''}, lower "
+                f"bound; run speeds {min(speeds):.3f}..{max(speeds):.3f}, spread "
+                f"{self.spread_pct:.1f}%)")
+
+
+def _unit(per_cpu):
+    return "per producer CPU-second" if per_cpu else "per second"
+
+
 class Gate:
-    """Compares Results against saved baselines, one key per gate."""
+    """Compares Results against saved baselines, one key per gate.
+
+    The rule, for a check against a baseline of B runs (see check()):
+
+    - a run's speed is the median of the fastest top_pct percent of its
+      per-interval rates, per CPU-second of the producer threads (per
+      second of the interval for samples recorded without that);
+    - the baseline's reference is the highest lower (1 - alpha) confidence
+      bound of its runs' speeds (see Baseline);
+    - a run is slower when the upper (1 - alpha) confidence bound of its
+      speed is more than max_drop_pct below the reference AND a one-sided
+      Mann-Whitney U test of its fastest rates against the baseline runs'
+      gives p < alpha;
+    - the check fails only when a slower run is confirmed by
+      len(confirm_delays_s) more independent runs, each slower, after
+      pauses of confirm_delays_s; the first run whose speed is no more than
+      max_drop_pct below the reference passes it.  The pauses grow: a CPU
+      slowed by the host stays slow for seconds.
+    """
 
     #: At most this many runs of a callable per check.
-    max_runs = 6
-    #: Pause before the run that confirms a regression, seconds.
-    confirm_delay_s = 2.0
+    max_runs = 8
+    #: Runs a baseline is recorded from, given a callable, and the pause
+    #: between them, seconds.
+    baseline_runs = 5
+    baseline_delay_s = 1.0
+    #: Pauses before the runs that confirm a slower run, seconds.
+    confirm_delays_s = (2.0, 5.0, 10.0)
+
+    @property
+    def regression_runs(self):
+        """Slower runs in a row a regression needs."""
+        return len(self.confirm_delays_s) + 1
 
     def __init__(self, directory, save, request, reports=None):
         self.directory = directory
@@ -159,32 +278,60 @@ class Gate:
     def required_samples(self, base, max_drop_pct, counter="hits", alpha=0.01, top_pct=10):
         """Samples a run needs to tell a max_drop_pct drop from the baseline's
         spread (see analysis.samples_needed), counting every sample of which
-        the fastest top_pct percent are compared."""
-        spread = _rel_spread(_top(_rates(base, counter), top_pct))
+        the fastest top_pct percent are compared.  base: a Result or a Baseline."""
+        if isinstance(base, Result):
+            base = Baseline((base,), counter, top_pct)
+        spread = _median([_rel_spread(t) for t in base.tops])
         if not math.isfinite(spread):
             spread = 0.5    # too few baseline samples to tell: assume a wide one
         n = samples_needed(spread, max_drop_pct / 100.0, alpha=alpha)
         return math.ceil(n * 100.0 / top_pct)
 
+    def _save(self, key, path, get, runner, counter, top_pct, alpha):
+        runs = []
+        for i in range(self.baseline_runs if runner else 1):
+            if i:
+                time.sleep(self.baseline_delay_s)
+            runs.append(get())
+        base = Baseline(runs, counter, top_pct, alpha=alpha)
+        os.makedirs(self.directory, exist_ok=True)
+        ResultSet(runs, metadata={"gate": {
+            "counter": counter, "top_pct": top_pct, "per_cpu": base.per_cpu,
+            "speeds_mps": base.speeds, "lower_bounds_mps": base.lower_bounds,
+            "alpha": alpha, "reference_mps": base.reference,
+            "spread_pct": base.spread_pct}}).to_json(path)
+        self._note(f"{key}: saved baseline {path} ({runs[0].name} {counter} "
+                   f"{_unit(base.per_cpu)}, fastest {top_pct:g}%: {base.describe()})"
+                   + ("" if runner else " [one run: pass a callable to record "
+                      f"{self.baseline_runs}]"))
+
     def check(self, key, result, max_drop_pct=20.0, counter="hits", alpha=0.01,
               top_pct=10, allow_param_changes=()):
         """Fail the test if `result` regressed against baseline `key`.
 
-        result: a benchbpf.Result, or a callable returning one (then the gate
-            runs it again when the answer is unclear or to confirm a
-            regression; prefer it).
-        max_drop_pct: the smallest drop of the median that counts, percent.
-        alpha: level of the one-sided Mann-Whitney U test (new < baseline).
-        top_pct: compare the fastest top_pct percent of each side's
-            per-interval rates (100: all of them).  When other processes
-            share the CPUs, a producer loses whole intervals to them and the
-            lower samples measure the load, not the code; the fastest
-            intervals are the ones it ran through.  Sample often (a short
-            `interval`) so that many intervals run undisturbed.
+        result: a benchbpf.Result, or a callable returning one (prefer it:
+            then --benchbpf-save records the baseline from `baseline_runs`
+            runs, and a check can run again to top up samples, to confirm a
+            regression with independent runs, and to measure again a run
+            that overlapped another benchbpf run).
+        max_drop_pct: the smallest drop that counts, percent of the
+            baseline's reference speed.
+        alpha: level of the confidence bound and of the one-sided
+            Mann-Whitney U test (new < baseline).
+        top_pct: compare the fastest top_pct percent of each run's
+            per-interval rates (100: all of them).  Threads of other
+            processes take whole intervals from the producers, or slow them
+            down while they run (the CPUs' other work, or the host's); the
+            fastest intervals are the ones they ran through undisturbed.
+            Sample often (a short `interval`) so that many do.
         allow_param_changes: parameters that may differ from the baseline's
             (what the comparison is about, e.g. a tuning knob).
-        Returns a dict describing the decision (None when saving or when no
-        baseline directory was given)."""
+
+        The decision is the class docstring's rule.  A run with fewer
+        samples than the baseline's spread needs, or whose speed is below
+        the limit while its confidence bound is not, is topped up by the
+        next run's samples.  Returns a dict describing the decision (None
+        when saving or when no baseline directory was given)."""
         if not (isinstance(result, Result) or callable(result)):
             raise TypeError("result must be a benchbpf.Result or a callable returning one, "
                             f"not {type(result).__name__}")
@@ -212,90 +359,106 @@ class Gate:
                        f"({r.name} median {r.median:.3f} M/s)")
             return None
         if self.save:
-            r = get()
-            os.makedirs(self.directory, exist_ok=True)
-            r.to_json(path)
-            self._note(f"{key}: saved baseline {path} ({r.name} median {r.median:.3f} M/s)")
+            self._save(key, path, get, runner, counter, top_pct, alpha)
             return None
         if not os.path.exists(path):
             pytest.fail(f"no baseline {path}: record one with --benchbpf-save")
-        base = Result.from_json(path)
-        when = base.metadata.get("started", "unknown date")
-        base_all = _rates(base, counter)
-        base_xs = _top(base_all, top_pct)
+        runs = _load_baseline(path)
+        when = runs[0].metadata.get("started", "unknown date")
+        base = Baseline(runs, counter, top_pct, alpha=alpha)
+        ref = base.reference
+        if not ref > 0:
+            pytest.fail(f"{key}: baseline {path} ({when}) has no usable interval: its "
+                        f"producers ran under {MIN_PRODUCER_CPU_NS / 1e6:g} ms of CPU time "
+                        "in every one (record it again, on a less loaded machine)",
+                        pytrace=False)
         need = self.required_samples(base, max_drop_pct, counter, alpha, top_pct)
 
         def decide(pool):
             xs = _top(pool, top_pct)
-            change = (_median(xs) / _median(base_xs) - 1.0) * 100.0 \
-                if _median(base_xs) > 0 else math.inf
-            p = mann_whitney_u(xs, base_xs, "less")[1]
+            speed = _median(xs)
+            upper = median_ci(xs, 1.0 - 2.0 * alpha)[1]
+            if not xs:
+                # No interval in which the producers ran enough: no speed.
+                return _Verdict.UNCLEAR, math.nan, math.nan, math.nan, math.nan
+            change = (speed / ref - 1.0) * 100.0 if ref > 0 else math.inf
+            bound = (upper / ref - 1.0) * 100.0 if ref > 0 else math.inf
+            p = mann_whitney_u(xs, base.pooled_top, "less")[1]
             if change >= -max_drop_pct:
                 verdict = _Verdict.PASS
-            elif p < alpha:
+            elif bound < -max_drop_pct and p < alpha:
                 verdict = _Verdict.REGRESSION
             else:
                 verdict = _Verdict.UNCLEAR
-            return verdict, change, p
+            return verdict, speed, change, bound, p
 
-        pool, runs, regressions, history = [], 0, 0, []
+        pool, runs_done, regressions, history = [], 0, 0, []
         first = None
         while True:
             r = get()
-            runs += 1
+            runs_done += 1
             if first is None:
                 first = r
-                why = self.mismatch(base, r, allow_param_changes)
+                why = self.mismatch(base.first, r, allow_param_changes)
                 if why:
                     pytest.fail(f"{key}: baseline {path} ({when}) does not match this run; "
                                 "refusing to compare:\n  " + "\n  ".join(why),
                                 pytrace=False)
             before = list(pool)
-            pool.extend(_rates(r, counter))
-            verdict, change, p = decide(pool)
+            pool.extend(_rates(r, counter, base.per_cpu))
+            verdict, speed, change, bound, p = decide(pool)
             if len(pool) < need:
                 verdict = _Verdict.UNCLEAR
             overlapped = r.metadata.get("concurrent_runs") or 0
             note = ""
             if verdict == _Verdict.REGRESSION and overlapped and runner is not None \
-                    and runs < self.max_runs:
+                    and runs_done < self.max_runs:
                 # Another benchbpf run shared the CPUs: its drop may be
                 # that run's doing.  Measure again instead of counting it.
                 verdict, note = _Verdict.UNCLEAR, f" (overlapped {overlapped} other " \
                     "benchbpf run(s): not counted, measuring again)"
                 pool = before
-            history.append(f"run {runs}: {len(pool)} samples, median {_median(pool):.3f} "
-                           f"M/s, top {top_pct:g}% median {_median(_top(pool, top_pct)):.3f} "
-                           f"M/s, {change:+.1f}%, p={p:.2g} -> {verdict}{note}")
+            history.append(f"run {runs_done}: {len(pool)} samples, median {_median(pool):.3f} "
+                           f"M/s, top {top_pct:g}% median {speed:.3f} M/s, {change:+.1f}% "
+                           f"(bound {bound:+.1f}%), p={p:.2g} -> {verdict}{note}")
             if verdict == _Verdict.REGRESSION:
                 regressions += 1
-                if runner is None or regressions >= 2:
+                if runner is None or regressions >= self.regression_runs:
                     break
-                # Confirm with a fresh, independent run, a little later: a
-                # burst of load from other processes rarely lasts through both.
+                # Confirm with a fresh, independent run, later each time:
+                # a slowed CPU or a burst of load rarely lasts through all.
                 pool = []
-                time.sleep(self.confirm_delay_s)
+                time.sleep(self.confirm_delays_s[regressions - 1])
             elif verdict == _Verdict.PASS:
                 break
-            if runner is None or runs >= self.max_runs:
+            if runner is None or runs_done >= self.max_runs:
                 break
+        if verdict == _Verdict.REGRESSION and runner is not None \
+                and regressions < self.regression_runs:
+            verdict = _Verdict.UNCLEAR
+            history.append(f"{regressions} of the {self.regression_runs} slower runs in a row "
+                           f"a regression needs, in {self.max_runs} runs")
 
-        diffs = machine_differences(base.metadata.get("fingerprint"),
+        diffs = machine_differences(base.first.metadata.get("fingerprint"),
                                     first.metadata.get("fingerprint"))
         which = "median" if top_pct == 100 else f"median of the fastest {top_pct:g}%"
-        detail = (f"{first.name} {counter} {which} {_median(_top(pool, top_pct)):.3f} M/s "
-                  f"vs baseline {_median(base_xs):.3f} M/s ({change:+.1f}%, limit "
+        detail = (f"{first.name} {counter} {_unit(base.per_cpu)}, {which}: "
+                  f"{_median(_top(pool, top_pct)):.3f} M/s vs baseline {base.describe()} "
+                  f"({change:+.1f}%, upper {100 * (1 - alpha):g}% bound {bound:+.1f}%, limit "
                   f"-{max_drop_pct:g}%), one-sided Mann-Whitney U p={p:.2g} (alpha "
                   f"{alpha:g}); all-sample medians {_median(pool):.3f} vs "
-                  f"{_median(base_all):.3f} M/s, {len(pool)} vs {len(base_all)} samples; "
-                  f"baseline {path} recorded {when}")
+                  f"{_median(base.all_rates):.3f} M/s, {len(pool)} vs {len(base.all_rates)} "
+                  f"samples; baseline {path} recorded {when}")
         fp_note = ""
         if diffs:
             fp_note = "\nthe machine differs from the baseline's:\n  " + "\n  ".join(diffs)
             warnings.warn(f"{key}: baseline {path} was taken on a different machine: "
                           + "; ".join(diffs), GateWarning, stacklevel=2)
-        decision = {"key": key, "verdict": verdict, "change_pct": change, "p_value": p,
-                    "samples": len(pool), "needed_samples": need, "runs": runs,
+        decision = {"key": key, "verdict": verdict, "change_pct": change,
+                    "bound_pct": bound, "p_value": p, "speed_mps": speed,
+                    "baseline_mps": ref, "baseline_speeds_mps": tuple(base.speeds),
+                    "samples": len(pool), "needed_samples": need, "runs": runs_done,
+                    "slower_runs": regressions,
                     "history": tuple(history), "fingerprint_differences": tuple(diffs)}
         if verdict == _Verdict.REGRESSION:
             self._note(f"{key}: REGRESSION {detail}")

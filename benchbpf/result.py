@@ -15,6 +15,10 @@ FORMAT_VERSION = 1
 
 _COUNTERS = ("hits", "drops", "false_hits", "important_hits")
 
+#: The extra counter the harness adds to every sample: CPU time of the
+#: producer threads over the interval, ns.
+PRODUCER_CPU = "producer_cpu_ns"
+
 
 def _frozen(mapping):
     return MappingProxyType({k: _frozen_value(v) for k, v in dict(mapping).items()})
@@ -98,8 +102,10 @@ class Sample(_Picklable):
     @classmethod
     def from_raw(cls, raw, extra_names=()):
         interval_ns, hits, drops, false_hits, important_hits, extra, late = raw[:7]
-        return cls(interval_ns, hits, drops, false_hits, important_hits,
-                   {n: extra[i] for i, n in enumerate(extra_names)}, bool(late))
+        named = {n: extra[i] for i, n in enumerate(extra_names)}
+        if len(raw) > 7:
+            named[PRODUCER_CPU] = raw[7]
+        return cls(interval_ns, hits, drops, false_hits, important_hits, named, bool(late))
 
     @property
     def interval_s(self):
@@ -120,6 +126,20 @@ class Sample(_Picklable):
     def rate_mps(self, counter="hits"):
         """The counter in millions per second of this interval's real length."""
         return self.count(counter) * 1e3 / self.interval_ns if self.interval_ns else 0.0
+
+    @property
+    def producer_cpu_ns(self):
+        """CPU time the producer threads ran in this interval, summed (None
+        in samples recorded without it)."""
+        return self.extra.get(PRODUCER_CPU)
+
+    def rate_per_cpu_mps(self, counter="hits"):
+        """The counter in millions per CPU-second of the producer threads:
+        unlike rate_mps, the same whether or not other threads shared their
+        CPUs.  None without producer CPU time or when the producers did not
+        run at all."""
+        cpu = self.producer_cpu_ns
+        return self.count(counter) * 1e3 / cpu if cpu else None
 
     @property
     def hits_mps(self):

@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <pthread.h>
+#include <time.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -51,6 +52,10 @@ struct bench_sample {
 	uint64_t false_hits;
 	uint64_t important_hits;
 	uint64_t extra[BENCH_MAX_EXTRA];	/* family counters, see bench.extra */
+	/* CPU time the producer threads ran in this interval, summed
+	 * (CLOCK_THREAD_CPUTIME of each; harness fills it): hits over it
+	 * are per CPU-second of producer, whatever else shared the CPUs. */
+	uint64_t producer_cpu_ns;
 	/* The sampler woke half an interval or more after this sample's
 	 * deadline; the sample covers the longer time, and the deadlines
 	 * after it start again from it (harness fills it). */
@@ -214,6 +219,10 @@ struct bench_ctx {
 	/* The CPU each thread is pinned to, consumers then producers
 	 * (validation fills it when affinity is on; -1: not pinned). */
 	int thread_cpus[2 * BENCH_MAX_THREADS];
+	/* The producers' CPU-time clocks, read by the sampler (those
+	 * still running when started). */
+	clockid_t producer_clocks[BENCH_MAX_THREADS];
+	int nr_producer_clocks;
 	bool sampler_started;
 	pthread_t sampler;
 	bool setup_called;

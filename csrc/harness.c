@@ -396,6 +396,22 @@ static void timespec_at(struct timespec *ts, uint64_t ns)
 	ts->tv_nsec = ns % 1000000000ull;
 }
 
+/* Adds up the CPU time each producer thread has run, into cpu_ns[] (one
+ * reading per producer, kept as it was when a thread's clock can no longer
+ * be read: that thread has returned).  Returns the sum. */
+static uint64_t producers_cpu_ns(struct bench_ctx *ctx, uint64_t *cpu_ns)
+{
+	struct timespec ts;
+	uint64_t sum = 0;
+
+	for (int i = 0; i < ctx->nr_producer_clocks; i++) {
+		if (clock_gettime(ctx->producer_clocks[i], &ts) == 0)
+			cpu_ns[i] = (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+		sum += cpu_ns[i];
+	}
+	return sum;
+}
+
 /* Takes one sample per interval at absolute deadlines, so that ordinary
  * wake-up delays do not add up.  A wake-up half an interval or more late
  * makes one longer sample, marked late, and the deadlines start again from
@@ -406,6 +422,8 @@ static void *sampler_main(void *p)
 	struct bench_ctx *ctx = p;
 	uint64_t interval = ctx->env.interval_ns;
 	uint64_t prev = bench_now_ns(), deadline = prev, now;
+	uint64_t cpu_ns[BENCH_MAX_THREADS] = { 0 };
+	uint64_t prev_cpu = producers_cpu_ns(ctx, cpu_ns), cpu;
 	struct bench_sample s;
 	struct timespec ts;
 	int k;
@@ -424,6 +442,10 @@ static void *sampler_main(void *p)
 		memset(&s, 0, sizeof(s));
 		now = bench_now_ns();
 		ctx->bench->measure(ctx, &s);
+		/* Right after the counters, so that both cover the same time. */
+		cpu = producers_cpu_ns(ctx, cpu_ns);
+		s.producer_cpu_ns = cpu > prev_cpu ? cpu - prev_cpu : 0;
+		prev_cpu = cpu;
 		if (ctx->env.prog_stats)
 			prog_stats_boundary(ctx, k, now);
 		s.interval_ns = now - prev;
@@ -584,6 +606,12 @@ int bench_start(struct bench_ctx *ctx)
 			return err;
 		}
 		ctx->nr_threads++;
+		/* A producer that has already returned has no clock left
+		 * (ESRCH): it runs no more, so it adds nothing to count. */
+		if (arg->producer &&
+		    pthread_getcpuclockid(ctx->threads[i],
+					  &ctx->producer_clocks[ctx->nr_producer_clocks]) == 0)
+			ctx->nr_producer_clocks++;
 	}
 
 	err = spawn(ctx, &ctx->sampler, sampler_main, ctx, -1);

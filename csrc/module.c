@@ -281,7 +281,7 @@ static int read_params(struct bench_ctx *ctx, PyObject *params)
 
 static PyObject *sample_tuple(const struct bench_sample *s)
 {
-	return Py_BuildValue("(KKKKK(KKKK)O)",
+	return Py_BuildValue("(KKKKK(KKKK)OK)",
 			     (unsigned long long)s->interval_ns,
 			     (unsigned long long)s->hits,
 			     (unsigned long long)s->drops,
@@ -291,7 +291,8 @@ static PyObject *sample_tuple(const struct bench_sample *s)
 			     (unsigned long long)s->extra[1],
 			     (unsigned long long)s->extra[2],
 			     (unsigned long long)s->extra[3],
-			     s->late ? Py_True : Py_False);
+			     s->late ? Py_True : Py_False,
+			     (unsigned long long)s->producer_cpu_ns);
 }
 
 static PyObject *log_string(struct bench_ctx *ctx)

@@ -45,6 +45,28 @@ def test_rates_are_normalised_by_real_interval():
     assert s.hits_mps == pytest.approx(s.hits / (s.interval_ns / 1e9) / 1e6)
 
 
+def test_samples_carry_the_producers_cpu_time(tmp_path):
+    # Three busy producers on this machine's CPUs: each interval's CPU time
+    # is theirs summed, at most every CPU for the whole interval, and hits
+    # per CPU-second are hits over that time.
+    r = benchbpf.run("count-local", producers=3, **SHORT)
+    ncpu = os.cpu_count()
+    for s in r.samples:
+        assert 0 < s.producer_cpu_ns <= min(3, ncpu) * s.interval_ns * 1.05 + 1e5, s
+        assert s.rate_per_cpu_mps() == pytest.approx(s.hits * 1e3 / s.producer_cpu_ns)
+    total_cpu = sum(s.producer_cpu_ns for s in r.samples)
+    total_wall = sum(s.interval_ns for s in r.samples)
+    # Not the wall time counted once per producer: 3 threads cannot run more
+    # than the CPUs allow; and they did run.
+    assert 0.2 * total_wall < total_cpu <= min(3, ncpu) * total_wall * 1.05
+    # Kept through JSON, as an extra counter.
+    back = benchbpf.Result.from_json(r.to_json(tmp_path / "r.json"))
+    assert back.samples[0].extra["producer_cpu_ns"] == r.samples[0].producer_cpu_ns
+    # Samples recorded without it say so rather than making a rate up.
+    old = benchbpf.Sample(interval_ns=1000, hits=5)
+    assert old.producer_cpu_ns is None and old.rate_per_cpu_mps() is None
+
+
 def test_statistics_vocabulary():
     r = benchbpf.run("count-local", warmup=0, duration=1, interval=0.2)
     xs = [s.hits_mps for s in r.samples]

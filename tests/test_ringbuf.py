@@ -76,7 +76,7 @@ def test_each_benchmark_moves_records(name):
     assert len(r.samples) == SHORT_SAMPLES
     assert total(r, "hits") > 0
     for s in r.samples:
-        assert set(s.extra) == {"wakeups", "polls", "runs", "calls"}
+        assert set(s.extra) == {"wakeups", "polls", "runs", "calls", "producer_cpu_ns"}
     assert_records_add_up(r)
     assert r.metadata["trigger"] in TRIGGERS
     assert r.params["record_size"] == 8 and r.params["rb_batch_cnt"] == 500
