@@ -7,7 +7,6 @@
 """
 __version__ = "0.1.0"
 
-import os as _os
 
 from ._core import BenchmarkError, UnsupportedError
 from ._runner import COMMON_OPTIONS, check, describe, list_benchmarks, run
@@ -41,8 +40,8 @@ def quick():
 
     The test suite runs every notebook with BENCHBPF_QUICK=1.  Read at each
     call, so setting the variable later in a process takes effect."""
-    value = _os.environ.get("BENCHBPF_QUICK", "").strip().lower()
-    return value not in ("", "0", "false", "no", "off")
+    from ._progress import env_switch
+    return env_switch("BENCHBPF_QUICK") not in (None, False)
 
 
 __all__ = [

@@ -20,17 +20,29 @@ def _in_jupyter():
     return shell is not None and hasattr(shell, "kernel")
 
 
+def env_switch(name):
+    """An on/off environment variable: False for "0", "false", "no", "off",
+    True for "1", "true", "yes", "on" (any case), None when unset or empty,
+    else the value itself (lowered)."""
+    value = os.environ.get(name, "").strip().lower()
+    if not value:
+        return None
+    if value in ("0", "false", "no", "off"):
+        return False
+    if value in ("1", "true", "yes", "on"):
+        return True
+    return value
+
+
 def wanted(progress):
     """progress=True/False forces; None: as the environment variable
     BENCHBPF_PROGRESS says ("0" off, "1" on) where set, else on when stderr
     is a terminal or the code runs in a Jupyter kernel.  (Notebooks executed
     to be saved run with BENCHBPF_PROGRESS=0: no bar in their outputs.)"""
     if progress is None:
-        env = os.environ.get("BENCHBPF_PROGRESS", "").strip().lower()
-        if env in ("0", "false", "no", "off"):
-            return False
-        if env in ("1", "true", "yes", "on"):
-            return True
+        env = env_switch("BENCHBPF_PROGRESS")
+        if isinstance(env, bool):
+            return env
         isatty = getattr(sys.stderr, "isatty", None)
         return bool(isatty and isatty()) or _in_jupyter()
     if not isinstance(progress, bool):
