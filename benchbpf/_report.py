@@ -52,6 +52,19 @@ def false_hits_totals(samples):
     return false_hits, false_hits + sum(s.hits + s.drops for s in samples)
 
 
+def summary_latency_ns(r):
+    """The latency the kernel bench's summary line states for Result r, ns/op,
+    or None where it states none: per producer for "ops" reports
+    (ops_report_final), 1000 / mean hits whatever the producers for local
+    storage (local_storage_report_final)."""
+    if r.report == "ops":
+        return r.latency_ns
+    if r.report == "local_storage":
+        mean = r.stat("hits")[0]
+        return 1e3 / mean if mean > 0 else float("inf")
+    return None
+
+
 def summary_line(r):
     """The kernel bench's 'Summary:' line for result r."""
     report = r.report
@@ -69,20 +82,17 @@ def summary_line(r):
         return (f"Summary: {false_hits} false hits of {total} total operations. "
                 f"Percentage =  {_pct(false_hits, total):2.2f} %")
     if report == "local_storage":
-        # As local_storage_report_final: latency is 1000 / mean hits, whatever
-        # the number of producers.
         mean, sd = r.stat("hits")
         imp, imp_sd = r.stat("important_hits")
-        lat = 1e3 / mean if mean > 0 else float("inf")
+        lat = summary_latency_ns(r)
         return (f"Summary: hits throughput {mean:8.3f} {PLUS_MINUS} {sd:5.3f} M ops/s, "
                 f"hits latency {lat:8.3f} ns/op, "
                 f"important_hits throughput {imp:8.3f} {PLUS_MINUS} {imp_sd:5.3f} M ops/s")
     if report == "creates":
         return creates_summary(r)
     if report == "ops":
-        # As ops_report_final: latency is per producer, 1000 / (mean / producers).
         mean, sd = r.stat("hits")
-        lat = r.latency_ns
+        lat = summary_latency_ns(r)
         return (f"Summary: throughput {mean:8.3f} {PLUS_MINUS} {sd:5.3f} M ops/s "
                 f"({mean / r.producers:7.3f}M ops/prod), latency {lat:8.3f} ns/op")
     hits, hits_sd = r.stat("hits")

@@ -22,6 +22,7 @@ import statistics
 import time
 
 from . import _runner
+from ._report import summary_latency_ns
 from ._core import BenchmarkError, UnsupportedError
 from .analysis import compare, median_ci
 from .fingerprint import differences, fingerprint
@@ -240,12 +241,7 @@ def row_stats(r):
     med = statistics.median(xs) if xs else math.nan
     ci = median_ci(xs)
     mean, sd = r.stat(counter_for(r))
-    lat = None
-    if r.report == "ops":
-        lat = r.latency_ns
-    elif r.report == "local_storage":
-        lat = 1e3 / mean if mean > 0 else math.inf   # as the kernel bench's summary
-    return med, ci, mean, sd, lat
+    return med, ci, mean, sd, summary_latency_ns(r)
 
 
 def _prog_cell(r):
