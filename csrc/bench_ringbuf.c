@@ -762,8 +762,7 @@ static int rb_libbpf_consume(struct bench_ctx *ctx)
 }
 
 /*
- * Read every committed record, publishing the consumer position once per
- * pass rather than per record.  Each record bumps the shared hit counter on
+ * Each record bumps the shared hit counter on
  * its own (an atomic add per record), as the kernel bench's readers and
  * libbpf's callbacks do: adding once per pass measured 1.1-1.3x the kernel
  * bench's sampled rates, a reader cheaper than the one it measures.
@@ -774,39 +773,14 @@ static inline void count_record(struct rb_state *st)
 }
 
 /*
- * The kernel bench's reader: a record still being written ends the pass
- * without publishing the position, and every record seen counts (its
- * producer never discards).
+ * Read every committed record, publishing the consumer position once per
+ * pass.  A record still being written ends the read: the kernel bench's
+ * reader (the default) returns without publishing that pass, so the next
+ * wake-up reads and counts it again, and counts discarded records too;
+ * with count_once the pass is published first and each record that was
+ * not discarded counts once.
  */
-static void rb_custom_drain_as_kernel(struct rb_state *st)
-{
-	uint64_t *cons_pos = st->cons_page;
-	const uint64_t *prod_pos = st->prod_area;
-	const char *data = (const char *)st->prod_area + st->page_sz;
-	uint64_t mask = st->ring_sz - 1;
-	uint64_t cons, prod;
-	uint32_t len;
-	bool got_new_data;
-
-	cons = __atomic_load_n(cons_pos, __ATOMIC_ACQUIRE);
-	do {
-		got_new_data = false;
-		prod = __atomic_load_n(prod_pos, __ATOMIC_ACQUIRE);
-		while (cons < prod) {
-			len = __atomic_load_n((const uint32_t *)(data + (cons & mask)),
-					      __ATOMIC_ACQUIRE);
-			if (len & RB_BUSY_BIT)
-				return;
-			got_new_data = true;
-			cons += rb_record_total(len & ~RB_DISCARD_BIT);
-			count_record(st);
-		}
-		if (got_new_data)
-			__atomic_store_n(cons_pos, cons, __ATOMIC_RELEASE);
-	} while (got_new_data);
-}
-
-static void rb_custom_drain_once(struct rb_state *st)
+static void rb_custom_drain(struct rb_state *st)
 {
 	uint64_t *cons_pos = st->cons_page;
 	const uint64_t *prod_pos = st->prod_area;
@@ -815,18 +789,21 @@ static void rb_custom_drain_once(struct rb_state *st)
 	uint64_t cons, prod, start;
 	uint32_t len;
 
-	cons = __atomic_load_n(cons_pos, __ATOMIC_RELAXED);	/* ours alone */
+	cons = __atomic_load_n(cons_pos, __ATOMIC_ACQUIRE);
 	for (;;) {
 		start = cons;
 		prod = __atomic_load_n(prod_pos, __ATOMIC_ACQUIRE);
 		while (cons < prod) {
 			len = __atomic_load_n((const uint32_t *)(data + (cons & mask)),
 					      __ATOMIC_ACQUIRE);
-			if (len & RB_BUSY_BIT)
-				break;	/* not committed yet: come back on the next wake-up */
-			if (!(len & RB_DISCARD_BIT))
+			if (len & RB_BUSY_BIT) {
+				if (!st->count_once)
+					return;
+				break;	/* come back on the next wake-up */
+			}
+			if (!st->count_once || !(len & RB_DISCARD_BIT))
 				count_record(st);
-			cons += rb_record_total(len & ~(RB_BUSY_BIT | RB_DISCARD_BIT));
+			cons += rb_record_total(len & ~RB_DISCARD_BIT);
 		}
 		if (cons == start)
 			break;
@@ -834,14 +811,6 @@ static void rb_custom_drain_once(struct rb_state *st)
 		if (cons < prod)
 			break;	/* stopped at a busy record */
 	}
-}
-
-static void rb_custom_drain(struct rb_state *st)
-{
-	if (st->count_once)
-		rb_custom_drain_once(st);
-	else
-		rb_custom_drain_as_kernel(st);
 }
 
 static int rb_custom_consume(struct bench_ctx *ctx)
