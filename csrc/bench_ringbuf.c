@@ -41,6 +41,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -102,6 +103,10 @@ struct rb_state {
 
 	/* rb-custom */
 	int epfd;
+	/* rb-/pb-custom: in epfd with a NULL data.ptr; written to wake the
+	 * reader at the end, so it can wait without a timeout, as the kernel
+	 * bench's reader does */
+	int wake_fd;
 	void *cons_page;		/* consumer position, writable */
 	bool count_once;		/* rb_count_once */
 	void *prod_area;		/* producer position page + data twice */
@@ -475,10 +480,34 @@ static void perf_attr(struct bench_ctx *ctx, struct perf_event_attr *attr)
 	attr->wakeup_events = every;
 }
 
+/* The custom readers' wake-up: an eventfd in their epoll set. */
+static int add_wake_fd(struct bench_ctx *ctx, struct rb_state *st)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = NULL };
+
+	st->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (st->wake_fd < 0)
+		return bench_fail(ctx, BENCH_ERR_OS, errno, "%s: eventfd: %s",
+				  ctx->bench->name, strerror(errno));
+	if (epoll_ctl(st->epfd, EPOLL_CTL_ADD, st->wake_fd, &ev) < 0)
+		return bench_fail(ctx, BENCH_ERR_OS, errno, "%s: epoll_ctl: %s",
+				  ctx->bench->name, strerror(errno));
+	return 0;
+}
+
+static void wake_reader(struct rb_state *st)
+{
+	uint64_t one = 1;
+
+	/* Fails only when the count would overflow: the reader is awake. */
+	if (st->wake_fd >= 0)
+		(void)!write(st->wake_fd, &one, sizeof(one));
+}
+
 static int rb_custom_setup(struct bench_ctx *ctx, struct rb_state *st)
 {
 	int map_fd = bpf_map__fd(st->rskel->maps.ringbuf);
-	struct epoll_event ev = { .events = EPOLLIN };
+	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = st };
 	void *p;
 
 	st->ring_sz = rb_ring_size(ctx);
@@ -504,7 +533,7 @@ static int rb_custom_setup(struct bench_ctx *ctx, struct rb_state *st)
 	if (epoll_ctl(st->epfd, EPOLL_CTL_ADD, map_fd, &ev) < 0)
 		return bench_fail(ctx, BENCH_ERR_OS, errno, "%s: epoll_ctl: %s",
 				  ctx->bench->name, strerror(errno));
-	return 0;
+	return add_wake_fd(ctx, st);
 }
 
 static int pb_custom_setup(struct bench_ctx *ctx, struct rb_state *st)
@@ -521,7 +550,7 @@ static int pb_custom_setup(struct bench_ctx *ctx, struct rb_state *st)
 		return bench_fail(ctx, BENCH_ERR_OS, errno, "%s: epoll_create1: %s",
 				  ctx->bench->name, strerror(errno));
 	st->cpus = calloc(max, sizeof(*st->cpus));
-	st->events = calloc(max, sizeof(*st->events));
+	st->events = calloc(max + 1, sizeof(*st->events));	/* + wake_fd */
 	if (!st->cpus || !st->events)
 		return -ENOMEM;
 	for (cpu = 0; cpu < max; cpu++) {
@@ -561,7 +590,7 @@ static int pb_custom_setup(struct bench_ctx *ctx, struct rb_state *st)
 	if (!opened)
 		return bench_fail(ctx, BENCH_ERR_OS, ENODEV,
 				  "%s: no online CPU to open a perf buffer on", ctx->bench->name);
-	return 0;
+	return add_wake_fd(ctx, st);
 }
 
 static int bufs_setup(struct bench_ctx *ctx)
@@ -578,6 +607,7 @@ static int bufs_setup(struct bench_ctx *ctx)
 	atomic_init(&st->quiesce, false);
 	atomic_init(&st->parked, 0);
 	st->epfd = -1;
+	st->wake_fd = -1;
 	st->status_fd = -1;
 	ctx->priv = st;
 	st->perf = is_perf(ctx);
@@ -667,6 +697,8 @@ static void bufs_teardown(struct bench_ctx *ctx)
 	free(st->calls);
 	if (st->epfd >= 0)
 		close(st->epfd);
+	if (st->wake_fd >= 0)
+		close(st->wake_fd);
 	bench_producer_destroy(&st->producer);
 	free(st);
 	ctx->priv = NULL;
@@ -822,10 +854,10 @@ static int rb_custom_consume(struct bench_ctx *ctx)
 	while (bufs_running(ctx, st)) {
 		if (st->b2b)
 			bufs_trigger_batch(&st->calls[ctx->env.producer_cnt]);
-		cnt = epoll_wait(st->epfd, &ev, 1, POLL_MS);
+		cnt = epoll_wait(st->epfd, &ev, 1, -1);
 		if (cnt < 0 && errno != EINTR)
 			return poll_failed(ctx, errno, "epoll_wait on the ring buffer");
-		if (cnt <= 0)
+		if (cnt <= 0 || !ev.data.ptr)	/* woken to stop */
 			continue;
 		count_poll(st);
 		rb_custom_drain(st);
@@ -874,19 +906,24 @@ static void pb_custom_drain(struct rb_state *st, struct pb_cpu *c)
 static int pb_custom_consume(struct bench_ctx *ctx)
 {
 	struct rb_state *st = ctx->priv;
+	bool read_any;
 	int cnt, i;
 
 	while (bufs_running(ctx, st)) {
 		if (st->b2b)
 			bufs_trigger_batch(&st->calls[ctx->env.producer_cnt]);
-		cnt = epoll_wait(st->epfd, st->events, st->nr_cpus, POLL_MS);
+		cnt = epoll_wait(st->epfd, st->events, st->nr_cpus + 1, -1);
 		if (cnt < 0 && errno != EINTR)
 			return poll_failed(ctx, errno, "epoll_wait on the perf buffers");
-		if (cnt <= 0)
-			continue;
-		count_poll(st);
-		for (i = 0; i < cnt; i++)
+		read_any = false;
+		for (i = 0; i < cnt; i++) {
+			if (!st->events[i].data.ptr)
+				continue;	/* woken to stop */
 			pb_custom_drain(st, st->events[i].data.ptr);
+			read_any = true;
+		}
+		if (read_any)
+			count_poll(st);
 	}
 	return 0;
 }
@@ -907,7 +944,7 @@ static int bufs_consumer(struct bench_ctx *ctx, int idx)
 }
 
 /* How long the last sample waits for the threads to leave their loops:
- * a consumer may be in a poll of POLL_MS. */
+ * a libbpf reader may be in a poll of POLL_MS. */
 #define QUIESCE_NS (2000ull * 1000000ull)
 
 /*
@@ -923,6 +960,7 @@ static void bufs_quiesce(struct bench_ctx *ctx, struct rb_state *st)
 	uint64_t deadline = bench_now_ns() + QUIESCE_NS;
 
 	atomic_store(&st->quiesce, true);
+	wake_reader(st);
 	while (atomic_load(&st->parked) < threads) {
 		if (bench_stopping(ctx) || bench_now_ns() > deadline)
 			return;		/* a thread is stuck: never read beside it */
@@ -938,6 +976,14 @@ static void bufs_quiesce(struct bench_ctx *ctx, struct rb_state *st)
 	for (cpu = 0; st->cpus && cpu < st->nr_cpus; cpu++)
 		if (st->cpus[cpu].base != MAP_FAILED)
 			pb_custom_drain(st, &st->cpus[cpu]);
+}
+
+/* The libbpf readers poll with a timeout and see the stop flag by
+ * themselves; the custom ones wait until woken. */
+static void bufs_stop(struct bench_ctx *ctx)
+{
+	if (ctx->priv)
+		wake_reader(ctx->priv);
 }
 
 static bool last_sample(struct bench_ctx *ctx)
@@ -1013,6 +1059,7 @@ static void bufs_measure(struct bench_ctx *ctx, struct bench_sample *s)
 		.setup = bufs_setup,					\
 		.producer = bufs_producer,				\
 		.consumer = bufs_consumer,				\
+		.stop = bufs_stop,					\
 		.measure = bufs_measure,				\
 		.teardown = bufs_teardown,				\
 	}
