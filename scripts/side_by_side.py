@@ -17,7 +17,10 @@ once on every side, in an order that rotates from one alternation to the next
            command's own parser makes of FLAGS (scripts/reference_table.resolve)
 
 A run's figure is the mean of its kept per-interval samples (what both summary
-lines print).  The table gives per side the median of those figures over the
+lines print), or with --figure median the median of them: on a host whose
+CPUs slow down by a third for a second at a time, now and then, a slowed
+interval moves a run's mean but seldom its median, and both sides are read
+the same way.  The table gives per side the median of those figures over the
 alternations, benchbpf / kernel and API / CLI ratios of medians, and the spread:
 the median over runs of each run's stdev / mean of its kept samples.  The kernel
 bench keeps D+1 samples for -dD, benchbpf D; the spread is per sample, so the
@@ -158,7 +161,9 @@ class Config:
         row = reference_table.RefRow("side-by-side", f"{self.common} {flags}", "", "")
         self.api_kw, why = reference_table.resolve(row, family_flags, known)
         self.error = None if self.api_kw else why
+        self.figure = opts.figure
         self.means = {s: [] for s in SIDES}
+        self.interval_medians = {s: [] for s in SIDES}
         self.spreads = {s: [] for s in SIDES}
 
     def run(self, side, env):
@@ -184,10 +189,12 @@ class Config:
                 self.error = f"{side}: {str(e).strip().splitlines()[-1][:200]}"
                 return
             self.means[side].append(mean)
+            # Runs that print no per-interval lines (full update) have only a mean.
+            self.interval_medians[side].append(statistics.median(rates) if rates else mean)
             self.spreads[side].append(spread(rates))
 
     def median(self, side):
-        xs = self.means[side]
+        xs = self.interval_medians[side] if self.figure == "median" else self.means[side]
         return statistics.median(xs) if xs else None
 
     def spread_median(self, side):
@@ -258,8 +265,8 @@ def summary_lines(configs, lo, hi):
 
 def save_raw(path, configs):
     """Every run's figure so far, so that an interrupted comparison keeps them."""
-    data = [{"flags": c.flags, "means": c.means, "spreads": c.spreads, "error": c.error}
-            for c in configs]
+    data = [{"flags": c.flags, "means": c.means, "interval_medians": c.interval_medians,
+             "spreads": c.spreads, "error": c.error} for c in configs]
     with open(path, "w", encoding="utf-8") as f:
         json.dump(data, f, indent=1)
 
@@ -279,6 +286,9 @@ def main(argv=None):
     ap.add_argument("-d", "--duration", type=int, default=3)
     ap.add_argument("--sides", default=",".join(SIDES),
                     help="comma-separated subset of kernel,cli,api")
+    ap.add_argument("--figure", choices=("mean", "median"), default="mean",
+                    help="a run's figure: the mean of its kept intervals (default, "
+                         "as the summary lines) or their median")
     ap.add_argument("--band", type=float, default=0.05,
                     help="ratios outside 1 +- BAND are marked (default 0.05)")
     ap.add_argument("--out", metavar="FILE", help="also write the markdown here")
@@ -328,7 +338,7 @@ def main(argv=None):
         f"`python3 -m benchbpf -w{opts.warmup} -d{opts.duration} FLAGS`; API: "
         "`benchbpf.run()` with the CLI parser's arguments",
         f"- {opts.alternations} alternations, side order rotating; figures: median over "
-        "runs of each run's mean, M/s (bpf-loop: M ops/s); spread: median over runs of "
+        f"runs of each run's {opts.figure} of kept intervals, M/s (bpf-loop: M ops/s); spread: median over runs of "
         "stdev/mean of a run's kept samples",
         "",
     ]

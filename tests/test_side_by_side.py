@@ -17,6 +17,7 @@ echo "Setting up benchmark '$3'..."
 echo "Iter   0 ( 12.000us): hits  500.000M/s (500.000M/prod), drops    0.000M/s, total operations  500.000M/s"
 echo "Iter   1 ( -3.000us): hits  110.000M/s (110.000M/prod), drops    0.000M/s, total operations  110.000M/s"
 echo "Iter   2 (  4.000us): hits   90.000M/s ( 90.000M/prod), drops    0.000M/s, total operations   90.000M/s"
+[ -n "$SLOW_THIRD" ] && echo "Iter   3 (  2.000us): hits  400.000M/s (400.000M/prod), drops    0.000M/s, total operations  400.000M/s"
 echo "Summary: hits  100.000 \u00b1 14.142M/s (100.000M/prod), drops    0.000 \u00b1 0.000M/s, total operations  100.000 \u00b1 14.142M/s"
 """
 
@@ -50,6 +51,19 @@ def test_alternates_all_sides_and_tabulates(tmp_path):
     line = next(l for l in out.stdout.splitlines() if l.startswith("| `-p1 count-local`"))
     assert "| 100.0 |" in line and "14.1 %" in line
     assert "API / CLI: median" in out.stdout
+
+
+def test_figure_median_takes_each_runs_median_interval(tmp_path):
+    # The summary still says 100; the kept intervals are 110, 90 and 400.
+    out, raw = run(tmp_path, "--config", "-p1 count-local", "--sides", "kernel",
+                   "--figure", "median", env={"SLOW_THIRD": "1"})
+    assert out.returncode == 0, out.stderr
+    (row,) = raw
+    assert row["means"]["kernel"] == [100.0]
+    assert row["interval_medians"]["kernel"] == [110.0]
+    line = next(l for l in out.stdout.splitlines() if l.startswith("| `-p1 count-local`"))
+    assert line.split("|")[2].strip() == "110.0"
+    assert "each run's median of kept intervals" in out.stdout
 
 
 def test_a_failing_side_is_reported_not_fatal(tmp_path):
