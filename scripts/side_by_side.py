@@ -98,8 +98,11 @@ MAP_CONFIGS = [
 SIDES = ("kernel", "cli", "api")
 _ITER = re.compile(r"^Iter\s+(\d+)\s+\([^)]*\):\s+hits\s+([\d.]+)M/s")
 _SUMMARY = re.compile(r"^Summary:\s+(?:hits\s+throughput|hits|throughput)\s+([\d.]+)\s")
-# bpf-hashmap-full-update and -lookup print no Summary: one line per CPU that
-# ran, events/s (full update) or M events/s (lookup); their sum is the figure.
+# bpf-hashmap-full-update and -lookup print no Summary but one line per CPU
+# that ran.  A full-update line is the speed of the last program run on that
+# CPU, so a producer that moved between CPUs prints two lines of one speed:
+# the figure is their mean.  Lookup lines are each CPU's own throughput over
+# the run: the figure is their sum.
 _FULL_UPDATE = re.compile(r"^(\d+):hash_map_full_perf\s+(\d+) events per sec")
 _LOOKUP = re.compile(r"^cpu(\d+): lookup ([\d.]+)M ")
 
@@ -119,16 +122,18 @@ def parse_output(text, warmup):
         if m:
             mean = float(m.group(1))
     if mean is None:
-        per_cpu = {}
+        full_update, lookup = {}, {}
         for line in text.splitlines():
             m = _FULL_UPDATE.match(line.strip())
             if m:
-                per_cpu[m.group(1)] = int(m.group(2)) / 1e6
+                full_update[m.group(1)] = int(m.group(2)) / 1e6
             m = _LOOKUP.match(line.strip())
             if m:
-                per_cpu[m.group(1)] = float(m.group(2))
-        if per_cpu:
-            mean = sum(per_cpu.values())
+                lookup[m.group(1)] = float(m.group(2))
+        if full_update:
+            mean = statistics.mean(full_update.values())
+        elif lookup:
+            mean = sum(lookup.values())
     if mean is None:
         raise RunFailed("no Summary line in:\n" + text[-2000:])
     return mean, rates

@@ -97,9 +97,12 @@ def test_parses_the_map_families_report_lines():
         "Summary: hits throughput   47.298 \u00b1 0.180 M ops/s, hits latency   21.142 ns/op, "
         "important_hits throughput   47.298 \u00b1 0.180 M ops/s\n")
     assert _parse(local_storage) == (47.298, [47.0])
-    # Full update and lookup print per-CPU lines and no Summary: the figure is their sum.
+    # Full update and lookup print per-CPU lines and no Summary.  A full-update
+    # line is one CPU's speed (its last run): a producer that moved between
+    # CPUs prints two, and the figure is their mean.  Lookup lines are each
+    # CPU's throughput: the figure is their sum.
     full_update = "0:hash_map_full_perf 14100000 events per sec\n1:hash_map_full_perf 900000 events per sec\n"
-    assert _parse(full_update)[0] == 15.0
+    assert _parse(full_update)[0] == 7.5
     lookup = ("cpu00: lookup 20.500M \u00b1 1.000M events/sec (approximated from 32 samples of ~10ms)\n"
               "cpu01: lookup 1.500M \u00b1 0.100M events/sec (approximated from 2 samples of ~10ms)\n")
     assert _parse(lookup)[0] == 22.0
