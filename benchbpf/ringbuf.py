@@ -9,9 +9,10 @@ buffer directly (``consumer="custom"``).  A hit is one record read by the
 consumer, a drop one record the BPF side could not emit because the buffer
 was full.  Extra per-sample counters: ``wakeups``, the times the consumer
 thread slept and was woken (its voluntary context switches: waits for a
-notification, plus, for the libbpf readers, at most ten 100 ms poll
-timeouts a second; the custom readers wait without a timeout, as the
-kernel bench's readers do, and are woken at the end through an eventfd), and
+notification, plus, for pb-libbpf's reader, at most ten 100 ms poll
+timeouts a second; the other readers wait without a timeout, as the
+kernel bench's readers do, and are woken at the end: the custom ones
+through an eventfd, rb-libbpf's by a record in a small ring of its own), and
 ``polls``, the poll calls that returned data (a poll on a non-empty buffer
 returns at once, without a notification).  Notification sampling shows as
 fewer wakeups per hit.  ``runs`` counts the BPF producer program's runs

@@ -122,4 +122,22 @@ static __always_inline int produce_batch(void)
 
 GETPGID_PROGRAMS(rb, produce_batch())
 
+/*
+ * rb-libbpf's reader waits without a timeout, as the kernel bench's does:
+ * a record forced awake here, in a ring of its own in the same libbpf
+ * ring_buffer, ends its wait when the run stops.  Sized to a page before
+ * load.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4096);
+} wake_ring SEC(".maps");
+
+SEC("?syscall")
+int wake_reader(void *ctx)
+{
+	bpf_ringbuf_output(&wake_ring, &sample_val, sizeof(sample_val), BPF_RB_FORCE_WAKEUP);
+	return 0;
+}
+
 char LICENSE[] SEC("license") = "GPL";

@@ -29,7 +29,9 @@
  *   bufs_validate): the kernel bench accepts them and reads 0 hits.
  * - The last sample stops the producers and reads what is left in the
  *   buffers, so that over a run hits + drops = batch_cnt * program runs.
- * - Consumers poll with a 100 ms timeout so that they see the stop flag.
+ * - Readers wait without a timeout, as the kernel bench's do, and are woken
+ *   when the run stops; pb-libbpf alone polls with a 100 ms timeout, since
+ *   nothing but a perf event can end libbpf's wait on its perf buffers.
  * - The BPF side emits only for this process's getpgid() calls, so that
  *   other processes calling getpgid() add no records.
  */
@@ -107,6 +109,8 @@ struct rb_state {
 	 * reader at the end, so it can wait without a timeout, as the kernel
 	 * bench's reader does */
 	int wake_fd;
+	/* rb-libbpf: wake_reader, whose record wakes the reader at the end */
+	int wake_prog_fd;
 	void *cons_page;		/* consumer position, writable */
 	bool count_once;		/* rb_count_once */
 	void *prod_area;		/* producer position page + data twice */
@@ -401,14 +405,22 @@ static int rb_configure(struct bench_ctx *ctx, void *skel)
 {
 	struct ringbuf_bpf *s = skel;
 	int64_t rec = bench_param(ctx, "record_size");
-
 	s->rodata->batch_cnt = bench_param(ctx, "rb_batch_cnt");
 	s->rodata->use_output = bench_param(ctx, "rb_use_output");
 	s->rodata->record_size = rec;
 	s->rodata->bench_producer = bench_param(ctx, "rb_bench_producer");
+	int err;
+
 	if (bench_param(ctx, "rb_sampled"))
 		s->rodata->wakeup_data_size =
 			bench_param(ctx, "rb_sample_rate") * rb_record_total(rec);
+	if (!is_custom(ctx) && !s->rodata->bench_producer) {
+		err = bpf_program__set_autoload(s->progs.wake_reader, true);
+		if (!err)
+			err = bpf_map__set_max_entries(s->maps.wake_ring, sysconf(_SC_PAGESIZE));
+		if (err)
+			return err;
+	}
 	return bpf_map__set_max_entries(s->maps.ringbuf, rb_ring_size(ctx));
 }
 
@@ -495,13 +507,23 @@ static int add_wake_fd(struct bench_ctx *ctx, struct rb_state *st)
 	return 0;
 }
 
+/* A record in the wake ring ends rb-libbpf's wait; it counts for nothing. */
+static int ignore_wake_record(void *cookie, void *data, size_t len)
+{
+	return 0;
+}
+
 static void wake_reader(struct rb_state *st)
 {
+	LIBBPF_OPTS(bpf_test_run_opts, opts);
 	uint64_t one = 1;
 
-	/* Fails only when the count would overflow: the reader is awake. */
+	/* Either fails only when the reader is awake anyway: the eventfd's
+	 * count would overflow, or the wake ring is full. */
 	if (st->wake_fd >= 0)
 		(void)!write(st->wake_fd, &one, sizeof(one));
+	if (st->wake_prog_fd >= 0)
+		(void)bpf_prog_test_run_opts(st->wake_prog_fd, &opts);
 }
 
 static int rb_custom_setup(struct bench_ctx *ctx, struct rb_state *st)
@@ -608,6 +630,7 @@ static int bufs_setup(struct bench_ctx *ctx)
 	atomic_init(&st->parked, 0);
 	st->epfd = -1;
 	st->wake_fd = -1;
+	st->wake_prog_fd = -1;
 	st->status_fd = -1;
 	ctx->priv = st;
 	st->perf = is_perf(ctx);
@@ -647,6 +670,13 @@ static int bufs_setup(struct bench_ctx *ctx)
 			return bench_fail(ctx, BENCH_ERR_BENCH, errno,
 					  "%s: creating libbpf's ring_buffer: %s",
 					  ctx->bench->name, strerror(errno));
+		err = ring_buffer__add(st->rb, bpf_map__fd(st->rskel->maps.wake_ring),
+				       ignore_wake_record, NULL);
+		if (err)
+			return bench_fail(ctx, BENCH_ERR_BENCH, -err,
+					  "%s: adding the wake ring to libbpf's ring_buffer: %s",
+					  ctx->bench->name, strerror(-err));
+		st->wake_prog_fd = bpf_program__fd(st->rskel->progs.wake_reader);
 	} else if (!st->perf && st->custom) {
 		err = rb_custom_setup(ctx, st);
 		if (err)
@@ -782,7 +812,7 @@ static int rb_libbpf_consume(struct bench_ctx *ctx)
 	int n;
 
 	while (bufs_running(ctx, st)) {
-		n = ring_buffer__poll(st->rb, POLL_MS);
+		n = ring_buffer__poll(st->rb, -1);
 		if (n < 0 && n != -EINTR)
 			return poll_failed(ctx, -n, "ring_buffer__poll");
 		if (n > 0)
@@ -944,7 +974,7 @@ static int bufs_consumer(struct bench_ctx *ctx, int idx)
 }
 
 /* How long the last sample waits for the threads to leave their loops:
- * a libbpf reader may be in a poll of POLL_MS. */
+ * pb-libbpf's reader may be in a poll of POLL_MS. */
 #define QUIESCE_NS (2000ull * 1000000ull)
 
 /*
@@ -978,8 +1008,8 @@ static void bufs_quiesce(struct bench_ctx *ctx, struct rb_state *st)
 			pb_custom_drain(st, &st->cpus[cpu]);
 }
 
-/* The libbpf readers poll with a timeout and see the stop flag by
- * themselves; the custom ones wait until woken. */
+/* pb-libbpf's reader polls with a timeout and sees the stop flag by
+ * itself; the others wait until woken. */
 static void bufs_stop(struct bench_ctx *ctx)
 {
 	if (ctx->priv)
