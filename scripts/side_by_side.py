@@ -21,7 +21,9 @@ lines print), or with --figure median the median of them: on a host whose
 CPUs slow down by a third for a second at a time, now and then, a slowed
 interval moves a run's mean but seldom its median, and both sides are read
 the same way.  The table gives per side the median of those figures over the
-alternations, benchbpf / kernel and API / CLI ratios of medians, and the spread:
+alternations, benchbpf / kernel and API / CLI ratios of medians, benchbpf /
+kernel as the median of each alternation's ratio (runs taken next to each
+other, so that a host drifting over minutes moves both), and the spread:
 the median over runs of each run's stdev / mean of its kept samples.  The kernel
 bench keeps D+1 samples for -dD, benchbpf D; the spread is per sample, so the
 counts do not bias it, but the kernel's first kept sample starts right after
@@ -202,6 +204,13 @@ class Config:
         xs = self.interval_medians[side] if self.figure == "median" else self.means[side]
         return statistics.median(xs) if xs else None
 
+    def paired(self, side, other):
+        """Median over alternations of side / other, runs taken next to each
+        other: robust to a host whose speed drifts over minutes."""
+        xs = self.interval_medians if self.figure == "median" else self.means
+        ratios = [a / b for a, b in zip(xs[side], xs[other]) if b]
+        return statistics.median(ratios) if ratios else None
+
     def spread_median(self, side):
         xs = [x for x in self.spreads[side] if x == x]
         return statistics.median(xs) if xs else None
@@ -225,15 +234,18 @@ def ratio(a, b):
 
 def table_lines(configs, lo, hi):
     out = ["| kernel bench flags | kernel | benchbpf CLI | benchbpf API | CLI / kernel | "
-           "API / CLI | spread kernel | spread CLI | spread API | runs |",
-           "|---|---|---|---|---|---|---|---|---|---|"]
+           "CLI / kernel, paired | API / CLI | spread kernel | spread CLI | spread API | runs |",
+           "|---|---|---|---|---|---|---|---|---|---|---|"]
+
+    def marked(r):
+        return "–" if r is None else (f"{r:.2f}" if lo <= r <= hi else f"**{r:.2f}**")
+
     for c in configs:
         k, cl, api = (c.median(s) for s in SIDES)
-        r = ratio(cl, k)
-        rtext = "–" if r is None else (f"{r:.2f}" if lo <= r <= hi else f"**{r:.2f}**")
         ra = ratio(api, cl)
         n = "/".join(str(len(c.means[s])) for s in SIDES)
-        line = (f"| `{c.flags}` | {fmt(k)} | {fmt(cl)} | {fmt(api)} | {rtext} | "
+        line = (f"| `{c.flags}` | {fmt(k)} | {fmt(cl)} | {fmt(api)} | {marked(ratio(cl, k))} | "
+                f"{marked(c.paired('cli', 'kernel'))} | "
                 f"{'–' if ra is None else f'{ra:.3f}'} | {pct(c.spread_median('kernel'))} | "
                 f"{pct(c.spread_median('cli'))} | {pct(c.spread_median('api'))} | {n} |")
         if c.error:
@@ -250,6 +262,9 @@ def summary_lines(configs, lo, hi):
     inside = [c for c in done if lo <= ratio(c.median("cli"), c.median("kernel")) <= hi]
     out.append(f"- CLI / kernel within {lo:.2f}–{hi:.2f}: {len(inside)} of {len(done)} "
                "configurations")
+    paired = [c for c in done if lo <= c.paired("cli", "kernel") <= hi]
+    out.append(f"- CLI / kernel, median of the ratios of runs taken next to each other, "
+               f"within {lo:.2f}–{hi:.2f}: {len(paired)} of {len(done)} configurations")
     api = [ratio(c.median("api"), c.median("cli")) for c in done]
     api = [x for x in api if x is not None]
     if api:
