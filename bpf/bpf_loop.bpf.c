@@ -30,19 +30,7 @@ long hits = 0;
 long loop_errors __attribute__((aligned(128))) = 0;
 long last_error = 0;
 
-static int empty_callback(__u32 index, void *data)
-{
-	return 0;
-}
-
-/* The kernel bench's: one bpf_loop() call of nr_loops, then nr_loops
- * added, one atomic add per call. */
-static int outer_loop(__u32 index, void *data)
-{
-	bpf_loop(nr_loops, empty_callback, NULL, 0);
-	__sync_add_and_fetch(&hits, nr_loops);
-	return 0;
-}
+#include "bpf_loop_nest.bpf.h"
 
 /* One bpf_loop() call of nr_loops; what it did is added as it returns. */
 static int returned_outer_loop(__u32 index, void *data)
