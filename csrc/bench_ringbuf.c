@@ -405,12 +405,12 @@ static int rb_configure(struct bench_ctx *ctx, void *skel)
 {
 	struct ringbuf_bpf *s = skel;
 	int64_t rec = bench_param(ctx, "record_size");
+	int err;
+
 	s->rodata->batch_cnt = bench_param(ctx, "rb_batch_cnt");
 	s->rodata->use_output = bench_param(ctx, "rb_use_output");
 	s->rodata->record_size = rec;
 	s->rodata->bench_producer = bench_param(ctx, "rb_bench_producer");
-	int err;
-
 	if (bench_param(ctx, "rb_sampled"))
 		s->rodata->wakeup_data_size =
 			bench_param(ctx, "rb_sample_rate") * rb_record_total(rec);
