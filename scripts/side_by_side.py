@@ -262,7 +262,7 @@ def summary_lines(configs, lo, hi):
     inside = [c for c in done if lo <= ratio(c.median("cli"), c.median("kernel")) <= hi]
     out.append(f"- CLI / kernel within {lo:.2f}–{hi:.2f}: {len(inside)} of {len(done)} "
                "configurations")
-    paired = [c for c in done if lo <= c.paired("cli", "kernel") <= hi]
+    paired = [c for c in done if lo <= (c.paired("cli", "kernel") or 0) <= hi]
     out.append(f"- CLI / kernel, median of the ratios of runs taken next to each other, "
                f"within {lo:.2f}–{hi:.2f}: {len(paired)} of {len(done)} configurations")
     api = [ratio(c.median("api"), c.median("cli")) for c in done]
