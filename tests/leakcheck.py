@@ -213,18 +213,21 @@ def wait_named_gone(prefix, timeout=5.0):
         time.sleep(0.05)
 
 
-def held_ids():
-    """(kind, id) of the BPF objects this process holds through a descriptor."""
+def held_ids(map_type=None):
+    """(kind, id) of the BPF objects this process holds through a descriptor;
+    with map_type (a BPF_MAP_TYPE_* number), only the maps of that type."""
     mine = set()
     for fd in fd_targets():
         try:
             with open(f"/proc/self/fdinfo/{fd}") as f:
-                for line in f:
-                    key, _, value = line.partition(":")
-                    if key in ("prog_id", "map_id", "link_id"):
-                        mine.add((key[:-3], int(value)))
+                info = dict(line.partition(":")[::2] for line in f)
         except OSError:
-            pass
+            continue
+        if map_type is not None and info.get("map_type", "").strip() != str(map_type):
+            continue
+        for key in ("prog_id", "map_id", "link_id"):
+            if key in info:
+                mine.add((key[:-3], int(info[key])))
     return mine
 
 

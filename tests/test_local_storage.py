@@ -3,7 +3,6 @@ storage creation; the kernel bench's local_storage and creates reports."""
 import collections
 import dataclasses
 import json
-import os
 import re
 import threading
 import time
@@ -15,6 +14,7 @@ from benchbpf import _core, local_storage
 from benchbpf._report import progress_line, summary_line
 from benchbpf.result import Result, Sample
 
+from leakcheck import held_ids
 from conftest import (SHORT, SHORT_SAMPLES, TRIGGERS, fentry_runs_or_says_why,
                       ours_left_behind, rejected_before_loading, run_in_own_pid_namespace,
                       run_or_skip)
@@ -293,18 +293,7 @@ def test_skip_access_is_a_program_of_its_own(no_leaks):
     assert names == {False: "local_storage_get_tp", True: "local_storage_skip_tp"}
 
 
-def _task_storage_maps_held():
-    """Ids of the task storage maps this process holds a descriptor of."""
-    ids = set()
-    for fd in os.listdir("/proc/self/fdinfo"):
-        try:
-            with open(f"/proc/self/fdinfo/{fd}") as f:
-                info = f.read()
-        except OSError:
-            continue
-        if re.search(r"^map_type:\s*29$", info, re.M):    # BPF_MAP_TYPE_TASK_STORAGE
-            ids.add(int(re.search(r"^map_id:\s*(\d+)", info, re.M).group(1)))
-    return ids
+BPF_MAP_TYPE_TASK_STORAGE = 29
 
 
 def test_cache_gets_create_no_task_storage_map_beside_the_inner_ones():
@@ -318,7 +307,7 @@ def test_cache_gets_create_no_task_storage_map_beside_the_inner_ones():
 
     def watch():
         while not done.is_set():
-            snapshots.append(_task_storage_maps_held())
+            snapshots.append(held_ids(map_type=BPF_MAP_TYPE_TASK_STORAGE))
             time.sleep(0.005)
 
     watcher = threading.Thread(target=watch)
