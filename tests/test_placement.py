@@ -133,9 +133,10 @@ def test_same_cpu_study_runs_both_threads_on_one_cpu():
 
     def probe(sample, index, warmup):
         # A ring buffer run's last sample is taken once its threads have
-        # stopped (to read what is left): look while they still run.
+        # left their loops (to read what is left), and they exit one by one:
+        # look while both still run.
         threads = worker_threads()
-        if threads:
+        if ("c", 0) in threads and ("p", 0) in threads:
             seen.setdefault(len(seen), threads)
 
     try:
