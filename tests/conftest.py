@@ -4,6 +4,7 @@ import json
 import os
 import shutil
 import subprocess
+import time
 
 import pytest
 
@@ -180,6 +181,16 @@ def open_fds():
 
 def nr_threads():
     return len(os.listdir("/proc/self/task"))
+
+
+def nr_threads_once_reaped(expected, timeout=1.0):
+    """This process's thread count, given a moment to fall to `expected`:
+    pthread_join returns when the kernel clears the thread's id, just before
+    the exiting thread leaves /proc/self/task."""
+    deadline = time.monotonic() + timeout
+    while nr_threads() > expected and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return nr_threads()
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -13,7 +13,7 @@ import pytest
 
 import benchbpf
 from benchbpf import Result, Sample, _core
-from conftest import SHORT, SHORT_SAMPLES, nr_threads, open_fds
+from conftest import SHORT, SHORT_SAMPLES, nr_threads, nr_threads_once_reaped, open_fds
 
 
 def test_registry_lists_count_family():
@@ -135,7 +135,7 @@ def test_callback_exception_stops_the_run():
     with pytest.raises(RuntimeError, match="from callback"):
         benchbpf.run("count-local", warmup=0, duration=30, interval=0.1, callback=boom)
     assert time.monotonic() - t0 < 5
-    assert nr_threads() == threads
+    assert nr_threads_once_reaped(threads) == threads
 
 
 @pytest.mark.parametrize("kw, exc, words", [
@@ -188,7 +188,7 @@ def test_ctrl_c_stops_a_run_quickly_and_cleans_up():
         timer.cancel()
     elapsed = time.monotonic() - t0
     assert elapsed < 0.5 + 0.2 + 0.3, elapsed   # within 200 ms, with slack for CI
-    assert open_fds() == fds and nr_threads() == threads
+    assert open_fds() == fds and nr_threads_once_reaped(threads) == threads
 
 
 # ---- sampling: late wake-ups, the last samples ----

@@ -9,7 +9,7 @@ import benchbpf
 from benchbpf import rename
 
 import leakcheck
-from conftest import SHORT, SHORT_SAMPLES, nr_threads, open_fds, run_or_skip
+from conftest import SHORT, SHORT_SAMPLES, nr_threads, nr_threads_once_reaped, open_fds, run_or_skip
 
 ALL = ["rename-base", "rename-kprobe", "rename-kretprobe", "rename-rawtp",
        "rename-fentry", "rename-fexit"]
@@ -77,7 +77,7 @@ def test_base_counts_renames_and_gives_our_names_back(comm):
     main = {m for m, _ in during}
     assert main == ({"test_overhead\n"} if comm == "process" else {before[0]}), main
     assert thread_names() == before
-    assert nr_threads() == threads and open_fds() == fds
+    assert nr_threads_once_reaped(threads) == threads and open_fds() == fds
     assert left_loaded() == []
 
 
