@@ -11,7 +11,7 @@
 #include <bpf/bpf_tracing.h>
 
 #include "may_goto.bpf.h"
-#include "bpf_for.bpf.h"
+#include "iter_num.bpf.h"
 #include "crypto_kfuncs.bpf.h"
 
 /* ---- attach kinds ---- */

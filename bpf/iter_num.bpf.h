@@ -7,8 +7,8 @@
  * lets the verifier know i's range; the iterator is destroyed when the loop
  * variable's scope ends.  Shared by bpf-for and the feature probe.
  */
-#ifndef BENCHBPF_BPF_FOR_BPF_H
-#define BENCHBPF_BPF_FOR_BPF_H
+#ifndef BENCHBPF_ITER_NUM_BPF_H
+#define BENCHBPF_ITER_NUM_BPF_H
 
 extern int bpf_iter_num_new(struct bpf_iter_num *it, int start, int end) __weak __ksym;
 extern int *bpf_iter_num_next(struct bpf_iter_num *it) __weak __ksym;
@@ -26,4 +26,4 @@ extern void bpf_iter_num_destroy(struct bpf_iter_num *it) __weak __ksym;
 		__v && ((i) = *__v, (i) >= (start) && (i) < (end)); });	\
 	    )
 
-#endif /* BENCHBPF_BPF_FOR_BPF_H */
+#endif /* BENCHBPF_ITER_NUM_BPF_H */
