@@ -164,6 +164,10 @@ def build_parser(flags=None, add_help=True):
             choices = sorted({c for _, q in users for c in q.choices})
             group.add_argument(flag, dest=dest, choices=choices, default=None,
                                help=f"{p.help} (default {p.default}) [{benches}]")
+        elif p.type == "string":
+            group.add_argument(flag, dest=dest, default=None, metavar="TEXT",
+                               help=f"{p.help} (default {p.default}, {p.min}..{p.max} "
+                                    f"characters) [{benches}]")
         else:
             group.add_argument(flag, dest=dest, type=_c_int, default=None, metavar="NUM",
                                help=f"{p.help} (default {p.default}, {p.min}..{p.max}) "
@@ -200,6 +204,9 @@ def _bench_help(info):
         elif p.type == "choice":
             lines.append(f"  {_flag(p) + ' ' + '|'.join(p.choices):24s} {p.help} "
                          f"(default {p.default})")
+        elif p.type == "string":
+            lines.append(f"  {_flag(p) + ' TEXT':24s} {p.help} (default {p.default}, "
+                         f"{p.min}..{p.max} characters)")
         else:
             lines.append(f"  {_flag(p) + ' NUM':24s} {p.help} (default {p.default}, "
                          f"{p.min}..{p.max})")
