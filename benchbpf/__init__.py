@@ -5,7 +5,7 @@
     >>> print(r)            # the kernel bench's summary line
     >>> r.mean, r.stdev, r.median, r.percentile(90)
 """
-__version__ = "0.1.0"
+from ._version import __version__
 
 
 from ._core import BenchmarkError, UnsupportedError
@@ -21,6 +21,7 @@ from . import bpf_loop, strncmp
 from . import bloom
 from . import local_storage
 from . import hashmap, htab_mem, rcu_tasks_trace
+from . import bpf_timing, bpf_nop, lpm_trie, bpf_for, crypto
 # benchbpf.ringbuf is the module, callable as the ringbuf() function.
 from . import ringbuf
 from .ringbuf import perfbuf, study as ringbuf_study

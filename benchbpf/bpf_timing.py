@@ -29,6 +29,8 @@ line.
 import math
 from dataclasses import asdict, dataclass
 
+from . import _report
+
 __all__ = ["TimingStats", "SERIES_NS", "SERIES_CPU", "SERIES_CALIBRATION",
            "PROPORTIONALITY_TOL_PCT", "TARGET_SAMPLES", "ns_per_op", "iqr_filter",
            "timing_stats", "stats", "calibration", "shape", "summary_line", "machine_line",
@@ -172,3 +174,7 @@ def machine_line(result, scenario=None):
     return (f"RESULT scenario={scenario or result.name} samples={s.samples} "
             f"median={s.median_ns:.2f} stddev={s.stdev_ns:.2f} cv={s.cv_pct:.2f} "
             f"min={s.min_ns:.2f} p99={s.p99_ns:.2f} max={s.max_ns:.2f}")
+
+
+_report.register("bpf_timing", summary=summary_line,
+                 progress=lambda index, sample, producers, interval_ns: None)
