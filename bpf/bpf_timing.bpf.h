@@ -30,14 +30,14 @@ __u32 timing_short[BPF_TIMING_NR_CPUS];
 volatile __u32 batch_iters;
 volatile __u32 timing_enabled;
 
-static __always_inline void bpf_timing_record(__u64 elapsed_ns, __u32 done, __u32 want)
+static __always_inline void bpf_timing_record(__u64 elapsed_ns, bool cut)
 {
 	__u32 cpu, idx;
 
 	if (!timing_enabled)
 		return;
 	cpu = bpf_get_smp_processor_id() & BPF_TIMING_CPU_MASK;
-	if (done != want) {
+	if (cut) {
 		timing_short[cpu]++;
 		return;
 	}
@@ -51,17 +51,27 @@ static __always_inline void bpf_timing_record(__u64 elapsed_ns, __u32 done, __u3
 	timing_idx[cpu] = idx + 1;
 }
 
-/* batch_iters is read on every iteration, as the kernel bench's loop does. */
+/*
+ * batch_iters is read on every iteration, as the kernel bench's loop does.
+ * Whether may_goto cut the batch short is found before the clock is read
+ * again (one compare per batch), so that the counter is dead across that
+ * call and the compiler keeps the loop in the same registers as the kernel
+ * bench's (a counter kept across the call goes to a callee-saved register:
+ * ~0.3 ns more per iteration here).
+ */
 #define BPF_TIMING_LOOP(body, reset) ({					\
 	__u64 __bt_start = bpf_ktime_get_ns();				\
 	__u32 __bt_i;							\
+	bool __bt_cut;							\
 	int __bt_result;						\
 									\
 	for (__bt_i = 0; __bt_i < batch_iters && bench_can_loop; __bt_i++) { \
 		__bt_result = (body);					\
 		reset;							\
 	}								\
-	bpf_timing_record(bpf_ktime_get_ns() - __bt_start, __bt_i, batch_iters); \
+	__bt_cut = __bt_i < batch_iters;				\
+	asm volatile("" : "+r"(__bt_cut));	/* computed here */	\
+	bpf_timing_record(bpf_ktime_get_ns() - __bt_start, __bt_cut);	\
 	__bt_result = (body);						\
 	__bt_result;							\
 })
