@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 import benchbpf
 import leakcheck
 from benchbpf import _core
+from conftest import REQUIRED_PARAMS
 
 NAMES = benchbpf.list_benchmarks()
 PARAMS = [(name, p) for name in NAMES for p in benchbpf.describe(name).params.values()]
@@ -277,8 +278,8 @@ def test_values_at_the_bounds_are_taken(name, key, value):
     kw = {key: value}
     if name == "selftest" and key == "fault_after_ms":
         kw["fault"] = "producer"
-    if name.startswith("lpm-trie-") and key != "nr_entries":
-        kw["nr_entries"] = 16      # required: the default 0 stands for "not given"
+    if key not in REQUIRED_PARAMS.get(name, {}):
+        kw.update(REQUIRED_PARAMS.get(name, {}))
     try:
         benchbpf.run(name, **FAST, **kw)
     except benchbpf.UnsupportedError as e:
