@@ -471,7 +471,7 @@ def _run_host(jobs):
 
 
 def run_many(jobs, kernel, *, accel="auto", progress=None, timeout=None,
-             cpus=GUEST_CPUS, memory=GUEST_MEMORY):
+             cpus=GUEST_CPUS, memory=GUEST_MEMORY, errors="raise", probe=False):
     """Run several benchmarks in one boot of `kernel`.
 
     jobs: (name, options dict) pairs.  Returns a list, in job order, of
@@ -480,7 +480,14 @@ def run_many(jobs, kernel, *, accel="auto", progress=None, timeout=None,
     guest is raised here as the guest raised it (BenchmarkError, ...).
     Every job is validated on the host before anything boots.
     accel: "auto" (KVM where usable, else TCG), "kvm" or "tcg".
-    progress: callable taking a line (boot and run progress), or None."""
+    progress: callable taking a line (boot and run progress), or None.
+    errors="return": a job's failure is returned as a dict too
+    {"type": "BenchmarkError", "message": ...}, so that one failure does not
+    hide the other jobs' outcomes.
+    probe=True: the guest also probes features() first, in the same boot,
+    and the answer is ((Features, {benchmark: missing}), outcomes)."""
+    if errors not in ("raise", "return"):
+        raise ValueError(f"errors={errors!r}: must be 'raise' or 'return'")
     if accel not in ("auto", "kvm", "tcg"):
         raise ValueError(f"accel={accel!r}: must be 'auto', 'kvm' or 'tcg'")
     if not isinstance(cpus, int) or isinstance(cpus, bool) or not 1 <= cpus <= 64:
@@ -488,6 +495,8 @@ def run_many(jobs, kernel, *, accel="auto", progress=None, timeout=None,
     specs = [_job(name, dict(options)) for name, options in jobs]
     k = kernel if isinstance(kernel, Kernel) else resolve_kernel(kernel, fetch=False)
     if k.is_host:
+        if probe:
+            return features("host"), _run_host(specs)
         return _run_host(specs)
     why = tools_missing()
     if why:
@@ -504,19 +513,32 @@ def run_many(jobs, kernel, *, accel="auto", progress=None, timeout=None,
         nominal = sum(float(s["options"].get("warmup", 1)) + float(s["options"].get("duration", 5))
                       for s in specs)
         timeout = 300 + 60 * len(specs) + 4 * nominal
-    guest = _Guest(k, specs, chosen, reason, progress, timeout, cpus, memory)
+    guest = _Guest(k, ([{"kind": "features"}] if probe else []) + specs, chosen, reason,
+                   progress, timeout, cpus, memory)
     answer = guest.run()
     if answer.get("fatal"):
         _raise_guest_error(k, answer["fatal"])
     vm_meta = _vm_metadata(k, chosen, reason, guest.boot_s)
     vm_meta["cpus"], vm_meta["memory"] = cpus, memory
+    entries = answer["jobs"]
+    probed = _features_answer(k, entries.pop(0)) if probe else None
     out = []
-    for entry in answer["jobs"]:
+    for entry in entries:
         got = _finish(k, entry, vm_meta)
         if isinstance(got, dict) and got["type"] != "UnsupportedError":
-            _raise_guest_error(k, got)
+            if errors == "raise":
+                _raise_guest_error(k, got)
+            got = {**got, "message": f"{got['message']} [in the {k.release} guest]"}
         out.append(got)
-    return out
+    return (probed, out) if probe else out
+
+
+def _features_answer(k, entry):
+    from .features import Feature, Features
+    if "error" in entry:
+        _raise_guest_error(k, entry["error"])
+    f = Features(Feature(*t) for t in entry["features"])
+    return f, {n: tuple(m) for n, m in entry["missing"].items()}
 
 
 def run(name, *, kernel, accel="auto", progress=None, timeout=None, **options):
@@ -568,7 +590,6 @@ def matrix(name, kernels, *, accel="auto", progress=None, timeout=None, **axes):
 def features(kernel, *, accel="auto", progress=None, timeout=600):
     """What `kernel` lets BPF do, probed in a guest: (Features, {benchmark:
     missing features}), the guest's `benchbpf -l` in data."""
-    from .features import Feature, Features
     k = resolve_kernel(kernel, progress=progress)
     if k.is_host:
         from .features import features as probe, missing_features
@@ -583,8 +604,4 @@ def features(kernel, *, accel="auto", progress=None, timeout=600):
     answer = guest.run()
     if answer.get("fatal"):
         _raise_guest_error(k, answer["fatal"])
-    entry = answer["jobs"][0]
-    if "error" in entry:
-        _raise_guest_error(k, entry["error"])
-    f = Features(Feature(*t) for t in entry["features"])
-    return f, {n: tuple(m) for n, m in entry["missing"].items()}
+    return _features_answer(k, answer["jobs"][0])
