@@ -49,11 +49,11 @@ def _run_job(job, say):
 
 
 def _features_job():
-    from benchbpf import features as feat
     from benchbpf._runner import list_benchmarks
-    f = feat.features()
+    from benchbpf.features import features, missing_features
+    f = features()
     return {"features": [tuple(x) for x in f.values()],
-            "missing": {n: list(feat.missing_features(n, f)) for n in list_benchmarks()}}
+            "missing": {n: list(missing_features(n, f)) for n in list_benchmarks()}}
 
 
 def main(rundir):

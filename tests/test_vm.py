@@ -23,7 +23,8 @@ import benchbpf
 from benchbpf import vm
 from benchbpf.features import requirements
 
-pytestmark = pytest.mark.skipif(vm.tools_missing() is not None,
+#: Every test that boots a guest; the others run on any host.
+needs_qemu = pytest.mark.skipif(vm.tools_missing() is not None,
                                 reason=str(vm.tools_missing()))
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -104,6 +105,7 @@ def guest61():
 
 # ---- 6.12: what this host refuses runs and counts ----
 
+@needs_qemu
 @pytest.mark.parametrize("name", HOST_REFUSED + ("local-storage-create",))
 def test_612_runs_and_counts_what_this_host_refuses(guest612, name):
     _, got = guest612
@@ -115,6 +117,7 @@ def test_612_runs_and_counts_what_this_host_refuses(guest612, name):
     assert r.metadata["vm"]["host_kernel"] == os.uname().release
 
 
+@needs_qemu
 def test_612_socket_storage_loads(guest612):
     """6.12's verifier refused the socket storage program before sock->sk
     was checked for NULL, and that was reported as missing BPF LSM."""
@@ -126,6 +129,7 @@ def test_612_socket_storage_loads(guest612):
     assert r.metadata["trigger"] == "lsm.s/socket_post_create"
 
 
+@needs_qemu
 def test_612_tasks_trace_timed_by_fentry_and_substitute(guest612):
     from benchbpf.rcu_tasks_trace import gp_latency_us, substitute_gp_latency_us
     _, got = guest612
@@ -140,6 +144,7 @@ def test_612_tasks_trace_timed_by_fentry_and_substitute(guest612):
     assert fentry > 0 and substitute > 0
 
 
+@needs_qemu
 def test_612_guest_list_agrees(guest612):
     probed, got = guest612
     features, missing = probed
@@ -147,6 +152,7 @@ def test_612_guest_list_agrees(guest612):
         assert missing[name] == (), (name, missing[name])
 
 
+@needs_qemu
 def test_results_round_trip_and_refuse_comparison_with_real_cpus(guest612, tmp_path):
     _, got = guest612
     r = got["trig-fentry"]
@@ -169,6 +175,7 @@ def test_results_round_trip_and_refuse_comparison_with_real_cpus(guest612, tmp_p
 
 # ---- 6.1: runs, or says what 6.1 lacks ----
 
+@needs_qemu
 def test_61_every_benchmark_runs_or_names_what_61_lacks(guest61):
     probed, got = guest61
     features, missing = probed
@@ -187,6 +194,7 @@ def test_61_every_benchmark_runs_or_names_what_61_lacks(guest61):
             (name, lacking, r["message"])
 
 
+@needs_qemu
 def test_61_list_agrees_with_what_happens(guest61):
     probed, got = guest61
     _, missing = probed
@@ -196,6 +204,7 @@ def test_61_list_agrees_with_what_happens(guest61):
     assert not disagree, disagree
 
 
+@needs_qemu
 def test_61_trigger_kfunc_is_missing_and_named(guest61):
     """6.1 lacks bpf_modify_return_test_tp: trig-tp/-rawtp/-fmodret raised
     EINVAL from the verifier (exit 1) and -l called them runnable."""
@@ -217,6 +226,7 @@ def _cli(*args, **kw):
                           text=True, env=env, cwd=REPO, **kw)
 
 
+@needs_qemu
 def test_cli_kernel_runs_trig_fentry(tmp_path):
     out = tmp_path / "r.json"
     p = _cli("--kernel", "6.12", "-w1", "-d2", "trig-fentry", "--json", str(out), timeout=900)
@@ -242,6 +252,7 @@ def test_cli_kernel_refuses_bad_input_before_booting():
     assert _qemu_pids() - before == set()
 
 
+@needs_qemu
 def test_matrix_host_and_612_by_path():
     k = vm.resolve_kernel("6.12")
     rs = vm.matrix("count-local", kernels=["host", k.vmlinuz], producers=[1, 2], **QUICK)
@@ -252,7 +263,8 @@ def test_matrix_host_and_612_by_path():
     assert all(r.total_hits > 0 for r in rs)
 
 
-@pytest.mark.parametrize("sig, status", [(signal.SIGTERM, 143)])
+@needs_qemu
+@pytest.mark.parametrize("sig, status", [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
 def test_signal_during_guest_run_stops_the_vm(sig, status):
     env = dict(os.environ, PYTHONPATH=REPO)
     before, runs_before = _qemu_pids(), _runs_dir()
@@ -274,3 +286,76 @@ def test_signal_during_guest_run_stops_the_vm(sig, status):
     assert p.returncode == status, err
     assert _qemu_pids() - before == set()
     assert _runs_dir() - runs_before == set()
+
+
+# ---- host side: no guest needed ----
+
+def test_guest_side_runs_jobs_on_this_host(tmp_path):
+    """The guest's half (benchbpf._guest) run here: jobs in, answers out."""
+    from benchbpf import _guest
+    jobs = [{"kind": "features"},
+            {"kind": "run", "name": "count-local", "options": dict(QUICK)},
+            {"kind": "run", "name": "trig-fentry", "options": dict(QUICK)}]
+    (tmp_path / "jobs.json").write_text(json.dumps(jobs))
+    assert _guest.main(str(tmp_path)) == 0
+    answer = json.loads((tmp_path / "done.json").read_text())
+    assert "fatal" not in answer, answer.get("fatal")
+    probed, ran, fentry = answer["jobs"]
+    assert {f[0] for f in probed["features"]} >= {"fentry", "bpf_lsm", "trigger_kfunc"}
+    r = benchbpf.Result.from_dict(ran["result"])
+    assert r.total_hits > 0
+    if probed["missing"]["trig-fentry"]:
+        assert fentry["error"]["type"] == "UnsupportedError"
+    progress = (tmp_path / "progress").read_text().splitlines()
+    assert progress[0] == "booted" and "running count-local" in progress
+
+
+@pytest.mark.parametrize("spec, names, want", [
+    ("6.12", ["linux-image-6.12.113+deb12-amd64", "linux-image-6.12.117+deb12-amd64",
+              "linux-image-6.12-rt-amd64", "linux-image-6.1.0-57-amd64"],
+     "linux-image-6.12.117+deb12-amd64"),
+    ("6.1", ["linux-image-6.1.0-9-amd64", "linux-image-6.1.0-57-amd64",
+             "linux-image-6.12.117+deb12-amd64", "linux-image-6.1.0-57-cloud-amd64"],
+     "linux-image-6.1.0-57-amd64"),
+    ("6.1.0-9", ["linux-image-6.1.0-9-amd64", "linux-image-6.1.0-57-amd64"],
+     "linux-image-6.1.0-9-amd64"),
+    ("linux-image-6.1.0-9-amd64", ["linux-image-6.1.0-9-amd64"], "linux-image-6.1.0-9-amd64"),
+])
+def test_kernel_versions_name_debian_packages(spec, names, want):
+    assert vm.package_for(spec, names) == want
+
+
+def test_unknown_kernel_version_names_what_exists():
+    with pytest.raises(ValueError, match=r"kernel='5\.99'.*6\.1, 6\.12"):
+        vm.package_for("5.99", ["linux-image-6.1.0-57-amd64", "linux-image-6.12.117+deb12-amd64"])
+
+
+def test_vmlinuz_path_needs_its_modules_beside_it(tmp_path):
+    boot = tmp_path / "boot"
+    boot.mkdir()
+    (boot / "vmlinuz-9.9.9").write_bytes(b"x")
+    with pytest.raises(ValueError, match="lib/modules/9.9.9"):
+        vm.resolve_kernel(str(boot / "vmlinuz-9.9.9"))
+    (tmp_path / "lib" / "modules" / "9.9.9").mkdir(parents=True)
+    k = vm.resolve_kernel(str(boot / "vmlinuz-9.9.9"))
+    assert k.release == "9.9.9" and not k.is_host
+    with pytest.raises(ValueError, match="not a file"):
+        vm.resolve_kernel(str(tmp_path / "nothing"))
+
+
+def test_bad_options_are_refused_before_anything_boots():
+    before = _qemu_pids()
+    with pytest.raises(ValueError, match="trig_batch_iters=0"):
+        vm.run("trig-fentry", kernel="6.12", trig_batch_iters=0)
+    with pytest.raises(ValueError, match="unknown benchmark"):
+        vm.run("trig-fentri", kernel="6.12")
+    with pytest.raises(ValueError, match="accel="):
+        vm.run("trig-fentry", kernel="6.12", accel="xen")
+    assert _qemu_pids() - before == set()
+
+
+def test_accel_choice_says_why():
+    accel, why = vm.accel_choice()
+    assert accel in ("kvm", "tcg") and why
+    if os.path.isdir("/sys/module/kvm_pvm"):
+        assert accel == "tcg" and "PVM" in why
