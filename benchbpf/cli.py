@@ -407,7 +407,8 @@ def _kernels_main(args, flags):
     from . import vm
     from .resultset import ResultSet
     try:
-        kernels = [vm.resolve_kernel(k, fetch=False) for k in args.kernel]
+        for k in args.kernel:   # every spec checked before anything boots
+            vm.resolve_kernel(k, fetch=False)
     except (ValueError, TypeError) as e:
         return _fail(2, f"--kernel {_in_flag_terms(str(e))}")
     if not args.list and not args.bench:
@@ -438,10 +439,9 @@ def _kernels_main(args, flags):
         if not args.quiet:
             print(f"benchbpf: {line}", file=sys.stderr, flush=True)
 
-    status, results = 0, []
-    previous = signal.signal(signal.SIGTERM, _on_sigterm)
-    try:
-        for spec, k in zip(args.kernel, kernels):
+    def each_kernel():
+        status, results = 0, []
+        for spec in args.kernel:
             try:
                 if args.list:
                     probed, missing = vm.features(spec, progress=progress)
@@ -459,7 +459,8 @@ def _kernels_main(args, flags):
                 status = max(status, 3)
                 continue
             except (ValueError, TypeError) as e:
-                return _fail(2, f"--kernel {spec}: {e}")
+                _fail(2, f"--kernel {spec}: {e}")
+                return 2, []
             except BenchmarkError as e:
                 print(f"benchbpf: {args.bench} failed on kernel {spec}: {e}", file=sys.stderr)
                 status = 1
@@ -471,17 +472,12 @@ def _kernels_main(args, flags):
                 continue
             _print_guest_result(args, info, got)
             results.append(got)
-    except KeyboardInterrupt:
-        print("benchbpf: interrupted: the guest was stopped", file=sys.stderr)
-        return 130
-    except Terminated:
-        print("benchbpf: terminated (SIGTERM): the guest was stopped", file=sys.stderr)
-        return 143
-    except BrokenPipeError:
-        sys.stdout = open(os.devnull, "w")
-        return 141
-    finally:
-        signal.signal(signal.SIGTERM, previous)
+        return status, results
+
+    outcome, stopped = _interruptible(each_kernel)
+    if stopped is not None:
+        return stopped
+    status, results = outcome
     if args.json and results:
         try:
             if len(args.kernel) == 1:
@@ -504,13 +500,39 @@ def _print_guest_result(args, info, r):
     interval_ns = r.metadata.get("interval_ns", int(round(args.interval * 1e9)))
     for i, s in enumerate(r.warmup_samples + r.samples):
         print(progress_line(info.report, i, s, args.producers, interval_ns))
-    trigger = r.metadata.get("trigger")
+    _print_summary(r)
+    sys.stdout.flush()
+
+
+def _print_summary(result):
+    """The trigger that ran, the summary (kept the last line) and program costs."""
+    trigger = result.metadata.get("trigger")
     if trigger:
         print(f"Trigger: {trigger}")
-    print(r.summary())
-    for prog in r.prog_stats:
+    print(result.summary())
+    for prog in result.prog_stats:
         print(prog)
-    sys.stdout.flush()
+
+
+def _interruptible(fn):
+    """(fn(), None), or (None, exit status) once Ctrl-C, SIGTERM (handled as
+    Ctrl-C while fn runs) or a closed stdout stopped it; the run or guest
+    has been stopped and cleaned up by then."""
+    previous = signal.signal(signal.SIGTERM, _on_sigterm)
+    try:
+        return fn(), None
+    except KeyboardInterrupt:
+        print("benchbpf: interrupted", file=sys.stderr)
+        return None, 130
+    except Terminated:
+        print("benchbpf: terminated (SIGTERM): run stopped and cleaned up", file=sys.stderr)
+        return None, 143
+    except BrokenPipeError:
+        # Reader went away (| head): the run was stopped and cleaned up.
+        sys.stdout = open(os.devnull, "w")
+        return None, 141
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _fail(status, message, prefix="error: "):
@@ -582,17 +604,19 @@ def main(argv=None):
 
     if not args.quiet:
         print(f"Setting up benchmark '{args.bench}'...", flush=True)
-    previous = signal.signal(signal.SIGTERM, _on_sigterm)
-    try:
+    def attempt():
         with warnings.catch_warnings():
             warnings.showwarning = _one_line_warning
-            result = _runner.run(
+            return _runner.run(
                 args.bench, warmup=args.warmup, duration=args.duration,
                 interval=args.interval, producers=args.producers, consumers=args.consumers,
                 affinity=args.affinity, prod_affinity=args.prod_affinity,
                 cons_affinity=args.cons_affinity, verbose=args.verbose,
                 prog_stats=args.prog_stats,
                 callback=show, **params)
+
+    try:
+        result, stopped = _interruptible(attempt)
     except (ValueError, TypeError) as e:
         print(f"benchbpf: error: {_in_flag_terms(str(e), info)}", file=sys.stderr)
         return 2
@@ -605,25 +629,9 @@ def main(argv=None):
         if log and args.verbose:
             print(log, file=sys.stderr)
         return 1
-    except KeyboardInterrupt:
-        print("benchbpf: interrupted", file=sys.stderr)
-        return 130
-    except Terminated:
-        print("benchbpf: terminated (SIGTERM): run stopped and cleaned up", file=sys.stderr)
-        return 143
-    except BrokenPipeError:
-        # Reader went away (| head): the run was stopped and cleaned up.
-        sys.stdout = open(os.devnull, "w")
-        return 141
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-    # What fired the producers, before the summary so that it stays the last line.
-    trigger = result.metadata.get("trigger")
-    if trigger:
-        print(f"Trigger: {trigger}")
-    print(result.summary())
-    for prog in result.prog_stats:
-        print(prog)
+    if stopped is not None:
+        return stopped
+    _print_summary(result)
     if args.json:
         try:
             result.to_json(args.json)
