@@ -62,7 +62,8 @@ def main():
         for (name, params), r in zip(jobs, out):
             key = label(name, {q: v for q, v in params.items() if q not in timing})
             if isinstance(r, dict):
-                table.setdefault(key, {})[k] = r["type"] + ": " + r["message"].split(": ")[-1][:60]
+                table.setdefault(key, {})[k] = "unsupported" if r["type"] == "UnsupportedError" \
+                    else r["type"]
                 continue
             if name == TASKS_TRACE[0]:
                 tasks[k] = r

@@ -40,8 +40,8 @@ HOST_REFUSED = ("trig-fentry", "trig-fexit", "trig-fmodret", "trig-kprobe", "tri
 
 #: What a 6.1 kernel lacks, by the feature names of features(): an
 #: UnsupportedError there names one of these words.
-LACKING_61 = {"kprobe_multi": ("kprobe-multi", "kprobe_multi"),
-              "uprobe_multi": ("uprobe-multi", "uprobe_multi", "UPROBE_MULTI"),
+LACKING_61 = {"kprobe_multi": ("kprobe-multi", "kretprobe-multi", "kprobe_multi"),
+              "uprobe_multi": ("uprobe-multi", "uretprobe-multi", "uprobe_multi"),
               "fmod_ret": ("fmod_ret",),
               "trigger_kfunc": ("bpf_modify_return_test_tp",)}
 
