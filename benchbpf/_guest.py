@@ -29,7 +29,8 @@ def _error(e):
 
 
 def _run_job(job, say):
-    import benchbpf
+    from ._core import BenchmarkError, UnsupportedError
+    from ._runner import run
     name, options = job["name"], job["options"]
     total = [0]
 
@@ -37,11 +38,11 @@ def _run_job(job, say):
         total[0] += sample.hits
     say(f"running {name}")
     try:
-        r = benchbpf.run(name, callback=on_sample, **options)
-    except benchbpf.UnsupportedError as e:
+        r = run(name, callback=on_sample, **options)
+    except UnsupportedError as e:
         say(f"{name}: cannot run here: {e}")
         return {"error": _error(e)}
-    except (benchbpf.BenchmarkError, ValueError, TypeError, PermissionError, OSError) as e:
+    except (BenchmarkError, ValueError, TypeError, PermissionError, OSError) as e:
         say(f"{name}: failed: {e}")
         return {"error": _error(e)}
     say(f"{name}: {r.summary()}")
@@ -49,8 +50,8 @@ def _run_job(job, say):
 
 
 def _features_job():
-    from benchbpf._runner import list_benchmarks
-    from benchbpf.features import features, missing_features
+    from ._runner import list_benchmarks
+    from .features import features, missing_features
     f = features()
     return {"features": [tuple(x) for x in f.values()],
             "missing": {n: list(missing_features(n, f)) for n in list_benchmarks()}}

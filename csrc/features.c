@@ -118,7 +118,7 @@ static const struct probe_def probes[] = {
 
 #define NR_PROBES (int)(sizeof(probes) / sizeof(probes[0]))
 
-static const struct bench probe_bench = {
+const struct bench bench_features_probe = {
 	.name = "features",
 	.family = "features",
 	.no_bpf = true,
@@ -348,49 +348,39 @@ cleanup:
 	features_bpf__destroy(skel);
 }
 
+static void probe_one(struct bench_ctx *ctx, const struct probe_def *d,
+		      struct bench_feature *f)
+{
+	memset(f, 0, sizeof(*f));
+	snprintf(f->name, sizeof(f->name), "%s", d->name);
+	if (d->kind == PROBE_ENABLE_STATS)
+		probe_enable_stats(f, d);
+	else
+		probe_program(ctx, f, d);
+}
+
 int bench_probe_feature(struct bench_ctx *ctx, const char *name, struct bench_feature *out)
 {
 	int i;
 
 	for (i = 0; i < NR_PROBES; i++) {
-		if (strcmp(probes[i].name, name))
-			continue;
-		memset(out, 0, sizeof(*out));
-		snprintf(out->name, sizeof(out->name), "%s", name);
-		if (probes[i].kind == PROBE_ENABLE_STATS)
-			probe_enable_stats(out, &probes[i]);
-		else
-			probe_program(ctx, out, &probes[i]);
-		return 0;
+		if (strcmp(probes[i].name, name) == 0) {
+			probe_one(ctx, &probes[i], out);
+			return 0;
+		}
 	}
 	return -ENOENT;
 }
 
-int bench_probe_features(struct bench_feature *out, int max)
+int bench_probe_features(struct bench_ctx *ctx, struct bench_feature *out, int max)
 {
-	struct bench_ctx *ctx;
 	int i, n = 0;
 
 	if (!out || max <= 0)
 		return 0;
-	ctx = malloc(sizeof(*ctx));
-	if (!ctx)
-		return 0;
-	bench_ctx_init(ctx, &probe_bench);
 	bench_log_begin(ctx);	/* keep libbpf's complaints off stderr */
-	for (i = 0; i < NR_PROBES && n < max; i++, n++) {
-		struct bench_feature *f = &out[n];
-		const struct probe_def *d = &probes[i];
-
-		memset(f, 0, sizeof(*f));
-		snprintf(f->name, sizeof(f->name), "%s", d->name);
-		if (d->kind == PROBE_ENABLE_STATS)
-			probe_enable_stats(f, d);
-		else
-			probe_program(ctx, f, d);
-	}
+	for (i = 0; i < NR_PROBES && n < max; i++, n++)
+		probe_one(ctx, &probes[i], &out[n]);
 	bench_log_end(ctx);
-	bench_ctx_destroy(ctx);
-	free(ctx);
 	return n;
 }
