@@ -4,9 +4,11 @@ PLUS_MINUS = "\u00b1"
 
 
 def progress_line(report, index, sample, producers, interval_ns=1_000_000_000):
-    """The per-interval 'Iter' line the kernel bench prints."""
+    """The per-interval 'Iter' line the kernel bench prints (None: it prints none)."""
     delta_ns = sample.interval_ns
     head = f"Iter {index:3d} ({(delta_ns - interval_ns) / 1000.0:7.3f}us): "
+    if report == "bpf_timing":
+        return None     # the kernel bench prints no progress for BPF-timed runs
     if report == "ops":
         hits = sample.hits_mps
         return head + f"hits {hits:8.3f}M/s ({hits / producers:7.3f}M/prod)"
@@ -68,6 +70,9 @@ def summary_latency_ns(r):
 def summary_line(r):
     """The kernel bench's 'Summary:' line for result r."""
     report = r.report
+    if report == "bpf_timing":
+        from .bpf_timing import summary_line as bpf_timing_summary
+        return bpf_timing_summary(r)
     if report == "htab_mem":
         from .htab_mem import summary_line as htab_mem_summary
         return htab_mem_summary(r)

@@ -8,7 +8,7 @@ import platform
 import resource
 from types import MappingProxyType
 
-from . import _core
+from . import _core, bpf_timing
 from ._concurrency import RunMarker
 from ._cpuset import parse_cpuset, place_threads
 from .fingerprint import fingerprint
@@ -265,6 +265,20 @@ def _run_metadata(env, raw):
     }
 
 
+def _bpf_timed(raw, env, samples, nwarm):
+    """A BPF-timed run (bpf_timing.shape): each timed batch becomes a sample
+    (interval_ns its BPF-timed length, hits its operations), in place of the
+    per-interval samples, which only carried the batches read each interval.
+    Returns (how many leading samples are warm-up, extra metadata)."""
+    shaped = bpf_timing.shape(raw["series"], raw["notes"], env["producers"])
+    if shaped is None:
+        return nwarm, {}
+    batches, meta = shaped
+    samples[:] = [Sample(interval_ns=ns, hits=ops, extra={"cpu": cpu})
+                  for ns, ops, cpu in batches]
+    return 0, {"bpf_timing": meta}
+
+
 def _check_prog_stats(info, value):
     if not isinstance(value, bool):
         raise TypeError(f"prog_stats={value!r}: must be True or False")
@@ -416,6 +430,7 @@ def run(name, *, warmup=1, duration=5, interval=1.0, producers=1, consumers=None
     with RunMarker(name) as marker:
         raw = _core.run(name, env, core_params, on_sample if callback else None)
     samples = [Sample.from_raw(t, extra_names) for t in raw["samples"]]
+    nwarm, timing_meta = _bpf_timed(raw, env, samples, nwarm)
     common = {
         "warmup": _plain_number(warmup), "duration": _plain_number(duration),
         "interval": _plain_number(interval),
@@ -432,7 +447,7 @@ def run(name, *, warmup=1, duration=5, interval=1.0, producers=1, consumers=None
         samples=tuple(samples[nwarm:]),
         warmup_samples=tuple(samples[:nwarm]),
         metadata={**_metadata(info, raw, started, marker.count),
-                  **_run_metadata(env, raw), **progs_meta, **raw["notes"],
+                  **_run_metadata(env, raw), **progs_meta, **raw["notes"], **timing_meta,
                   "fingerprint": machine},
         prog_stats=progs,
         series=raw["series"],

@@ -455,7 +455,9 @@ def main(argv=None):
     def show(sample, index, warmup):
         if index == 0 and not args.quiet:
             print(f"Benchmark '{args.bench}' started.", flush=True)
-        print(progress_line(info.report, index, sample, producers, interval_ns), flush=True)
+        line = progress_line(info.report, index, sample, producers, interval_ns)
+        if line is not None:
+            print(line, flush=True)
 
     if not args.quiet:
         print(f"Setting up benchmark '{args.bench}'...", flush=True)
@@ -494,6 +496,11 @@ def main(argv=None):
         return 141
     finally:
         signal.signal(signal.SIGTERM, previous)
+    # BPF-timed runs: the calibration's warning on stderr, as the kernel bench's.
+    timing_warning = (result.metadata.get("bpf_timing") or {}).get("calibration", {}) \
+        .get("warning")
+    if timing_warning:
+        print(timing_warning, file=sys.stderr)
     # What fired the producers, before the summary so that it stays the last line.
     trigger = result.metadata.get("trigger")
     if trigger:
