@@ -23,58 +23,12 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_endian.h>
 
+#include "bpf_timing.bpf.h"
 #include "xdp_lb.h"
 
 #define ETH_P_IP	0x0800
 #define ETH_P_IPV6	0x86DD
 
-/*
- * PROVISIONAL timed batch, to be replaced by the shared BPF timing core:
- * body batch_iters times, each followed by reset, timed; then body once
- * more, untimed, whose value the expression takes.
- */
-#define XDP_LB_NR_SAMPLES 4096
-__u64 timing_samples[XDP_LB_MAX_CPUS][XDP_LB_NR_SAMPLES];
-__u32 timing_idx[XDP_LB_MAX_CPUS];
-volatile __u32 batch_iters;
-volatile __u32 timing_enabled;
-
-#define can_loop							\
-	({ __label__ l_break, l_continue;				\
-	bool ret = true;						\
-	asm volatile goto("1:.byte 0xe5; .byte 0; "			\
-			  ".long ((%l[l_break] - 1b - 8) / 8) & 0xffff; "	\
-			  ".short 0" :::: l_break);			\
-	goto l_continue;						\
-	l_break: ret = false;						\
-	l_continue:;							\
-	ret; })
-
-static __always_inline void record_sample(__u64 ns)
-{
-	__u32 cpu = bpf_get_smp_processor_id() & (XDP_LB_MAX_CPUS - 1), i;
-
-	if (!timing_enabled)
-		return;
-	i = timing_idx[cpu];
-	if (i >= XDP_LB_NR_SAMPLES)
-		return;
-	timing_samples[cpu][i] = ns;
-	timing_idx[cpu] = i + 1;
-}
-
-#define TIMED_BATCH(body, reset) ({					\
-	__u64 __t0 = bpf_ktime_get_ns();				\
-	__u32 __i;							\
-	int timed_result;						\
-	for (__i = 0; __i < batch_iters && can_loop; __i++) {		\
-		timed_result = (body);					\
-		reset;							\
-	}								\
-	record_sample(bpf_ktime_get_ns() - __t0);			\
-	timed_result = (body);						\
-	timed_result; })
-/* END PROVISIONAL */
 
 /* ---- jhash, as the kernel's include/linux/jhash.h ---- */
 
@@ -639,8 +593,9 @@ int xdp_lb(struct xdp_md *xdp)
 		flip_source(xdp, saddr_off, poison);
 	}
 
-	return TIMED_BATCH(process_packet(xdp), ({
-		if (timed_result == XDP_TX) {
+	/* __bt_result: the verdict of the packet just processed. */
+	return BPF_TIMING_LOOP(process_packet(xdp), ({
+		if (__bt_result == XDP_TX) {
 			if (strip_encap(xdp, &orig_eth))
 				return XDP_DROP;
 			if (rand_state)

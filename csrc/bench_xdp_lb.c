@@ -45,6 +45,7 @@
 #include <bpf/libbpf.h>
 
 #include "bench.h"
+#include "bpf_timing_user.h"
 #include "xdp_lb.h"
 #include "xdp_lb.skel.h"
 
@@ -62,7 +63,6 @@ static const __u8 router_mac[ETH_ALEN] = { 0xde, 0xad, 0xbe, 0xef, 0x00, 0x01 };
 static const char payload[16] = "bench___payload!";
 
 #define PKT_MAX		256
-#define XDP_LB_NR_SAMPLES 4096	/* PROVISIONAL */
 #define OUT_MAX		(PKT_MAX + (int)sizeof(struct ipv6hdr))
 #define IPV4_MF		0x2000
 
@@ -231,12 +231,14 @@ static const char *const fault_names[] = {
 
 static const struct bench_param_def xdp_lb_params[] = {
 	{ "scenario", "--scenario", BENCH_PARAM_CHOICE, -1, 0, NR_SCENARIOS - 1, scenario_names,
-	  "scenario to benchmark (required; --list-scenarios lists them)", scenario_descs },
+	  "scenario to benchmark (--list-scenarios lists them)", scenario_descs },
 	{ "validate_fault", NULL, BENCH_PARAM_CHOICE, FAULT_NONE, 0, FAULT_COUNTERS, fault_names,
 	  "break one validation check on purpose, to test that it fails the run: the output "
 	  "packet, the verdict (scenarios that encapsulate) or the counters" },
 	{ 0 },
 };
+
+static const char *const xdp_lb_extra[] = { BENCH_BPF_TIMING_EXTRA, NULL };
 
 struct xdp_lb_state {
 	struct xdp_lb_bpf *skel;
@@ -249,7 +251,7 @@ struct xdp_lb_state {
 	__u32 pkt_len;
 	__u8 want[OUT_MAX];		/* what the validation run must return */
 	__u32 want_len;
-	__u32 batch_iters;
+	struct bench_bpf_timing timing;
 	atomic_ullong bad_verdicts;	/* timed runs that returned another verdict */
 	atomic_int last_verdict;
 };
@@ -635,7 +637,7 @@ static void say_packet_diff(char *msg, size_t size, const __u8 *got, __u32 got_l
 static int check_counters(struct xdp_lb_state *st, char *msg, size_t size)
 {
 	const struct scenario *sc = st->sc;
-	__u64 n = (__u64)st->batch_iters + 1;	/* the timed packets and the last one */
+	__u64 n = (__u64)st->timing.batch_iters + 1;	/* the timed packets and the last one */
 	__u64 verdicts, packets, misses, tcp_misses, unused, want_misses;
 	__u32 key = sc->verdict == XDP_TX ? XDP_LB_STATS_XDP_TX :
 		    sc->verdict == XDP_PASS ? XDP_LB_STATS_XDP_PASS : XDP_LB_STATS_XDP_DROP;
@@ -698,40 +700,16 @@ static int validate_scenario(struct bench_ctx *ctx, struct xdp_lb_state *st)
 		return 0;
 	return bench_fail(ctx, BENCH_ERR_BENCH, EPROTO,
 			  "%s: scenario %s failed validation (one run of %u packets)%s",
-			  ctx->bench->name, name, st->batch_iters + 1, msg);
+			  ctx->bench->name, name, st->timing.batch_iters + 1, msg);
 }
 
-/* ---- PROVISIONAL timing, until the shared BPF timing core lands ---- */
-
-static __u64 batch_ns(struct xdp_lb_state *st, __u32 iters)
+/* The timing core's run: one test run, its verdict not looked at. */
+static int run_timed(void *arg)
 {
-	struct xdp_lb_bpf__bss *bss = st->skel->bss;
-	__u64 best = 0;
 	int verdict;
 
-	memset(bss->timing_idx, 0, sizeof(bss->timing_idx));
-	bss->batch_iters = iters;
-	bss->timing_enabled = 1;
-	for (int i = 0; i < 5; i++)
-		run_once(st, NULL, NULL, &verdict);
-	bss->timing_enabled = 0;
-	for (int c = 0; c < XDP_LB_MAX_CPUS; c++)
-		for (__u32 j = 0; j < bss->timing_idx[c]; j++)
-			if (!best || bss->timing_samples[c][j] < best)
-				best = bss->timing_samples[c][j];
-	memset(bss->timing_idx, 0, sizeof(bss->timing_idx));
-	return best;
+	return run_once(arg, NULL, NULL, &verdict);
 }
-
-static void calibrate(struct xdp_lb_state *st)
-{
-	__u64 ns = batch_ns(st, 100);
-	__u64 iters = ns ? 10000000ull * 100 / ns : 10000;
-
-	st->batch_iters = iters < 100 ? 100 : iters > 10000000 ? 10000000 : (__u32)iters;
-	st->skel->bss->batch_iters = st->batch_iters;
-}
-/* ---- END PROVISIONAL ---- */
 
 static int xdp_lb_validate(struct bench_ctx *ctx)
 {
@@ -790,11 +768,13 @@ static int xdp_lb_setup(struct bench_ctx *ctx)
 	if (err)
 		return err;
 
+	BENCH_BPF_TIMING_INIT(&st->timing, st->skel);
 	if (sc->fixed_batch) {
-		st->batch_iters = sc->fixed_batch;
-		st->skel->bss->batch_iters = st->batch_iters;
+		bench_bpf_timing_fixed(&st->timing, sc->fixed_batch);
 	} else {
-		calibrate(st);
+		err = bench_bpf_timing_calibrate(ctx, &st->timing, run_timed, st);
+		if (err)
+			return err;
 	}
 	/* A cold table: one run leaves the scenario's own flow in it, so that
 	 * the validation run's one miss is its poisoned first packet. */
@@ -817,8 +797,9 @@ static int xdp_lb_setup(struct bench_ctx *ctx)
 	/* Only now: validation checks the one flow the packet carries. */
 	st->skel->bss->flow_mask = sc->flow_mask;
 	snprintf(ctx->trigger, sizeof(ctx->trigger), "BPF_PROG_TEST_RUN xdp_lb x%u",
-		 st->batch_iters + 1);
+		 st->timing.batch_iters + 1);
 	bench_note(ctx, "scenario", "%s", scenario_names[sc - scenarios]);
+	bench_bpf_timing_start(ctx, &st->timing);
 	return 0;
 }
 
@@ -845,33 +826,22 @@ static void xdp_lb_measure(struct bench_ctx *ctx, struct bench_sample *s)
 {
 	struct xdp_lb_state *st = ctx->priv;
 	unsigned long long bad = atomic_exchange(&st->bad_verdicts, 0);
-	static int seen;	/* PROVISIONAL */
 
-	if (bad)
+	if (bad) {
 		bench_fail(ctx, BENCH_ERR_BENCH, EPROTO,
 			   "%s: scenario %s: %llu timed runs returned %s, expected %s",
 			   ctx->bench->name, scenario_names[st->sc - scenarios], bad,
 			   verdict_name(atomic_load(&st->last_verdict)), verdict_name(st->sc->verdict));
-	if (++seen >= ctx->env.warmup_samples)	/* PROVISIONAL */
-		st->skel->bss->timing_enabled = 1;
-	(void)s;
+		return;
+	}
+	bench_bpf_timing_measure(ctx, &st->timing, s, 0);
 }
 
 static int xdp_lb_collect(struct bench_ctx *ctx)
 {
 	struct xdp_lb_state *st = ctx->priv;
-	struct xdp_lb_bpf__bss *bss = st->skel->bss;
-	double *v = malloc(sizeof(double) * XDP_LB_NR_SAMPLES * 2);
-	int n = 0, err;
 
-	if (!v)
-		return -ENOMEM;
-	for (int c = 0; c < st->nr_cpus; c++)
-		for (__u32 j = 0; j < bss->timing_idx[c] && n < XDP_LB_NR_SAMPLES * 2; j++)
-			v[n++] = (double)bss->timing_samples[c][j] / st->batch_iters;
-	err = bench_series_add(ctx, "ns_per_op", v, n);
-	free(v);
-	return err;
+	return bench_bpf_timing_collect(ctx, &st->timing);
 }
 
 static void xdp_lb_teardown(struct bench_ctx *ctx)
@@ -883,6 +853,7 @@ static void xdp_lb_teardown(struct bench_ctx *ctx)
 	xdp_lb_bpf__destroy(st->skel);
 	for (int i = 0; i < st->nr_lru; i++)
 		close(st->lru_fds[i]);
+	bench_bpf_timing_free(&st->timing);
 	free(st);
 	ctx->priv = NULL;
 }
@@ -894,6 +865,7 @@ const struct bench bench_xdp_lb = {
 	.help = "a Katran-style XDP load balancer over one built packet per scenario, "
 		"validated, then timed in BPF (ns/op)",
 	.params = xdp_lb_params,
+	.extra = xdp_lb_extra,
 	.max_consumers = 0,
 	.validate = xdp_lb_validate,
 	.setup = xdp_lb_setup,
