@@ -18,6 +18,7 @@
 #define BENCHBPF_BPF_TIMING_BPF_H
 
 #include "bpf_timing.h"
+#include "may_goto.bpf.h"
 
 #define BPF_TIMING_CPU_MASK (BPF_TIMING_NR_CPUS - 1)
 
@@ -28,24 +29,6 @@ __u32 timing_short[BPF_TIMING_NR_CPUS];
 /* Written by user space while programs run: read on every use. */
 volatile __u32 batch_iters;
 volatile __u32 timing_enabled;
-
-/*
- * may_goto, encoded by hand: clang before 19 has no mnemonic for it.
- * BPF_JMP | BPF_JCOND (0xe5), no registers, the jump offset in 8-byte
- * instructions, imm 0.  True while the kernel lets the loop go on.
- */
-#define BPF_TIMING_MAY_GOTO_INSN						\
-	"1: .byte 0xe5; .byte 0; .long ((%l[l_break] - 1b - 8) / 8) & 0xffff; .short 0"
-#define bpf_timing_can_loop ({						\
-	__label__ l_break, l_continue;					\
-	bool __ret = true;						\
-	asm volatile goto(BPF_TIMING_MAY_GOTO_INSN :::: l_break);	\
-	goto l_continue;						\
-l_break:								\
-	__ret = false;							\
-l_continue:								\
-	__ret;								\
-})
 
 static __always_inline void bpf_timing_record(__u64 elapsed_ns, __u32 done, __u32 want)
 {

@@ -10,6 +10,8 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 
+#include "may_goto.bpf.h"
+
 /* ---- attach kinds ---- */
 
 SEC("?tracepoint/syscalls/sys_enter_getpgid")
@@ -93,6 +95,24 @@ SEC("?raw_tp")
 int feat_test_run(__u64 *ctx)
 {
 	return (int)ctx[0] + 1;
+}
+
+/* BPF_PROG_TEST_RUN of XDP: XDP_TX for the 64-byte packet the prober sends. */
+SEC("?xdp")
+int feat_test_run_xdp(struct xdp_md *xdp)
+{
+	return xdp->data_end - xdp->data == 64 ? XDP_TX : XDP_DROP;
+}
+
+/* may_goto (BPF-timed loops): counts to its first argument, plus one. */
+SEC("?raw_tp")
+int feat_may_goto(__u64 *ctx)
+{
+	__u32 i, n = 0, want = (__u32)ctx[0];
+
+	for (i = 0; i < want && bpf_timing_can_loop; i++)
+		n++;
+	return (int)n + 1;
 }
 
 /* ---- map types: each program uses one map through its helpers ---- */

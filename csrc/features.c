@@ -30,6 +30,7 @@ enum probe_kind {
 	PROBE_URETPROBE,
 	PROBE_UPROBE_MULTI,	/* load as uprobe_multi, raw BPF_LINK_CREATE */
 	PROBE_TEST_RUN,		/* load, BPF_PROG_TEST_RUN */
+	PROBE_TEST_RUN_XDP,	/* load, BPF_PROG_TEST_RUN over a packet */
 	PROBE_ENABLE_STATS,	/* BPF_ENABLE_STATS, no program */
 };
 
@@ -81,6 +82,12 @@ static const struct probe_def probes[] = {
 	{ "prog_test_run_raw_tp", PROBE_TEST_RUN, "feat_test_run", NULL,
 	  "a raw_tp program through BPF_PROG_TEST_RUN", EINVAL,
 	  "this kernel cannot test-run raw_tp programs (Linux 5.10)" },
+	{ "prog_test_run_xdp", PROBE_TEST_RUN_XDP, "feat_test_run_xdp", NULL,
+	  "an XDP program through BPF_PROG_TEST_RUN", EINVAL,
+	  "this kernel cannot test-run XDP programs" },
+	{ "may_goto", PROBE_TEST_RUN, "feat_may_goto", NULL,
+	  "a raw_tp program looping on may_goto", EINVAL,
+	  "this kernel predates the may_goto instruction of BPF-timed loops (Linux 6.9)" },
 	{ "ringbuf", PROBE_LOAD, "feat_ringbuf", "feat_ringbuf_map",
 	  "a ringbuf map and a program writing to it", EINVAL,
 	  "this kernel predates BPF ring buffers (Linux 5.8)" },
@@ -288,6 +295,26 @@ static void probe_program(struct bench_ctx *ctx, struct bench_feature *f,
 		}
 		snprintf(f->detail, sizeof(f->detail),
 			 "ran %s: it returned %u as expected", d->what, opts.retval);
+		break;
+	}
+	case PROBE_TEST_RUN_XDP: {
+		__u8 pkt[64] = { 0 };
+		LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = pkt,
+			    .data_size_in = sizeof(pkt), .repeat = 1);
+
+		err = bpf_prog_test_run_opts(bpf_program__fd(prog), &opts);
+		if (err) {
+			describe_refusal(f, d, "%s loaded, but running it", err);
+			goto cleanup;
+		}
+		if (opts.retval != XDP_TX) {
+			snprintf(f->detail, sizeof(f->detail),
+				 "ran %s, but it returned %u instead of XDP_TX", d->what,
+				 opts.retval);
+			goto cleanup;
+		}
+		snprintf(f->detail, sizeof(f->detail),
+			 "ran %s over a packet: it returned XDP_TX as expected", d->what);
 		break;
 	}
 	default:
