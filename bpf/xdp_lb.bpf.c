@@ -90,7 +90,7 @@ struct {
 	__uint(max_entries, XDP_LB_VIP_MAP_SIZE);
 	__type(key, struct xdp_lb_vip);
 	__type(value, struct xdp_lb_vip_meta);
-} vip_map SEC(".maps");
+} xlb_vip_map SEC(".maps");
 
 /* Each CPU's connection table; user space creates one per possible CPU.
  * Sizes rather than types: the BTF of a struct only used through pointers
@@ -108,42 +108,42 @@ struct {
 	__type(value, __u32);
 	__uint(max_entries, XDP_LB_MAX_CPUS);
 	__array(values, struct xdp_lb_lru_map);
-} lru_mapping SEC(".maps");
+} xlb_lru_mapping SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, XDP_LB_CH_RINGS_SIZE);
 	__type(key, __u32);
 	__type(value, __u32);
-} ch_rings SEC(".maps");
+} xlb_ch_rings SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, XDP_LB_MAX_REALS);
 	__type(key, __u32);
 	__type(value, struct xdp_lb_real);
-} reals SEC(".maps");
+} xlb_reals SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, XDP_LB_STATS_SIZE);
 	__type(key, __u32);
 	__type(value, struct xdp_lb_stat);
-} stats SEC(".maps");
+} xlb_stats SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, XDP_LB_MAX_REALS);
 	__type(key, __u32);
 	__type(value, struct xdp_lb_stat);
-} reals_stats SEC(".maps");
+} xlb_reals_stats SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
 	__type(value, struct xdp_lb_ctl);
-} ctl_array SEC(".maps");
+} xlb_ctl_array SEC(".maps");
 
 /* The one VIP whose table misses are counted per real. */
 struct {
@@ -151,14 +151,14 @@ struct {
 	__uint(max_entries, 1);
 	__type(key, __u32);
 	__type(value, struct xdp_lb_vip);
-} vip_miss_stats SEC(".maps");
+} xlb_vip_miss_stats SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, XDP_LB_MAX_REALS);
 	__type(key, __u32);
 	__type(value, __u32);
-} lru_miss_stats SEC(".maps");
+} xlb_lru_miss_stats SEC(".maps");
 
 /* Set by user space between runs, read on every run. */
 volatile __u32 flow_mask;	/* nonzero: a random source per packet, masked */
@@ -267,7 +267,7 @@ static __always_inline void count_verdict(int action)
 {
 	__u32 key = action == XDP_TX ? XDP_LB_STATS_XDP_TX :
 		    action == XDP_PASS ? XDP_LB_STATS_XDP_PASS : XDP_LB_STATS_XDP_DROP;
-	struct xdp_lb_stat *st = bpf_map_lookup_elem(&stats, &key);
+	struct xdp_lb_stat *st = bpf_map_lookup_elem(&xlb_stats, &key);
 
 	if (st)
 		st->v1 += 1;
@@ -277,7 +277,7 @@ static __always_inline void count_verdict(int action)
 static __always_inline bool under_flood(void)
 {
 	__u32 key = XDP_LB_STATS_NEW_CONN;
-	struct xdp_lb_stat *conn = bpf_map_lookup_elem(&stats, &key);
+	struct xdp_lb_stat *conn = bpf_map_lookup_elem(&xlb_stats, &key);
 	__u64 now;
 
 	if (!conn)
@@ -311,7 +311,7 @@ static __always_inline struct xdp_lb_real *table_lookup(void *table, struct xdp_
 	}
 	key = entry->pos;
 	*pos = key;
-	return bpf_map_lookup_elem(&reals, &key);
+	return bpf_map_lookup_elem(&xlb_reals, &key);
 }
 
 /* Pick the real from the VIP's consistent-hash ring and remember it. */
@@ -329,11 +329,11 @@ static __always_inline bool pick_real(struct xdp_lb_real **real, struct xdp_lb_f
 		hash = jhash_2words(flow->src, flow->ports, XDP_LB_CH_RING_SIZE);
 
 	slot = XDP_LB_CH_RING_SIZE * vip->vip_num + hash % XDP_LB_CH_RING_SIZE;
-	ring = bpf_map_lookup_elem(&ch_rings, &slot);
+	ring = bpf_map_lookup_elem(&xlb_ch_rings, &slot);
 	if (!ring)
 		return false;
 	real_pos = *ring;
-	*real = bpf_map_lookup_elem(&reals, &real_pos);
+	*real = bpf_map_lookup_elem(&xlb_reals, &real_pos);
 	if (!*real)
 		return false;
 
@@ -354,7 +354,7 @@ static __always_inline void count_vip_miss(struct xdp_lb_vip *vip, bool is_v6, _
 	struct xdp_lb_vip *watched;
 	__u32 key = 0, *cnt;
 
-	watched = bpf_map_lookup_elem(&vip_miss_stats, &key);
+	watched = bpf_map_lookup_elem(&xlb_vip_miss_stats, &key);
 	if (!watched)
 		return;
 	if (is_v6) {
@@ -366,7 +366,7 @@ static __always_inline void count_vip_miss(struct xdp_lb_vip *vip, bool is_v6, _
 	}
 	if (watched->port != vip->port || watched->proto != vip->proto)
 		return;
-	cnt = bpf_map_lookup_elem(&lru_miss_stats, &real_pos);
+	cnt = bpf_map_lookup_elem(&xlb_lru_miss_stats, &real_pos);
 	if (cnt)
 		*cnt += 1;
 }
@@ -455,20 +455,20 @@ static __noinline int process_packet(struct xdp_md *xdp)
 	vip.port = flow.port16[1];
 	vip.proto = proto;
 
-	vip_meta = bpf_map_lookup_elem(&vip_map, &vip);
+	vip_meta = bpf_map_lookup_elem(&xlb_vip_map, &vip);
 	if (!vip_meta) {
 		action = XDP_PASS;
 		goto out;
 	}
 
 	key = XDP_LB_STATS_LRU;
-	lru_stat = bpf_map_lookup_elem(&stats, &key);
+	lru_stat = bpf_map_lookup_elem(&xlb_stats, &key);
 	if (!lru_stat)
 		goto out;
 	lru_stat->v1 += 1;
 
 	cpu = bpf_get_smp_processor_id();
-	table = bpf_map_lookup_elem(&lru_mapping, &cpu);
+	table = bpf_map_lookup_elem(&xlb_lru_mapping, &cpu);
 	if (!table)
 		goto out;
 
@@ -480,7 +480,7 @@ static __noinline int process_packet(struct xdp_md *xdp)
 			struct xdp_lb_stat *miss;
 
 			key = XDP_LB_STATS_LRU_MISS;
-			miss = bpf_map_lookup_elem(&stats, &key);
+			miss = bpf_map_lookup_elem(&xlb_stats, &key);
 			if (miss)
 				miss->v1 += 1;
 		}
@@ -491,11 +491,11 @@ static __noinline int process_packet(struct xdp_md *xdp)
 	}
 
 	key = 0;
-	ctl = bpf_map_lookup_elem(&ctl_array, &key);
+	ctl = bpf_map_lookup_elem(&xlb_ctl_array, &key);
 	if (!ctl)
 		goto out;
-	add_stat(&stats, vip_meta->vip_num, payload_len);
-	add_stat(&reals_stats, real_pos, payload_len);
+	add_stat(&xlb_stats, vip_meta->vip_num, payload_len);
+	add_stat(&xlb_reals_stats, real_pos, payload_len);
 
 	if (is_v6) {
 		xdp_lb_tunnel_src_v6(flow.port16[0], flow.srcv6[0], tnl_src);

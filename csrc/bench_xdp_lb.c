@@ -23,6 +23,8 @@
  * - the unused stand-alone 100000-entry LRU map the kernel bench's object
  *   also creates is not created (the per-CPU tables are);
  * - every timed run's verdict is checked (the kernel bench ignores it);
+ * - the maps are named xlb_* (the kernel bench's names without it), so
+ *   that what a run left loaded can be told from other programs' maps;
  * - validate_fault breaks one check on purpose, to test the validation.
  */
 #define _GNU_SOURCE
@@ -478,13 +480,13 @@ static __u64 monotonic_ns(void)
 static int make_tables(struct bench_ctx *ctx, struct xdp_lb_state *st)
 {
 	const struct scenario *sc = st->sc;
-	int outer = bpf_map__fd(st->skel->maps.lru_mapping);
+	int outer = bpf_map__fd(st->skel->maps.xlb_lru_mapping);
 	struct xdp_lb_lru_entry entry = { .pos = sc->v6_tunnel ? REAL_V6 : REAL_V4 };
 	struct xdp_lb_flow flow;
 
 	for (int i = 0; i < st->nr_cpus; i++) {
 		__u32 cpu = i;
-		int fd = bpf_map_create(BPF_MAP_TYPE_LRU_HASH, "xdp_lb_lru", sizeof(struct xdp_lb_flow),
+		int fd = bpf_map_create(BPF_MAP_TYPE_LRU_HASH, "xlb_lru", sizeof(struct xdp_lb_flow),
 					sizeof(struct xdp_lb_lru_entry), XDP_LB_LRU_SIZE, NULL);
 
 		if (fd < 0)
@@ -494,7 +496,7 @@ static int make_tables(struct bench_ctx *ctx, struct xdp_lb_state *st)
 		st->lru_fds[st->nr_lru++] = fd;
 		if (bpf_map_update_elem(outer, &cpu, &fd, BPF_ANY))
 			return bench_fail(ctx, BENCH_ERR_OS, errno,
-					  "%s: putting CPU %d's connection table in lru_mapping: %s",
+					  "%s: putting CPU %d's connection table in xlb_lru_mapping: %s",
 					  ctx->bench->name, i, strerror(errno));
 	}
 	if (!sc->warm)
@@ -526,10 +528,10 @@ static int fill_maps(struct bench_ctx *ctx, struct xdp_lb_state *st)
 		struct xdp_lb_vip_meta meta = { .flags = sc->vip_flags, .vip_num = sc->vip_num };
 
 		vip_key(sc, &vip);
-		if (bpf_map_update_elem(bpf_map__fd(skel->maps.vip_map), &vip, &meta, BPF_ANY))
+		if (bpf_map_update_elem(bpf_map__fd(skel->maps.xlb_vip_map), &vip, &meta, BPF_ANY))
 			goto fail;
 	}
-	err = fill_rings(bpf_map__fd(skel->maps.ch_rings));
+	err = fill_rings(bpf_map__fd(skel->maps.xlb_ch_rings));
 	if (err) {
 		errno = -err;
 		goto fail;
@@ -538,15 +540,15 @@ static int fill_maps(struct bench_ctx *ctx, struct xdp_lb_state *st)
 	if (fault == FAULT_PACKET)
 		ctl.mac[ETH_ALEN - 1] ^= 0xff;
 	key = 0;
-	if (bpf_map_update_elem(bpf_map__fd(skel->maps.ctl_array), &key, &ctl, BPF_ANY))
+	if (bpf_map_update_elem(bpf_map__fd(skel->maps.xlb_ctl_array), &key, &ctl, BPF_ANY))
 		goto fail;
 	to_be32x4(real_v4.dstv6, tunnel_dst_v6);
 	to_be32x4(real_v6.dstv6, tunnel_dst_v6);
 	key = REAL_V4;
-	if (bpf_map_update_elem(bpf_map__fd(skel->maps.reals), &key, &real_v4, BPF_ANY))
+	if (bpf_map_update_elem(bpf_map__fd(skel->maps.xlb_reals), &key, &real_v4, BPF_ANY))
 		goto fail;
 	key = REAL_V6;
-	if (bpf_map_update_elem(bpf_map__fd(skel->maps.reals), &key, &real_v6, BPF_ANY))
+	if (bpf_map_update_elem(bpf_map__fd(skel->maps.xlb_reals), &key, &real_v6, BPF_ANY))
 		goto fail;
 	err = make_tables(ctx, st);
 	if (err)
@@ -554,7 +556,7 @@ static int fill_maps(struct bench_ctx *ctx, struct xdp_lb_state *st)
 	if (sc->verdict == XDP_TX) {
 		vip_key(sc, &vip);
 		key = 0;
-		if (bpf_map_update_elem(bpf_map__fd(skel->maps.vip_miss_stats), &key, &vip, BPF_ANY))
+		if (bpf_map_update_elem(bpf_map__fd(skel->maps.xlb_vip_miss_stats), &key, &vip, BPF_ANY))
 			goto fail;
 	}
 	return 0;
@@ -583,7 +585,7 @@ static int read_stat(struct xdp_lb_state *st, __u32 key, __u64 *v1, __u64 *v2)
 	struct xdp_lb_stat vals[XDP_LB_MAX_CPUS];
 
 	*v1 = *v2 = 0;
-	if (bpf_map_lookup_elem(bpf_map__fd(st->skel->maps.stats), &key, vals))
+	if (bpf_map_lookup_elem(bpf_map__fd(st->skel->maps.xlb_stats), &key, vals))
 		return -errno;
 	for (int i = 0; i < st->nr_cpus; i++) {
 		*v1 += vals[i].v1;
@@ -597,7 +599,7 @@ static int reset_stats(struct xdp_lb_state *st)
 	struct xdp_lb_stat zero[XDP_LB_MAX_CPUS] = { 0 };
 
 	for (__u32 key = 0; key < XDP_LB_STATS_SIZE; key++)
-		if (bpf_map_update_elem(bpf_map__fd(st->skel->maps.stats), &key, zero, BPF_ANY))
+		if (bpf_map_update_elem(bpf_map__fd(st->skel->maps.xlb_stats), &key, zero, BPF_ANY))
 			return -errno;
 	return 0;
 }
