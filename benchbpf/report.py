@@ -30,7 +30,7 @@ from .result import Result
 from .resultset import ResultSet, Unsupported
 
 __all__ = ["run_suite", "to_html", "select", "plan", "compare_sets", "compare_results", "load",
-           "QUICK", "QUICK_PARAMS", "EXCLUDED"]
+           "QUICK", "QUICK_PARAMS", "REQUIRED_PARAMS", "EXCLUDED"]
 
 #: Common options of a quick suite: nine samples per benchmark, enough for a
 #: 95 % confidence interval of the median narrower than min..max.
@@ -41,6 +41,13 @@ QUICK = {"warmup": 0.2, "duration": 0.9, "interval": 0.1}
 QUICK_PARAMS = {
     # 1000 sleeping tasks forked and reaped per run; 100 still churn storage.
     "local-storage-tasks-trace": {"nr_procs": 100},
+}
+
+#: Options a benchmark has no default for (the kernel bench requires them):
+#: the suite runs this choice, in quick and full suites alike.
+REQUIRED_PARAMS = {
+    # The first of the kernel bench's 24; benchbpf.xdp_lb.scenarios() runs all.
+    "xdp-lb": {"scenario": "tcp-v4-lru-hit"},
 }
 
 #: Benchmarks the suite leaves out, and why.
@@ -104,6 +111,7 @@ def plan(quick=False, only=None, prog_stats=True):
     for name in select(only):
         info = _runner.describe(name)
         options = dict(QUICK) if quick else {}
+        options.update(REQUIRED_PARAMS.get(name, {}))
         if quick:
             options.update(QUICK_PARAMS.get(name, {}))
         cost = {**options, **COST_RUN} if prog_stats and info.needs_bpf else None

@@ -182,31 +182,41 @@ static __always_inline void ipv4_csum(struct iphdr *iph)
 }
 
 /*
- * Push an outer IPv4 header in front of the packet.  The old Ethernet
- * header is read after the head moved, where it now overlaps the new one.
+ * Make room for an outer header of `outer` bytes in front of the packet and
+ * write the new Ethernet header: from us (the old destination) to dst_mac.
+ * The old Ethernet header is read after the head moved, where it now
+ * overlaps the new one.  Returns where the outer header goes, or NULL.
  */
-static __always_inline int encap_v4(struct xdp_md *xdp, __be32 saddr, __be32 daddr,
-				    __u16 payload_len, const __u8 *dst_mac)
+static __always_inline void *push_outer(struct xdp_md *xdp, int outer, __u16 eth_proto,
+					const __u8 *dst_mac)
 {
 	struct ethhdr *eth, *old_eth;
-	struct iphdr *iph;
-	void *data, *data_end;
+	void *data, *data_end, *hdr;
 
-	if (bpf_xdp_adjust_head(xdp, -(int)sizeof(struct iphdr)))
-		return -1;
+	if (bpf_xdp_adjust_head(xdp, -outer))
+		return NULL;
 	data = (void *)(long)xdp->data;
 	data_end = (void *)(long)xdp->data_end;
 	eth = data;
-	iph = data + sizeof(struct ethhdr);
-	old_eth = data + sizeof(struct iphdr);
+	hdr = data + sizeof(struct ethhdr);
+	old_eth = data + outer;
 	if ((void *)(eth + 1) > data_end || (void *)(old_eth + 1) > data_end ||
-	    (void *)(iph + 1) > data_end)
-		return -1;
-
+	    hdr + outer > data_end)
+		return NULL;
 	__builtin_memcpy(eth->h_source, old_eth->h_dest, sizeof(eth->h_source));
 	__builtin_memcpy(eth->h_dest, dst_mac, sizeof(eth->h_dest));
-	eth->h_proto = bpf_htons(ETH_P_IP);
+	eth->h_proto = bpf_htons(eth_proto);
+	return hdr;
+}
 
+/* IPIP towards daddr. */
+static __always_inline int encap_v4(struct xdp_md *xdp, __be32 saddr, __be32 daddr,
+				    __u16 payload_len, const __u8 *dst_mac)
+{
+	struct iphdr *iph = push_outer(xdp, sizeof(*iph), ETH_P_IP, dst_mac);
+
+	if (!iph)
+		return -1;
 	__builtin_memset(iph, 0, sizeof(*iph));
 	iph->version = 4;
 	iph->ihl = sizeof(*iph) >> 2;
@@ -219,30 +229,15 @@ static __always_inline int encap_v4(struct xdp_md *xdp, __be32 saddr, __be32 dad
 	return 0;
 }
 
-/* Push an outer IPv6 header; nexthdr says what it carries. */
+/* An outer IPv6 header towards daddr; nexthdr says what it carries. */
 static __always_inline int encap_v6(struct xdp_md *xdp, const __be32 saddr[4],
 				    const __be32 daddr[4], __u8 nexthdr, __u16 payload_len,
 				    const __u8 *dst_mac)
 {
-	struct ethhdr *eth, *old_eth;
-	struct ipv6hdr *ip6h;
-	void *data, *data_end;
+	struct ipv6hdr *ip6h = push_outer(xdp, sizeof(*ip6h), ETH_P_IPV6, dst_mac);
 
-	if (bpf_xdp_adjust_head(xdp, -(int)sizeof(struct ipv6hdr)))
+	if (!ip6h)
 		return -1;
-	data = (void *)(long)xdp->data;
-	data_end = (void *)(long)xdp->data_end;
-	eth = data;
-	ip6h = data + sizeof(struct ethhdr);
-	old_eth = data + sizeof(struct ipv6hdr);
-	if ((void *)(eth + 1) > data_end || (void *)(old_eth + 1) > data_end ||
-	    (void *)(ip6h + 1) > data_end)
-		return -1;
-
-	__builtin_memcpy(eth->h_source, old_eth->h_dest, sizeof(eth->h_source));
-	__builtin_memcpy(eth->h_dest, dst_mac, sizeof(eth->h_dest));
-	eth->h_proto = bpf_htons(ETH_P_IPV6);
-
 	__builtin_memset(ip6h, 0, sizeof(*ip6h));
 	ip6h->version = 6;
 	ip6h->nexthdr = nexthdr;
