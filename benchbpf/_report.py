@@ -9,6 +9,9 @@ def progress_line(report, index, sample, producers, interval_ns=1_000_000_000):
     head = f"Iter {index:3d} ({(delta_ns - interval_ns) / 1000.0:7.3f}us): "
     if report == "bpf_timing":
         return None     # the kernel bench prints no progress for BPF-timed runs
+    if report in ("lpm_trie_frac", "lpm_trie_free"):
+        from .lpm_trie import progress_line as lpm_trie_line
+        return lpm_trie_line(report, index, sample, producers, interval_ns)
     if report == "ops":
         hits = sample.hits_mps
         return head + f"hits {hits:8.3f}M/s ({hits / producers:7.3f}M/prod)"
@@ -73,6 +76,9 @@ def summary_line(r):
     if report == "bpf_timing":
         from .bpf_timing import summary_line as bpf_timing_summary
         return bpf_timing_summary(r)
+    if report in ("lpm_trie_frac", "lpm_trie_free"):
+        from .lpm_trie import summary_line as lpm_trie_summary
+        return lpm_trie_summary(r)
     if report == "htab_mem":
         from .htab_mem import summary_line as htab_mem_summary
         return htab_mem_summary(r)

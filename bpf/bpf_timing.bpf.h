@@ -57,7 +57,7 @@ static __always_inline void bpf_timing_record(__u64 elapsed_ns, __u32 done, __u3
 	__u32 __bt_i;							\
 	int __bt_result;						\
 									\
-	for (__bt_i = 0; __bt_i < batch_iters && bpf_timing_can_loop; __bt_i++) { \
+	for (__bt_i = 0; __bt_i < batch_iters && bench_can_loop; __bt_i++) { \
 		__bt_result = (body);					\
 		reset;							\
 	}								\
