@@ -31,6 +31,8 @@ line.
 import math
 from dataclasses import asdict, dataclass
 
+from . import _report
+
 __all__ = ["TimingStats", "SERIES_NS", "SERIES_CPU", "SERIES_CALIBRATION",
            "PROPORTIONALITY_TOL_PCT", "TARGET_SAMPLES", "ns_per_op", "iqr_filter",
            "timing_stats", "stats", "calibration", "shape", "summary_line", "machine_line",
@@ -183,3 +185,11 @@ def machine_line(result, scenario=None):
     return (f"RESULT scenario={_name(result, scenario)} samples={s.samples} "
             f"median={s.median_ns:.2f} stddev={s.stdev_ns:.2f} cv={s.cv_pct:.2f} "
             f"min={s.min_ns:.2f} p99={s.p99_ns:.2f} max={s.max_ns:.2f}")
+
+
+def _no_progress(index, sample, producers, interval_ns):
+    """The kernel bench prints no per-interval line for BPF-timed runs."""
+    return None
+
+
+_report.register("bpf_timing", summary=summary_line, progress=_no_progress)

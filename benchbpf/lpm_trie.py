@@ -44,6 +44,7 @@ six do.
 """
 import math
 
+from . import _report
 from ._report import PLUS_MINUS
 from ._runner import run
 
@@ -136,3 +137,9 @@ def free(nr_entries, prefix_len=32, **options):
     """lpm-trie-free: the free of a full trie, timed by fentry/fexit (one
     producer; UnsupportedError where the kernel refuses fentry)."""
     return _run("free", nr_entries, prefix_len, False, options)
+
+
+for _kind in ("lpm_trie_frac", "lpm_trie_free"):
+    _report.register(_kind, summary=summary_line,
+                     progress=lambda index, sample, producers, interval_ns, _k=_kind:
+                     progress_line(_k, index, sample, producers, interval_ns))
