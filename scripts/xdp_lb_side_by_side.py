@@ -93,7 +93,8 @@ def main(argv=None):
         f"# xdp-lb side by side ({started})", "",
         f"Machine: {os.cpu_count()} CPUs, kernel {os.uname().release}; load average "
         f"(1 min) {min(loads_all):.1f} .. {max(loads_all):.1f} during the runs.", "",
-        f"Command: `python3 scripts/xdp_lb_side_by_side.py {args.bench} -n {args.n} -w {args.w}`",
+        f"Command: `python3 scripts/xdp_lb_side_by_side.py {args.bench} -n {args.n} -w {args.w}"
+        + "".join(f" --scenario {sc}" for sc in (args.scenario or ())) + "`",
         "",
         f"Per scenario, {args.n} alternations of `BENCH -q -w{args.w} -a xdp-lb "
         "--machine-readable --scenario S` (the kernel's bench) and `python3 -m benchbpf` with "
