@@ -56,6 +56,8 @@ class ParamInfo:
             return "True or False"
         if self.type == "choice":
             return "one of " + ", ".join(repr(c) for c in self.choices)
+        if self.type == "string":
+            return f"a str of {self.min}..{self.max} characters"
         return f"an int in {self.min}..{self.max}"
 
     def to_core(self, value):
@@ -70,6 +72,13 @@ class ParamInfo:
             if value not in self.choices:
                 raise ValueError(f"{self.name}={value!r}: must be {self.allowed()}")
             return self.choices.index(value)
+        if self.type == "string":
+            if not isinstance(value, str):
+                raise TypeError(f"{self.name}={value!r}: must be {self.allowed()}")
+            if not self.min <= len(value) <= self.max or "\0" in value:
+                raise ValueError(f"{self.name}={value!r}: must be {self.allowed()}"
+                                 + (", without NUL" if "\0" in value else ""))
+            return value
         if isinstance(value, bool) or not isinstance(value, numbers.Integral):
             raise TypeError(f"{self.name}={value!r}: must be {self.allowed()}, "
                             f"not {type(value).__name__}")
@@ -250,7 +259,7 @@ def _plain_param(info, value):
     """A benchmark parameter as Result.params keeps it: bool, str or int."""
     if info.type == "bool":
         return bool(value)
-    if info.type == "choice":
+    if info.type in ("choice", "string"):
         return str(value)
     return int(value)
 

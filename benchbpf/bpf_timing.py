@@ -187,9 +187,5 @@ def machine_line(result, scenario=None):
             f"min={s.min_ns:.2f} p99={s.p99_ns:.2f} max={s.max_ns:.2f}")
 
 
-def _no_progress(index, sample, producers, interval_ns):
-    """The kernel bench prints no per-interval line for BPF-timed runs."""
-    return None
-
-
-_report.register("bpf_timing", summary=summary_line, progress=_no_progress)
+_report.register("bpf_timing", summary=summary_line,
+                 progress=lambda index, sample, producers, interval_ns: None)

@@ -177,6 +177,10 @@ def build_parser(flags=None, add_help=True):
                                help=f"{p.help} "
                                     + ("(required)" if p.required else f"(default {p.default})")
                                     + f" [{benches}]")
+        elif p.type == "string":
+            group.add_argument(flag, dest=dest, default=None, metavar="TEXT",
+                               help=f"{p.help} (default {p.default}, {p.min}..{p.max} "
+                                    f"characters) [{benches}]")
         else:
             group.add_argument(flag, dest=dest, type=_c_int, default=None, metavar="NUM",
                                help=f"{p.help} (default {p.default}, {p.min}..{p.max}) "
@@ -217,6 +221,9 @@ def _bench_help(info):
         elif p.type == "choice":
             lines.append(f"  {_flag(p) + ' ' + '|'.join(p.choices):24s} {p.help} "
                          + ("(required)" if p.required else f"(default {p.default})"))
+        elif p.type == "string":
+            lines.append(f"  {_flag(p) + ' TEXT':24s} {p.help} (default {p.default}, "
+                         f"{p.min}..{p.max} characters)")
         else:
             lines.append(f"  {_flag(p) + ' NUM':24s} {p.help} (default {p.default}, "
                          f"{p.min}..{p.max})")

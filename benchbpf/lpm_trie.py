@@ -139,7 +139,8 @@ def free(nr_entries, prefix_len=32, **options):
     return _run("free", nr_entries, prefix_len, False, options)
 
 
-for _kind in ("lpm_trie_frac", "lpm_trie_free"):
-    _report.register(_kind, summary=summary_line,
-                     progress=lambda index, sample, producers, interval_ns, _k=_kind:
-                     progress_line(_k, index, sample, producers, interval_ns))
+for _kind in _FRAC:
+    _report.register(
+        _kind, summary=summary_line,
+        progress=lambda index, sample, producers, interval_ns, kind=_kind:
+        progress_line(kind, index, sample, producers, interval_ns))

@@ -17,6 +17,12 @@ struct lpm_trie_key {
 /* The name the free benchmark's maps have, which its fentry program looks for. */
 #define LPM_TRIE_FREE_MAP_NAME "trie_free_map"
 
+/* Operations, the value of the program's `op`. */
+enum lpm_trie_op {
+	LPM_OP_NOOP, LPM_OP_BASELINE, LPM_OP_LOOKUP, LPM_OP_INSERT, LPM_OP_UPDATE,
+	LPM_OP_DELETE, LPM_OP_FREE,
+};
+
 /* What a program run returns; negative values are kernel error codes. */
 #define LPM_TRIE_SUCCESS 0
 #define LPM_TRIE_REINIT_MAP 1	/* reset the trie to its initial state */

@@ -46,11 +46,11 @@
 /* ETH_HLEN bytes of packet for each test run, as the kernel bench's. */
 #define LPM_TRIE_PKT_LEN 14
 
-enum lpm_op { OP_NOOP, OP_BASELINE, OP_LOOKUP, OP_INSERT, OP_UPDATE, OP_DELETE, OP_FREE };
+/* enum lpm_trie_op (lpm_trie.h), in the order of these names. */
 
 struct lpm_trie_state {
 	struct lpm_trie_bpf *skel;
-	enum lpm_op op;
+	enum lpm_trie_op op;
 	struct bpf_program *prog;
 	struct lpm_trie_key *keys;
 	__u32 *vals;
@@ -70,7 +70,7 @@ static const struct bench_param_def lpm_params[] = {
 
 static const char *const lpm_extra[] = { "duration_ns", NULL };
 
-static enum lpm_op lpm_op_of(const struct bench *b)
+static enum lpm_trie_op lpm_op_of(const struct bench *b)
 {
 	static const char *const names[] = {
 		"lpm-trie-noop", "lpm-trie-baseline", "lpm-trie-lookup", "lpm-trie-insert",
@@ -80,13 +80,13 @@ static enum lpm_op lpm_op_of(const struct bench *b)
 
 	for (i = 0; i < (int)(sizeof(names) / sizeof(names[0])); i++)
 		if (strcmp(b->name, names[i]) == 0)
-			return (enum lpm_op)i;
-	return OP_NOOP;
+			return (enum lpm_trie_op)i;
+	return LPM_OP_NOOP;
 }
 
-static bool op_fills(enum lpm_op op)
+static bool op_fills(enum lpm_trie_op op)
 {
-	return op != OP_NOOP && op != OP_BASELINE;
+	return op != LPM_OP_NOOP && op != LPM_OP_BASELINE;
 }
 
 /* MemAvailable in bytes, 0 if unknown. */
@@ -107,7 +107,7 @@ static uint64_t mem_available(void)
 
 static int lpm_validate(struct bench_ctx *ctx)
 {
-	enum lpm_op op = lpm_op_of(ctx->bench);
+	enum lpm_trie_op op = lpm_op_of(ctx->bench);
 	int64_t n = bench_param(ctx, "nr_entries"), plen = bench_param(ctx, "prefix_len");
 	uint64_t need, avail;
 
@@ -126,7 +126,8 @@ static int lpm_validate(struct bench_ctx *ctx)
 				  "%llu keys (allowed prefix_len %d..32 for this nr_entries)",
 				  (long long)plen, (long long)n, (long long)plen, 1ull << plen, least);
 	}
-	if ((op == OP_INSERT || op == OP_DELETE || op == OP_FREE) && bench_param(ctx, "random"))
+	if ((op == LPM_OP_INSERT || op == LPM_OP_DELETE || op == LPM_OP_FREE) &&
+	    bench_param(ctx, "random"))
 		return bench_fail(ctx, BENCH_ERR_VALUE, EINVAL,
 				  "random=True: %s does not support --random (it goes through "
 				  "the keys in order to know when the trie is full or empty)",
@@ -143,19 +144,6 @@ static int lpm_validate(struct bench_ctx *ctx)
 				  (unsigned long long)(need >> 20), (unsigned long long)(avail >> 20),
 				  (unsigned long long)(avail / 2 / LPM_TRIE_BYTES_PER_ENTRY));
 	return 0;
-}
-
-static struct bpf_program *op_program(struct lpm_trie_bpf *skel, enum lpm_op op)
-{
-	switch (op) {
-	case OP_BASELINE: return skel->progs.lpm_baseline;
-	case OP_LOOKUP: return skel->progs.lpm_lookup;
-	case OP_INSERT: return skel->progs.lpm_insert;
-	case OP_UPDATE: return skel->progs.lpm_update;
-	case OP_DELETE: return skel->progs.lpm_delete;
-	case OP_FREE: return NULL;
-	default: return skel->progs.lpm_noop;
-	}
 }
 
 /* Keys 0 .. nr_entries - 1 at prefix_len, values 1, as the kernel bench's. */
@@ -224,10 +212,10 @@ static int lpm_setup(struct bench_ctx *ctx)
 	st->skel = lpm_trie_bpf__open();
 	if (!st->skel)
 		return bench_fail_bpf(ctx, -errno, "the lpm-trie programs", "opening the BPF object");
-	if (st->op == OP_FREE) {
+	if (st->op == LPM_OP_FREE) {
 		err = load_free(ctx, st);
 	} else {
-		st->prog = op_program(st->skel, st->op);
+		st->prog = st->skel->progs.lpm_run;
 		bpf_program__set_autoload(st->prog, true);
 		err = lpm_trie_bpf__load(st->skel);
 		if (err)
@@ -239,13 +227,14 @@ static int lpm_setup(struct bench_ctx *ctx)
 	st->skel->bss->nr_entries = (__u32)bench_param(ctx, "nr_entries");
 	st->skel->bss->prefixlen = (__u32)bench_param(ctx, "prefix_len");
 	st->skel->bss->random = bench_param(ctx, "random");
-	if (st->op != OP_NOOP && st->op != OP_BASELINE) {
+	st->skel->bss->op = st->op;
+	if (st->op != LPM_OP_NOOP && st->op != LPM_OP_BASELINE) {
 		err = make_keys(ctx, st);
 		if (err)
 			return bench_fail(ctx, BENCH_ERR_OS, ENOMEM, "%s: keys: out of memory",
 					  ctx->bench->name);
 	}
-	if (st->op == OP_LOOKUP || st->op == OP_UPDATE || st->op == OP_DELETE) {
+	if (st->op == LPM_OP_LOOKUP || st->op == LPM_OP_UPDATE || st->op == LPM_OP_DELETE) {
 		err = fill(ctx, st, bpf_map__fd(st->skel->maps.trie_map));
 		if (err)
 			return bench_fail(ctx, BENCH_ERR_OS, -err, "%s: filling the trie: %s",
@@ -270,15 +259,15 @@ static int run_op(struct bench_ctx *ctx, struct lpm_trie_state *st, int prog_fd,
 		return bench_fail(ctx, BENCH_ERR_BENCH, -ret,
 				  "%s: an operation on the trie failed: %s (%s)", ctx->bench->name,
 				  bench_errno_name(-ret), strerror(-ret));
-	if (ret != LPM_TRIE_REINIT_MAP || (st->op != OP_INSERT && st->op != OP_DELETE))
+	if (ret != LPM_TRIE_REINIT_MAP || (st->op != LPM_OP_INSERT && st->op != LPM_OP_DELETE))
 		return bench_fail(ctx, BENCH_ERR_BENCH, EINVAL,
 				  "%s: the program returned %d, which it never should",
 				  ctx->bench->name, ret);
 	/* Untimed: the BPF-timed duration leaves it out. */
-	err = st->op == OP_INSERT ? empty(ctx, st, fd) : fill(ctx, st, fd);
+	err = st->op == LPM_OP_INSERT ? empty(ctx, st, fd) : fill(ctx, st, fd);
 	if (err)
 		return bench_fail(ctx, BENCH_ERR_OS, -err, "%s: %s the trie: %s", ctx->bench->name,
-				  st->op == OP_INSERT ? "emptying" : "refilling", strerror(-err));
+				  st->op == LPM_OP_INSERT ? "emptying" : "refilling", strerror(-err));
 	return 0;
 }
 
@@ -310,7 +299,7 @@ static int lpm_producer(struct bench_ctx *ctx, int idx)
 
 	(void)idx;
 	while (!err && !bench_stopping(ctx))
-		err = st->op == OP_FREE ? make_and_free(ctx, st) : run_op(ctx, st, fd, pkt);
+		err = st->op == LPM_OP_FREE ? make_and_free(ctx, st) : run_op(ctx, st, fd, pkt);
 	return 0;	/* a failure is recorded by bench_fail */
 }
 

@@ -233,7 +233,7 @@ static const char *const fault_names[] = {
 
 static const struct bench_param_def xdp_lb_params[] = {
 	{ "scenario", "--scenario", BENCH_PARAM_CHOICE, -1, 0, NR_SCENARIOS - 1, scenario_names,
-	  "scenario to benchmark (--list-scenarios lists them)", scenario_descs },
+	  "scenario to benchmark (--list-scenarios lists them)", .choice_help = scenario_descs },
 	{ "validate_fault", NULL, BENCH_PARAM_CHOICE, FAULT_NONE, 0, FAULT_COUNTERS, fault_names,
 	  "break one validation check on purpose, to test that it fails the run: the output "
 	  "packet, the verdict (scenarios that encapsulate) or the counters" },

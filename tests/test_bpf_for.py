@@ -93,6 +93,7 @@ def test_upstream_run_script_runs_against_benchbpf(tmp_path):
         env["PATH"] = f"{tmp_path / 'bin'}:{env['PATH']}"
     out = subprocess.run(["bash", "benchs/run_bench_bpf_for.sh"], cwd=tmp_path, env=env,
                          capture_output=True, text=True, timeout=3600)
+    print(out.stdout)
     assert out.returncode == 0, out.stderr
     lines = [ln for ln in out.stdout.splitlines() if ln.startswith("bpf_for:")]
     assert len(lines) == 50, out.stdout

@@ -84,7 +84,7 @@ def test_int_params_out_of_range(data):
 def test_params_of_the_wrong_type(data):
     name, p = data.draw(_one(PARAMS))
     value = data.draw(WRONG_TYPE if p.type != "int" else st.one_of(WRONG_TYPE, st.booleans()))
-    if p.type == "choice":
+    if p.type in ("choice", "string"):
         assume(not isinstance(value, str))
     err = rejected(name, **{p.name: value})
     assert isinstance(err, TypeError)
@@ -257,6 +257,8 @@ def _bound_values(p):
         return sorted({p.min, p.max})
     if p.type == "bool":
         return [False, True]
+    if p.type == "string":
+        return [p.default]
     return list(p.choices)
 
 
