@@ -35,16 +35,21 @@ MAX_SECONDS = 24 * 3600
 
 
 class ParamInfo:
-    """One benchmark-specific parameter, as the C table defines it."""
-    __slots__ = ("name", "cli", "type", "default", "min", "max", "choices", "help")
+    """One benchmark-specific parameter, as the C table defines it.
+
+    choice_help: for a choice, a line describing each choice (or None).
+    required: a choice with no default, which every run must give."""
+    __slots__ = ("name", "cli", "type", "default", "min", "max", "choices", "help",
+                 "choice_help", "required")
 
     def __init__(self, d):
-        for k in self.__slots__:
+        for k in self.__slots__[:-1]:
             setattr(self, k, d[k])
+        self.required = self.type == "choice" and self.default < 0
         if self.type == "bool":
             self.default = bool(self.default)
         elif self.type == "choice":
-            self.default = self.choices[self.default]
+            self.default = None if self.required else self.choices[self.default]
 
     def allowed(self):
         if self.type == "bool":
@@ -344,6 +349,8 @@ def _prepare(name, opts, params):
                             f"its parameters: {known}")
         core_params[key] = p.to_core(value)
     for key, p in info.params.items():
+        if p.required and key not in params:
+            raise ValueError(f"{name} needs {key}: {p.allowed()}")
         shown_params[key] = _plain_param(p, params.get(key, p.default))
     return info, env, core_params, shown_params
 

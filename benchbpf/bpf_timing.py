@@ -18,6 +18,8 @@ batch's M ops/s and ``ns_per_op(result)`` the batches' ns/op.
   and 2N iterations, their ratio and its error against 2 (``ratio_2n_n``,
   ``proportionality_error_pct``), and ``warning``: upstream's warning text when
   the error is past 5 % (None otherwise); the CLI prints it on stderr;
+  ``fixed``: True when the benchmark prescribes ``batch_iters`` and nothing
+  was calibrated (xdp-lb's tcp-v4-lru-warmup, as upstream);
 - ``raw`` and ``iqr``: ``TimingStats`` of every batch, and of the batches the
   IQR filter keeps (Q1 - 1.5 IQR .. Q3 + 1.5 IQR, as upstream, from 8
   batches on), side by side: the filtered figures never replace the raw ones.
@@ -129,7 +131,8 @@ def shape(series, notes, producers):
     None when the run is not BPF-timed."""
     if SERIES_NS not in series:
         return None
-    seed_iters, seed_ns, iters, n_ns, n2_ns, defaulted, target = series[SERIES_CALIBRATION]
+    seed_iters, seed_ns, iters, n_ns, n2_ns, defaulted, target, fixed = \
+        series[SERIES_CALIBRATION]
     iters = int(iters)
     ratio = n2_ns / n_ns if n_ns and n2_ns else None
     batches = tuple((int(ns), iters, int(cpu))
@@ -145,6 +148,8 @@ def shape(series, notes, producers):
             "seed_iters": int(seed_iters), "seed_ns": int(seed_ns),
             "seed_ns_per_op": seed_ns / seed_iters if seed_ns else None,
             "defaulted": bool(defaulted),
+            # batch_iters prescribed by the benchmark: no calibration ran
+            "fixed": bool(fixed),
             "n_iters": iters, "n_ns": int(n_ns), "2n_ns": int(n2_ns),
             "ratio_2n_n": ratio,
             "proportionality_error_pct": abs(ratio - 2.0) / 2.0 * 100.0 if ratio else None,
@@ -156,9 +161,15 @@ def shape(series, notes, producers):
     return batches, meta
 
 
+def _name(result, name):
+    """What upstream's lines name: the scenario of a benchmark that has
+    scenarios (xdp-lb), else the benchmark."""
+    return name or result.params.get("scenario") or result.name
+
+
 def summary_line(result, name=None):
     """Upstream's human line: 'NAME: median X ns/op, stddev Y, p99 Z (N samples)'."""
-    name = name or result.name
+    name = _name(result, name)
     s = stats(result)
     if s is None:
         return "No timing samples collected."
@@ -171,7 +182,7 @@ def machine_line(result, scenario=None):
     s = stats(result)
     if s is None:
         return "No timing samples collected."
-    return (f"RESULT scenario={scenario or result.name} samples={s.samples} "
+    return (f"RESULT scenario={_name(result, scenario)} samples={s.samples} "
             f"median={s.median_ns:.2f} stddev={s.stdev_ns:.2f} cv={s.cv_pct:.2f} "
             f"min={s.min_ns:.2f} p99={s.p99_ns:.2f} max={s.max_ns:.2f}")
 

@@ -34,6 +34,10 @@ def _flag(p):
     return p.cli or "--" + p.name.replace("_", "-")
 
 
+#: A BPF-timed run ends once every producer has its batches; without -d it
+#: may take this long, as the kernel bench's (which sets 600 s for them).
+BPF_TIMED_DURATION = 600
+
 #: Common option -> CLI flag, for error messages.
 COMMON_FLAGS = {
     "warmup": "-w", "duration": "-d", "producers": "-p", "consumers": "-c",
@@ -128,8 +132,14 @@ def build_parser(flags=None, add_help=True):
                     help="print benchbpf's and libbpf's versions")
     ap.add_argument("-l", "--list", action="store_true",
                     help="list available benchmarks ('!' marks what this kernel cannot run)")
-    ap.add_argument("-d", "--duration", type=_positive_number, default=5, metavar="SEC",
-                    help="duration of benchmark, seconds (default 5)")
+    ap.add_argument("--list-scenarios", action="store_true",
+                    help="list the scenarios of a benchmark that has them (xdp-lb) and exit")
+    ap.add_argument("--machine-readable", action="store_true",
+                    help="BPF-timed benchmarks: print only the 'RESULT scenario=...' line "
+                         "(implies -q)")
+    ap.add_argument("-d", "--duration", type=_positive_number, default=None, metavar="SEC",
+                    help="duration of benchmark, seconds (default 5; BPF-timed benchmarks "
+                         f"end at their batches, after at most {BPF_TIMED_DURATION} s)")
     ap.add_argument("-w", "--warmup", type=_nonneg_number, default=1, metavar="SEC",
                     help="warm-up period, seconds (default 1)")
     ap.add_argument("-p", "--producers", type=_positive_int, default=1, metavar="NUM",
@@ -168,7 +178,10 @@ def build_parser(flags=None, add_help=True):
         elif p.type == "choice":
             choices = sorted({c for _, q in users for c in q.choices})
             group.add_argument(flag, dest=dest, choices=choices, default=None,
-                               help=f"{p.help} (default {p.default}) [{benches}]")
+                               metavar="NAME" if p.choice_help else None,
+                               help=f"{p.help} "
+                                    + ("(required)" if p.required else f"(default {p.default})")
+                                    + f" [{benches}]")
         elif p.type == "string":
             group.add_argument(flag, dest=dest, default=None, metavar="TEXT",
                                help=f"{p.help} (default {p.default}, {p.min}..{p.max} "
@@ -206,9 +219,13 @@ def _bench_help(info):
     for p in info.params.values():
         if p.type == "bool":
             lines.append(f"  {_flag(p):24s} {p.help} (default off)")
+        elif p.type == "choice" and p.choice_help:
+            lines.append(f"  {_flag(p) + ' NAME':24s} {p.help} "
+                         + ("(required)" if p.required else f"(default {p.default})"))
+            lines += [f"      {c:<20s}  {h}" for c, h in zip(p.choices, p.choice_help)]
         elif p.type == "choice":
             lines.append(f"  {_flag(p) + ' ' + '|'.join(p.choices):24s} {p.help} "
-                         f"(default {p.default})")
+                         + ("(required)" if p.required else f"(default {p.default})"))
         elif p.type == "string":
             lines.append(f"  {_flag(p) + ' TEXT':24s} {p.help} (default {p.default}, "
                          f"{p.min}..{p.max} characters)")
@@ -238,6 +255,23 @@ def _list(out):
         mark = "!" if missing else "-"
         why = f"  [cannot run: no {', '.join(missing)}]" if missing else ""
         print(f"{mark} {name:28s} {info.help}{why}", file=out)
+
+
+def _list_scenarios(bench):
+    """--list-scenarios: as the kernel bench's, the scenarios of `bench`, or
+    of every benchmark that has some when none is named."""
+    names = [bench] if bench else [n for n in _runner.list_benchmarks()
+                                   if "scenario" in _runner.describe(n).params]
+    if bench and bench not in _runner.list_benchmarks():
+        return _fail(2, f"unknown benchmark {bench!r} (`benchbpf -l` lists them)")
+    for name in names:
+        p = _runner.describe(name).params.get("scenario")
+        if p is None:
+            return _fail(2, f"--list-scenarios: {name} has no scenarios")
+        print("Available scenarios:")
+        for choice, text in zip(p.choices, p.choice_help or ("",) * len(p.choices)):
+            print(f"  {choice:<20s}  {text}")
+    return 0
 
 
 def _check_json_path(path, flag="--json"):
@@ -432,7 +466,8 @@ def _kernels_main(args, flags):
             why = _check_json_path(args.json)
         if why:
             return _fail(2, why)
-        options = dict(warmup=args.warmup, duration=args.duration, interval=args.interval,
+        options = dict(warmup=args.warmup, duration=_duration(args, info),
+                       interval=args.interval,
                        producers=args.producers, consumers=args.consumers,
                        affinity=args.affinity, prod_affinity=args.prod_affinity,
                        cons_affinity=args.cons_affinity, verbose=args.verbose,
@@ -496,6 +531,14 @@ def _kernels_main(args, flags):
     return status
 
 
+def _duration(args, info):
+    """-d, or its default: 5 s, or for BPF-timed benchmarks long enough for
+    their batches, as the kernel bench's runs end at them."""
+    if args.duration is not None:
+        return args.duration
+    return BPF_TIMED_DURATION if info.report == "bpf_timing" else 5
+
+
 def _print_guest_result(args, info, r):
     """The lines `benchbpf NAME` prints, from a Result a guest sent back."""
     vm_meta = r.metadata.get("vm", {})
@@ -513,18 +556,23 @@ def _print_guest_result(args, info, r):
     sys.stdout.flush()
 
 
-def _print_summary(result):
+def _print_summary(result, machine_readable=False):
     """The trigger that ran, the summary (kept the last line) and program costs;
     before them, a BPF-timed run's calibration warning on stderr, as the kernel
-    bench's."""
+    bench's. machine_readable: the kernel bench's one RESULT line instead of
+    the trigger and summary."""
     timing_warning = (result.metadata.get("bpf_timing") or {}).get("calibration", {}) \
         .get("warning")
     if timing_warning:
         print(timing_warning, file=sys.stderr)
-    trigger = result.metadata.get("trigger")
-    if trigger:
-        print(f"Trigger: {trigger}")
-    print(result.summary())
+    if machine_readable:
+        from .bpf_timing import machine_line
+        print(machine_line(result))
+    else:
+        trigger = result.metadata.get("trigger")
+        if trigger:
+            print(f"Trigger: {trigger}")
+        print(result.summary())
     for prog in result.prog_stats:
         print(prog)
 
@@ -587,6 +635,8 @@ def main(argv=None):
             sys.stdout = open(os.devnull, "w")
             return 141
         return 0
+    if args.list_scenarios:
+        return _list_scenarios(args.bench)
     if args.bench in SUBCOMMANDS:
         return _fail(2, f"{args.bench} is a subcommand: it comes first "
                         f"(`benchbpf {args.bench} --help`)")
@@ -605,6 +655,15 @@ def main(argv=None):
         print(f"benchbpf: error: {e}", file=sys.stderr)
         return 2
     why = _consumer_error(args.consumers, info, params)
+    missing = [p for k, p in info.params.items() if p.required and k not in params]
+    if why is None and missing:
+        extra = " (--list-scenarios lists them)" if missing[0].name == "scenario" else ""
+        why = f"{_flag(missing[0])} is required for {info.name}{extra}"
+    if why is None and args.machine_readable and info.report != "bpf_timing":
+        timed = [n for n in _runner.list_benchmarks()
+                 if _runner.describe(n).report == "bpf_timing"]
+        why = (f"--machine-readable: {info.name} is not BPF-timed (it applies to "
+               f"{', '.join(timed)})")
     if why is None and args.json:
         why = _check_json_path(args.json)
     if why:
@@ -612,6 +671,10 @@ def main(argv=None):
         return 2
     producers = args.producers
     interval_ns = int(round(args.interval * 1e9))
+    duration = _duration(args, info)
+    # As the kernel bench's --machine-readable: quiet, one RESULT line.
+    if args.machine_readable:
+        args.quiet = True
 
     def show(sample, index, warmup):
         if index == 0 and not args.quiet:
@@ -626,7 +689,7 @@ def main(argv=None):
         with warnings.catch_warnings():
             warnings.showwarning = _one_line_warning
             return _runner.run(
-                args.bench, warmup=args.warmup, duration=args.duration,
+                args.bench, warmup=args.warmup, duration=duration,
                 interval=args.interval, producers=args.producers, consumers=args.consumers,
                 affinity=args.affinity, prod_affinity=args.prod_affinity,
                 cons_affinity=args.cons_affinity, verbose=args.verbose,
@@ -649,7 +712,7 @@ def main(argv=None):
         return 1
     if stopped is not None:
         return stopped
-    _print_summary(result)
+    _print_summary(result, machine_readable=args.machine_readable)
     if args.json:
         try:
             result.to_json(args.json)

@@ -153,6 +153,7 @@ _NEEDS = (
     (r"^strncmp-helper$", ("bpf_strncmp", "tracepoint")),
     (r"^strncmp-", ("tracepoint",)),
     (r"^selftest$", ("tracepoint",)),
+    (r"^xdp-lb$", ("prog_test_run_xdp", "may_goto")),
 )
 
 

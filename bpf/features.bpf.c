@@ -121,6 +121,13 @@ int BPF_PROG(feat_bpf_lsm, struct socket *sock, int family, int type, int protoc
 	return 0;
 }
 
+/* BPF_PROG_TEST_RUN of XDP: XDP_TX for the 64-byte packet the prober sends. */
+SEC("?xdp")
+int feat_test_run_xdp(struct xdp_md *xdp)
+{
+	return xdp->data_end - xdp->data == 64 ? XDP_TX : XDP_DROP;
+}
+
 /* ---- map types: each program uses one map through its helpers ---- */
 
 struct {

@@ -44,9 +44,11 @@ struct bench_param_def {
 	int64_t def;
 	int64_t min;
 	int64_t max;
-	const char *const *choices;	/* BENCH_PARAM_CHOICE only */
+	/* BENCH_PARAM_CHOICE only; def -1: no default, the caller must choose */
+	const char *const *choices;
 	const char *help;
 	const char *def_str;		/* BENCH_PARAM_STRING only */
+	const char *const *choice_help;	/* optional: a line per choice, as choices */
 };
 
 /* One sampling interval.  Counters are deltas over the interval. */

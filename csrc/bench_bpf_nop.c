@@ -50,7 +50,10 @@ static int bpf_nop_setup(struct bench_ctx *ctx)
 				      "loading the bpf-nop program");
 	st->prog_fd = bpf_program__fd(st->skel->progs.bpf_nop);
 	BENCH_BPF_TIMING_INIT(&st->timing, st->skel);
-	return bench_bpf_timing_calibrate(ctx, &st->timing, run_once, st);
+	err = bench_bpf_timing_calibrate(ctx, &st->timing, run_once, st);
+	if (!err)
+		bench_bpf_timing_start(ctx, &st->timing);
+	return err;
 }
 
 static int bpf_nop_producer(struct bench_ctx *ctx, int idx)

@@ -112,14 +112,27 @@ int bench_bpf_timing_calibrate(struct bench_ctx *ctx, struct bench_bpf_timing *t
 	}
 	timing_reset(t);
 	*t->batch_iters_bss = t->batch_iters;
-	t->target = (uint32_t)ctx->env.producer_cnt * BPF_TIMING_TARGET_SAMPLES;
-	/* Without warm-up, batches count from the first one. */
-	*t->enabled = ctx->env.warmup_samples == 0;
 	return 0;
 fail:
 	return bench_fail(ctx, BENCH_ERR_BENCH, -err,
 			  "%s: calibrating the BPF-timed batches: running the program failed: %s",
 			  ctx->bench->name, strerror(-err));
+}
+
+void bench_bpf_timing_fixed(struct bench_bpf_timing *t, __u32 iters)
+{
+	timing_reset(t);
+	t->fixed = true;
+	t->batch_iters = iters;
+	*t->batch_iters_bss = iters;
+}
+
+void bench_bpf_timing_start(struct bench_ctx *ctx, struct bench_bpf_timing *t)
+{
+	timing_reset(t);
+	t->target = (uint32_t)ctx->env.producer_cnt * BPF_TIMING_TARGET_SAMPLES;
+	/* Without warm-up, batches count from the first one. */
+	*t->enabled = ctx->env.warmup_samples == 0;
 }
 
 static int keep(struct bench_bpf_timing *t, double ns, double cpu)
@@ -196,7 +209,7 @@ int bench_bpf_timing_collect(struct bench_ctx *ctx, struct bench_bpf_timing *t)
 {
 	double calibration[] = {
 		CALIBRATE_SEED_BATCH, (double)t->seed_ns, t->batch_iters, (double)t->n_ns,
-		(double)t->n2_ns, t->defaulted, t->target,
+		(double)t->n2_ns, t->defaulted, t->target, t->fixed,
 	};
 	int err;
 

@@ -8,7 +8,8 @@
  *   setup:    load the skeleton, bench_bpf_timing_init(&st->timing, skel
  *             .bss arrays) (BENCH_BPF_TIMING_INIT(&st->timing, skel)), then
  *             bench_bpf_timing_calibrate(ctx, &st->timing, run_once, arg)
- *             before any producer runs;
+ *             (or bench_bpf_timing_fixed()) before any producer runs, and
+ *             last bench_bpf_timing_start(ctx, &st->timing);
  *   producer: run the program until bench_stopping(ctx);
  *   measure:  bench_bpf_timing_measure(ctx, &st->timing, s): turns timing
  *             on at the end of warm-up, reads the new batches, and ends the
@@ -46,6 +47,7 @@ struct bench_bpf_timing {
 	uint64_t n_ns;		/* median batch of batch_iters */
 	uint64_t n2_ns;		/* median batch of 2 * batch_iters */
 	bool defaulted;		/* no seed batch came back: batch_iters default */
+	bool fixed;		/* batch_iters set by the family, not calibrated */
 
 	/* Batches read so far, in the order read: */
 	__u32 seen[BPF_TIMING_NR_CPUS];
@@ -70,9 +72,15 @@ void bench_bpf_timing_init(struct bench_bpf_timing *t,
 			   __u64 (*samples)[BPF_TIMING_NR_SAMPLES], __u32 *idx,
 			   __u32 *short_batches, volatile __u32 *enabled,
 			   volatile __u32 *batch_iters);
-/* Single-threaded, before the producers start.  0 or the error recorded. */
+/* Single-threaded, before the producers start.  0 or the error recorded.
+ * Timing stays off: runs the family makes afterwards (e.g. to validate
+ * what the program does) are not batches. */
 int bench_bpf_timing_calibrate(struct bench_ctx *ctx, struct bench_bpf_timing *t,
 			       bench_bpf_run_fn run, void *arg);
+/* Instead of calibrating: a batch size the benchmark prescribes. */
+void bench_bpf_timing_fixed(struct bench_bpf_timing *t, __u32 iters);
+/* Last step of setup: batches count from the end of warm-up (now without). */
+void bench_bpf_timing_start(struct bench_ctx *ctx, struct bench_bpf_timing *t);
 /* From the family's measure(); extra[0..1] as BENCH_BPF_TIMING_EXTRA. */
 void bench_bpf_timing_measure(struct bench_ctx *ctx, struct bench_bpf_timing *t,
 			      struct bench_sample *s, int extra_at);

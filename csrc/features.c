@@ -32,6 +32,7 @@ enum probe_kind {
 	PROBE_URETPROBE,
 	PROBE_UPROBE_MULTI,	/* load as uprobe_multi, raw BPF_LINK_CREATE */
 	PROBE_TEST_RUN,		/* load, BPF_PROG_TEST_RUN */
+	PROBE_TEST_RUN_XDP,	/* load, BPF_PROG_TEST_RUN over a packet */
 	PROBE_ENABLE_STATS,	/* BPF_ENABLE_STATS, no program */
 	PROBE_KFUNC,		/* the kfunc in kernel BTF, then load a caller */
 	PROBE_LSM,		/* load, attach, create a socket: did it run? */
@@ -92,6 +93,9 @@ static const struct probe_def probes[] = {
 	{ "bpf_lsm", PROBE_LSM, "feat_bpf_lsm", NULL,
 	  "a BPF LSM program on socket_post_create", EOPNOTSUPP,
 	  "the BPF LSM is not active (\"bpf\" is not in the kernel's lsm= list)" },
+	{ "prog_test_run_xdp", PROBE_TEST_RUN_XDP, "feat_test_run_xdp", NULL,
+	  "an XDP program through BPF_PROG_TEST_RUN", EINVAL,
+	  "this kernel cannot test-run XDP programs" },
 	{ "ringbuf", PROBE_LOAD, "feat_ringbuf", "feat_ringbuf_map",
 	  "a ringbuf map and a program writing to it", EINVAL,
 	  "this kernel predates BPF ring buffers (Linux 5.8)" },
@@ -344,6 +348,26 @@ static void probe_program(struct bench_ctx *ctx, struct bench_feature *f,
 		}
 		snprintf(f->detail, sizeof(f->detail),
 			 "ran %s: it returned %u as expected", d->what, opts.retval);
+		break;
+	}
+	case PROBE_TEST_RUN_XDP: {
+		__u8 pkt[64] = { 0 };
+		LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = pkt,
+			    .data_size_in = sizeof(pkt), .repeat = 1);
+
+		err = bpf_prog_test_run_opts(bpf_program__fd(prog), &opts);
+		if (err) {
+			describe_refusal(f, d, "%s loaded, but running it", err);
+			goto cleanup;
+		}
+		if (opts.retval != XDP_TX) {
+			snprintf(f->detail, sizeof(f->detail),
+				 "ran %s, but it returned %u instead of XDP_TX", d->what,
+				 opts.retval);
+			goto cleanup;
+		}
+		snprintf(f->detail, sizeof(f->detail),
+			 "ran %s over a packet: it returned XDP_TX as expected", d->what);
 		break;
 	}
 	default:

@@ -47,44 +47,54 @@ static const char *param_type_name(enum bench_param_type t)
 	}
 }
 
-static PyObject *describe_param(const struct bench_param_def *p)
+/* A NULL-terminated string array as a tuple; None for NULL. */
+static PyObject *string_tuple(const char *const *strings)
 {
-	PyObject *choices = NULL, *d = NULL;
+	PyObject *t;
 	int i;
 
-	if (p->type == BENCH_PARAM_CHOICE && p->choices) {
-		choices = PyTuple_New(0);
-		for (i = 0; choices && p->choices[i]; i++) {
-			PyObject *s = PyUnicode_FromString(p->choices[i]);
+	if (!strings)
+		return Py_NewRef(Py_None);
+	t = PyTuple_New(0);
+	for (i = 0; t && strings[i]; i++) {
+		PyObject *s = PyUnicode_FromString(strings[i]);
 
-			if (!s || _PyTuple_Resize(&choices, i + 1) < 0) {
-				Py_XDECREF(s);
-				Py_CLEAR(choices);
-				break;
-			}
-			PyTuple_SET_ITEM(choices, i, s);
+		if (!s || _PyTuple_Resize(&t, i + 1) < 0) {
+			Py_XDECREF(s);
+			Py_CLEAR(t);
+			break;
 		}
-		if (!choices)
-			goto cleanup;
-	} else {
-		choices = Py_NewRef(Py_None);
+		PyTuple_SET_ITEM(t, i, s);
 	}
+	return t;
+}
+
+static PyObject *describe_param(const struct bench_param_def *p)
+{
+	PyObject *choices = NULL, *choice_help = NULL, *d = NULL;
+	bool choice = p->type == BENCH_PARAM_CHOICE;
+
+	choices = string_tuple(choice ? p->choices : NULL);
+	choice_help = string_tuple(choice ? p->choice_help : NULL);
+	if (!choices || !choice_help)
+		goto cleanup;
 	if (p->type == BENCH_PARAM_STRING)
-		d = Py_BuildValue("{s:s,s:s,s:s,s:s,s:L,s:L,s:O,s:s}",
+		d = Py_BuildValue("{s:s,s:s,s:s,s:s,s:L,s:L,s:O,s:O,s:s}",
 				  "name", p->name, "cli", p->cli ? p->cli : "",
 				  "type", param_type_name(p->type),
 				  "default", p->def_str ? p->def_str : "", "min", (long long)p->min,
 				  "max", (long long)p->max, "choices", choices,
-				  "help", p->help ? p->help : "");
+				  "choice_help", choice_help, "help", p->help ? p->help : "");
 	else
-		d = Py_BuildValue("{s:s,s:s,s:s,s:L,s:L,s:L,s:O,s:s}",
+		d = Py_BuildValue("{s:s,s:s,s:s,s:L,s:L,s:L,s:O,s:O,s:s}",
 				  "name", p->name, "cli", p->cli ? p->cli : "",
 				  "type", param_type_name(p->type),
 				  "default", (long long)p->def, "min", (long long)p->min,
 				  "max", (long long)p->max, "choices", choices,
-				  "help", p->help ? p->help : "");
+				  "choice_help", choice_help, "help", p->help ? p->help : "");
 cleanup:
 	Py_XDECREF(choices);
+	Py_XDECREF(choice_help);
 	return d;
 }
 

@@ -21,6 +21,7 @@ extern const struct bench bench_bpf_nop;
 extern const struct bench bench_bpf_for;
 extern const struct bench bench_crypto_encrypt, bench_crypto_decrypt;
 extern const struct bench bench_lpm_trie_noop, bench_lpm_trie_baseline, bench_lpm_trie_lookup, bench_lpm_trie_insert, bench_lpm_trie_update, bench_lpm_trie_delete, bench_lpm_trie_free;
+extern const struct bench bench_xdp_lb;
 
 static const struct bench *const registry[] = {
 	&bench_count_global,
@@ -40,6 +41,7 @@ static const struct bench *const registry[] = {
 	&bench_bpf_for,
 	&bench_crypto_encrypt, &bench_crypto_decrypt,
 	&bench_lpm_trie_noop, &bench_lpm_trie_baseline, &bench_lpm_trie_lookup, &bench_lpm_trie_insert, &bench_lpm_trie_update, &bench_lpm_trie_delete, &bench_lpm_trie_free,
+	&bench_xdp_lb,
 };
 
 const struct bench *const *bench_all(int *count)

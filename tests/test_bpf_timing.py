@@ -71,7 +71,7 @@ def test_proportionality_warning_past_five_percent():
 
 def test_shape_makes_each_batch_a_sample():
     series = {bpf_timing.SERIES_NS: (1000.0, 3000.0), bpf_timing.SERIES_CPU: (0.0, 1.0),
-              bpf_timing.SERIES_CALIBRATION: (100, 250, 500, 1000, 2090, 0, 400)}
+              bpf_timing.SERIES_CALIBRATION: (100, 250, 500, 1000, 2090, 0, 400, 0)}
     batches, meta = bpf_timing.shape(series, {"bpf_timing_stopped_by": "samples"}, 2)
     assert batches == ((1000, 500, 0), (3000, 500, 1))
     assert meta["batch_iters"] == 500 and meta["target_samples"] == 400
@@ -79,6 +79,10 @@ def test_shape_makes_each_batch_a_sample():
     cal = meta["calibration"]
     assert cal["ratio_2n_n"] == pytest.approx(2.09)
     assert cal["proportionality_error_pct"] == pytest.approx(4.5)
-    assert cal["warning"] is None
+    assert cal["warning"] is None and not cal["fixed"]
     assert meta["raw"]["samples"] == 2 and meta["raw"]["median_ns"] == 6.0
+    # A batch size the benchmark prescribes: no calibration, no warning.
+    series[bpf_timing.SERIES_CALIBRATION] = (100, 0, 6500, 0, 0, 0, 200, 1)
+    _, meta = bpf_timing.shape(series, {}, 1)
+    assert meta["calibration"]["fixed"] and meta["calibration"]["warning"] is None
     assert bpf_timing.shape({}, {}, 1) is None

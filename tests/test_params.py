@@ -32,10 +32,13 @@ SETTINGS = settings(max_examples=150, deadline=None, derandomize=True, database=
 
 
 def rejected(name, **kw):
-    """Call run(); return the exception after checking nothing was set up."""
+    """Call run(); return the exception after checking nothing was set up.
+    Parameters a benchmark requires are given unless kw names them, so that
+    what is refused is what kw gives."""
     setups = _core.setup_count()
+    required = REQUIRED_PARAMS.get(name, {}) if isinstance(name, str) else {}
     try:
-        benchbpf.run(name, **{**FAST, **kw})
+        benchbpf.run(name, **{**FAST, **required, **kw})
     except (ValueError, TypeError) as e:
         err = e
     else:
