@@ -34,6 +34,10 @@ def _flag(p):
     return p.cli or "--" + p.name.replace("_", "-")
 
 
+#: Benchmark options that the kernel bench also takes as a short flag in its
+#: common options (-s sets what only its trigger programs read).
+SHORT_FLAGS = {"--stacktrace": "-s"}
+
 #: Common option -> CLI flag, for error messages.
 COMMON_FLAGS = {
     "warmup": "-w", "duration": "-d", "producers": "-p", "consumers": "-c",
@@ -157,8 +161,9 @@ def build_parser(flags=None, add_help=True):
         p = users[0][1]
         benches = ", ".join(sorted({b for b, _ in users}))
         dest = "opt_" + flag.lstrip("-").replace("-", "_")
+        names = (SHORT_FLAGS[flag], flag) if flag in SHORT_FLAGS else (flag,)
         if p.type == "bool":
-            group.add_argument(flag, dest=dest, action="store_true", default=None,
+            group.add_argument(*names, dest=dest, action="store_true", default=None,
                                help=f"{p.help} [{benches}]")
         elif p.type == "choice":
             choices = sorted({c for _, q in users for c in q.choices})

@@ -124,8 +124,14 @@ def features(refresh=False):
 # rule wins.  Benchmarks with trigger="auto" fall back to a tracepoint where
 # fentry is refused, so they need only that.
 _NEEDS = (
-    (r"-kretprobe-multi$", ("kprobe_multi",)),
-    (r"-kprobe-multi$", ("kprobe_multi",)),
+    (r"-k(ret)?probe-multi(-all)?$", ("kprobe_multi",)),
+    # a uprobe on a multi-byte nop is the kernel's instruction decoder's call
+    (r"^trig-u(ret)?probe-multi-nop5$", ("uprobe_multi", "uprobe_nop5")),
+    (r"^trig-u(ret)?probe-multi-nop10$", ("uprobe_multi", "uprobe_nop10")),
+    (r"^trig-uretprobe-nop5$", ("uretprobe", "uprobe_nop5")),
+    (r"^trig-uretprobe-nop10$", ("uretprobe", "uprobe_nop10")),
+    (r"^trig-uprobe-nop5$", ("uprobe", "uprobe_nop5")),
+    (r"^trig-uprobe-nop10$", ("uprobe", "uprobe_nop10")),
     (r"-kretprobe$", ("kretprobe",)),
     (r"-kprobe$", ("kprobe",)),
     (r"-fentry$", ("fentry",)),

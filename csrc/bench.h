@@ -445,5 +445,8 @@ struct bench_feature {
  * attaching) a minimal program; everything is freed before returning.
  * Fills up to max entries, returns how many. */
 int bench_probe_features(struct bench_feature *out, int max);
+/* One of those probes, by name, within a run (its libbpf messages go to
+ * the run's log): 0 and *out filled, or -ENOENT for an unknown name. */
+int bench_probe_feature(struct bench_ctx *ctx, const char *name, struct bench_feature *out);
 
 #endif /* BENCHBPF_BENCH_H */
