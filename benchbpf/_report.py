@@ -1,10 +1,30 @@
-"""The kernel bench's output lines, by report kind."""
+"""The kernel bench's output lines, by report kind.
+
+A kind that is one family's own is formatted by that family module, which
+registers its formatters at import (register())."""
 
 PLUS_MINUS = "\u00b1"
+
+#: report kind -> summary(result), and -> progress(index, sample,
+#: producers, interval_ns), registered by the families that own them.
+_SUMMARIES = {}
+_PROGRESS = {}
+
+
+def register(report, summary=None, progress=None):
+    """Format report kind `report` with a family's own functions: summary(r)
+    gives Result r's summary line(s), progress(index, sample, producers,
+    interval_ns) an interval's line(s); None keeps the shared format."""
+    if summary is not None:
+        _SUMMARIES[report] = summary
+    if progress is not None:
+        _PROGRESS[report] = progress
 
 
 def progress_line(report, index, sample, producers, interval_ns=1_000_000_000):
     """The per-interval 'Iter' line the kernel bench prints."""
+    if report in _PROGRESS:
+        return _PROGRESS[report](index, sample, producers, interval_ns)
     delta_ns = sample.interval_ns
     head = f"Iter {index:3d} ({(delta_ns - interval_ns) / 1000.0:7.3f}us): "
     if report == "ops":
@@ -68,6 +88,8 @@ def summary_latency_ns(r):
 def summary_line(r):
     """The kernel bench's 'Summary:' line for result r."""
     report = r.report
+    if report in _SUMMARIES:
+        return _SUMMARIES[report](r)
     if report == "htab_mem":
         from .htab_mem import summary_line as htab_mem_summary
         return htab_mem_summary(r)

@@ -35,7 +35,8 @@ MAX_SECONDS = 24 * 3600
 
 class ParamInfo:
     """One benchmark-specific parameter, as the C table defines it."""
-    __slots__ = ("name", "cli", "type", "default", "min", "max", "choices", "help")
+    __slots__ = ("name", "cli", "type", "default", "min", "max", "choices", "help",
+                 "choice_flags")
 
     def __init__(self, d):
         for k in self.__slots__:
@@ -88,6 +89,8 @@ class BenchmarkInfo:
         self.max_consumers = d["max_consumers"]
         self.max_producers = d["max_producers"]
         self.needs_bpf = d["needs_bpf"]
+        # The kernel bench requires -a: threads are pinned whatever `affinity` says.
+        self.always_pinned = d["always_pinned"]
         self.params = MappingProxyType({p["name"]: ParamInfo(p) for p in d["params"]})
 
     def __repr__(self):
@@ -215,6 +218,8 @@ def _build_env(info, opts):
             f"warmup={opts['warmup']!r} + duration={opts['duration']!r} at "
             f"interval={opts['interval']!r} is {env['warmup_samples'] + env['duration_samples']} "
             f"samples: at most {_core.MAX_SAMPLES} (use a longer interval)")
+    if info.always_pinned:
+        env["affinity"] = True
     for key in ("prod_affinity", "cons_affinity"):
         cpus = parse_cpuset(opts[key], key, nr_cpus)
         if cpus is None:

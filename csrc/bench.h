@@ -42,6 +42,9 @@ struct bench_param_def {
 	int64_t max;
 	const char *const *choices;	/* BENCH_PARAM_CHOICE only */
 	const char *help;
+	/* BENCH_PARAM_CHOICE: on the command line each choice is its own flag
+	 * (--rx-pass), as the kernel bench's mode switches; cli is NULL. */
+	bool choice_flags;
 };
 
 /* One sampling interval.  Counters are deltas over the interval. */
@@ -134,6 +137,9 @@ struct bench {
 	int max_consumers;		/* 0: takes no consumer */
 	int max_producers;		/* 0: no limit beyond BENCH_MAX_THREADS */
 	bool no_bpf;			/* loads nothing: no privilege needed */
+	/* Threads are always pinned, as -a pins them: the kernel bench refuses
+	 * to run it unpinned (sockmap). */
+	bool always_pinned;
 
 	/* Cross-parameter checks, before anything is loaded.  -EINVAL + msg. */
 	int (*validate)(struct bench_ctx *ctx);

@@ -17,6 +17,7 @@ extern const struct bench bench_local_storage_cache_seq_get, bench_local_storage
 extern const struct bench bench_bpf_hashmap_lookup, bench_bpf_hashmap_full_update;
 extern const struct bench bench_htab_mem;
 extern const struct bench bench_local_storage_tasks_trace;
+extern const struct bench bench_sockmap;
 
 static const struct bench *const registry[] = {
 	&bench_count_global,
@@ -32,6 +33,7 @@ static const struct bench *const registry[] = {
 	&bench_bpf_hashmap_full_update, &bench_bpf_hashmap_lookup,
 	&bench_htab_mem,
 	&bench_local_storage_tasks_trace,
+	&bench_sockmap,
 };
 
 const struct bench *const *bench_all(int *count)
