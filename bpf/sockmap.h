@@ -14,4 +14,7 @@
 #define SOCKMAP_FILE_SIZE (128 * 1024)
 #define SOCKMAP_PATTERN_LEN 10
 
+/* Longest stream parser message (rx_strp), see csrc/bench_sockmap.c. */
+#define SOCKMAP_MAX_STRP (64 * 1024)
+
 #endif /* BENCHBPF_SOCKMAP_H */

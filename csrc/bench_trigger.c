@@ -954,6 +954,8 @@ static int batch_producer(struct bench_ctx *ctx, int idx)
 	return 0;
 }
 
+/* One loop per target, each a direct call: a call through a pointer would
+ * add an indirect branch to every hit. */
 static int uprobe_producer(struct bench_ctx *ctx, int idx)
 {
 	(void)idx;

@@ -10,7 +10,8 @@ import leakcheck
 from conftest import SHORT
 
 NAMES = ["tracepoint", "raw_tp", "tp_btf", "kprobe", "kretprobe", "kprobe_multi",
-         "fentry", "fexit", "fmod_ret", "uprobe", "uretprobe", "uprobe_multi",
+         "fentry", "fexit", "fmod_ret", "uprobe", "uprobe_nop5", "uprobe_nop10", "uretprobe",
+         "uprobe_multi",
          "prog_test_run_raw_tp", "ringbuf", "perf_event_array", "bloom_filter",
          "task_storage", "hash", "bpf_loop", "bpf_strncmp", "bpf_enable_stats"]
 

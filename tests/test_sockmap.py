@@ -15,6 +15,7 @@ from conftest import SHORT, ours_left_behind, rejected_before_loading
 PREFIX = "skmap_"
 INT32_MAX = 2**31 - 1
 INT32_MIN = -2**31
+MAX_STRP = 64 * 1024
 BPF_MODES = [m for m in sockmap.MODES if not m.endswith("-normal")]
 
 
@@ -43,7 +44,7 @@ def test_registry_matches_the_kernel_bench():
     assert mode.default == "rx-verdict-egress" and mode.choice_flags
     p = info.params
     assert (p["rx_strp"].cli, p["rx_strp"].default, p["rx_strp"].min, p["rx_strp"].max) == \
-        ("--rx-strp", 0, 0, INT32_MAX)
+        ("--rx-strp", 0, 0, MAX_STRP)
     assert (p["delay_consumer"].cli, p["delay_consumer"].default, p["delay_consumer"].min,
             p["delay_consumer"].max) == ("--delay-consumer", 0, INT32_MIN, INT32_MAX)
     assert (p["producer_duration"].cli, p["producer_duration"].default,
@@ -83,17 +84,14 @@ def test_every_mode_moves_checked_data(mode):
 
 
 def test_stream_parser_edges():
-    """rx_strp=1 parses one-byte messages; the largest value can never be
-    queued, and the run fails saying so instead of reporting zeros; the
-    parser only exists on the receive side."""
-    r = sockmap.sockmap("rx-verdict-egress", rx_strp=1, **SHORT)
-    assert totals(r, "hits") > 0
-    assert "stream parser" in r.metadata["trigger"]
-    r = sockmap.sockmap("rx-pass", rx_strp=1000, **SHORT)
-    assert totals(r, "hits") > 0 and totals(r, "false_hits") > 0
-    with pytest.raises(benchbpf.BenchmarkError, match=f"rx_strp={INT32_MAX}"):
-        sockmap.sockmap("rx-verdict-ingress", rx_strp=INT32_MAX, **SHORT)
-    for bad in (-1, INT32_MAX + 1):
+    """rx_strp=1 parses one-byte messages, 64 KiB ones run too; the parser
+    only exists on the receive side."""
+    for mode, strp in (("rx-verdict-egress", 1), ("rx-pass", 1), ("rx-verdict-ingress", MAX_STRP),
+                       ("rx-pass", MAX_STRP)):
+        r = sockmap.sockmap(mode, rx_strp=strp, **SHORT)
+        assert totals(r, "hits") > 0 and totals(r, "false_hits") > 0, (mode, strp)
+        assert "stream parser" in r.metadata["trigger"]
+    for bad in (-1, MAX_STRP + 1):
         with rejected_before_loading(ValueError, "rx_strp"):
             sockmap.sockmap(rx_strp=bad, **SHORT)
     for mode in ("tx-pass", "tx-verdict-egress", "rx-normal"):
@@ -149,19 +147,22 @@ def test_thread_counts_are_the_kernel_bench_s():
     benchbpf.check("sockmap", consumers=2, producers=1, affinity=True)
 
 
-def test_failures_leave_nothing_behind():
-    """A run stopped by its caller mid-way and a run that fails at its end
-    both close every socket and detach every program (the autouse fixture
-    checks the sockets, descriptors and skmap_ objects)."""
+@pytest.mark.parametrize("mode", ["rx-verdict-ingress", "tx-verdict-egress", "rx-normal"])
+@pytest.mark.parametrize("when", [0, 2])
+def test_interrupted_runs_leave_nothing_behind(mode, when):
+    """A run stopped mid-way, in warm-up or measuring, by an exception or
+    Ctrl-C from its caller, closes every socket and the file and detaches
+    every program (the autouse fixture checks sockets, descriptors,
+    threads and skmap_ objects)."""
     class Stop(Exception):
         pass
 
-    def stop(sample, index, warmup):
-        raise Stop()
-    with pytest.raises(Stop):
-        sockmap.sockmap("rx-verdict-ingress", callback=stop, **SHORT)
-    with pytest.raises(benchbpf.BenchmarkError):
-        sockmap.sockmap("rx-pass", rx_strp=INT32_MAX, **SHORT)
+    for exc in (Stop, KeyboardInterrupt):
+        def stop(sample, index, warmup):
+            if index == when:
+                raise exc()
+        with pytest.raises(exc):
+            sockmap.sockmap(mode, callback=stop, **SHORT)
 
 
 def test_report_lines_are_the_kernel_bench_s():
