@@ -17,13 +17,13 @@ char LICENSE[] SEC("license") = "GPL";
 /* Set between open and load: the redirect's direction (0: egress of the
  * target socket, BPF_F_INGRESS: its receive queue) and the stream parser's
  * message length (--rx-strp). */
-const volatile __u64 verdict_dir = 0;
+const volatile int verdict_dir = 0;	/* an int, as the kernel bench's */
 const volatile int strp_size = 0;
 
 long skmap_bytes = 0;
 /* Redirects the kernel answered SK_DROP to (the kernel bench counts them
  * and prints nothing; here they are the extra counter verdict_drops). */
-long skmap_drops = 0;
+int skmap_drops = 0;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_SOCKMAP);

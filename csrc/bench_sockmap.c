@@ -538,7 +538,8 @@ static void sockmap_measure(struct bench_ctx *ctx, struct bench_sample *s)
 	s->false_hits = __atomic_exchange_n(&st->user_read, 0, __ATOMIC_RELAXED);
 	s->extra[0] = __atomic_exchange_n(&st->send_calls, 0, __ATOMIC_RELAXED);
 	s->extra[1] = __atomic_exchange_n(&st->read_calls, 0, __ATOMIC_RELAXED);
-	s->extra[2] = __atomic_exchange_n(&st->skel->bss->skmap_drops, 0, __ATOMIC_RELAXED);
+	s->extra[2] = (unsigned int)__atomic_exchange_n(&st->skel->bss->skmap_drops, 0,
+						      __ATOMIC_RELAXED);
 	if (bench_param(ctx, "rx_strp"))
 		check_parser(ctx);
 }
