@@ -5,7 +5,7 @@
     >>> print(r)            # the kernel bench's summary line
     >>> r.mean, r.stdev, r.median, r.percentile(90)
 """
-__version__ = "0.1.0"
+from ._version import __version__
 
 
 from ._core import BenchmarkError, UnsupportedError
@@ -22,6 +22,7 @@ from . import bloom
 from . import local_storage
 from . import hashmap, htab_mem, rcu_tasks_trace
 from . import sockmap
+from . import vm
 # benchbpf.ringbuf is the module, callable as the ringbuf() function.
 from . import ringbuf
 from .ringbuf import perfbuf, study as ringbuf_study
@@ -54,5 +55,5 @@ __all__ = [
     "Feature", "Features", "features",
     "bpf_loop", "strncmp",
     "bloom", "local_storage",
-    "hashmap", "htab_mem", "rcu_tasks_trace", "sockmap", "quick",
+    "hashmap", "htab_mem", "rcu_tasks_trace", "sockmap", "quick", "vm",
 ]

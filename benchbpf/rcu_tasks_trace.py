@@ -49,9 +49,11 @@ that forked them.
 import math
 import statistics
 
+from . import _report
 from ._runner import run
 
-__all__ = ["tasks_trace", "gp_latency_us", "ticks_per_gp", "summary_lines",
+__all__ = ["tasks_trace", "gp_latency_us", "substitute_gp_latency_us", "ticks_per_gp",
+           "summary_lines",
            "BENCHMARKS", "MAX_PROCS"]
 
 BENCHMARKS = {"tasks_trace": "local-storage-tasks-trace"}
@@ -82,6 +84,18 @@ def gp_latency_us(result):
                    for s in result.samples if s.extra["gp_timed"]])
 
 
+def substitute_gp_latency_us(result):
+    """(mean, stdev) over intervals of the context-switch estimate's average
+    grace-period latency, us, from a run with gp_check=True (fentry timing
+    beside it, in gp_latency_us): the substitute checked against the kernel
+    bench's method on the same grace periods.  NaN when none was timed."""
+    if "substitute_gp_ns" not in result.series:
+        raise ValueError(f"{result.name}: no substitute timing in this result: "
+                         "run with gp_check=True (CLI --gp-check)")
+    timed, ns = result.series["substitute_gp_timed"], result.series["substitute_gp_ns"]
+    return _stats([n / 1e3 / t for t, n in zip(timed, ns) if t])
+
+
 def ticks_per_gp(result):
     """(mean, stdev) over intervals of the kthread's ticks per grace period."""
     return _stats([s.extra["kthread_ticks"] / s.extra["gp_count"]
@@ -110,3 +124,8 @@ def progress_lines(index, sample):
     ticks = e["kthread_ticks"] / e["gp_count"] if e["gp_count"] else math.nan
     return (f"Iter {index}\t avg tasks_trace grace period latency\t{lat:f} ns\n"
             f"Iter {index}\t avg ticks per tasks_trace grace period\t{ticks:f}")
+
+
+_report.register("tasks_trace", summary=summary_lines,
+                 progress=lambda index, sample, producers, interval_ns:
+                 progress_lines(index, sample))

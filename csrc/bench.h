@@ -246,6 +246,7 @@ struct bench_ctx {
 /* ---- registry ---- */
 const struct bench *bench_find(const char *name);
 const struct bench *const *bench_all(int *count);
+/* Index of parameter `name` in b->params, or -1 (util.c: families use it). */
 int bench_param_index(const struct bench *b, const char *name);
 
 /* ---- run lifecycle (harness.c) ----
@@ -259,14 +260,16 @@ int bench_start(struct bench_ctx *ctx);
  * Returns the number of samples taken so far and, read under the same
  * lock, whether sampling is over (then no sample follows that count). */
 int bench_wait(struct bench_ctx *ctx, int seen, int timeout_ms, bool *done);
-void bench_request_stop(struct bench_ctx *ctx);
 void bench_finish(struct bench_ctx *ctx);
 void bench_ctx_destroy(struct bench_ctx *ctx);
 /* How many runs got as far as setup since the core was loaded: lets tests
  * prove that a rejected option loaded nothing. */
 unsigned long bench_setup_count(void);
 
-/* ---- helpers for families ---- */
+/* ---- helpers for families ----
+ * The clock, the CPU count, errors, stop, notes and series are util.c's,
+ * below everything else of the core; bench_fail_bpf and the tgid and errno
+ * helpers are the loader's, bench_getpgid_producer is producer.c's. */
 static inline bool bench_stopping(struct bench_ctx *ctx)
 {
 	return atomic_load_explicit(&ctx->stop, memory_order_relaxed);
@@ -282,6 +285,8 @@ static inline int64_t bench_param(struct bench_ctx *ctx, const char *name)
 /* Record the first error and ask every thread to stop.  Returns -err. */
 int bench_fail(struct bench_ctx *ctx, enum bench_err_kind kind, int err,
 	       const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* Ask every thread to stop (bench_stopping() turns true) and wake the sampler. */
+void bench_request_stop(struct bench_ctx *ctx);
 
 /* Classify a libbpf load/attach failure: EPERM/EINVAL/ENOENT/EOPNOTSUPP of a
  * program kind the kernel refuses => UNSUPPORTED naming `what`. */
@@ -434,6 +439,9 @@ int bench_ensure_tracefs(struct bench_ctx *ctx);
 int bench_check_btf(struct bench_ctx *ctx);
 /* OS error (EMFILE) unless `need` more descriptors can be opened. */
 int bench_check_fds(struct bench_ctx *ctx, int need);
+/* 1 if the kernel's BTF has function `name` (a kfunc a program may call),
+ * 0 if not, -errno if its BTF cannot be read. */
+int bench_kernel_has_func(const char *name);
 /* Whether this process may load and attach tracing BPF programs. */
 bool bench_bpf_privileged(void);
 /* Raise RLIMIT_MEMLOCK for kernels that still charge it. */
@@ -449,10 +457,15 @@ struct bench_feature {
 
 /* Probe each attach kind and map type by loading (and where it matters
  * attaching) a minimal program; everything is freed before returning.
- * Fills up to max entries, returns how many. */
-int bench_probe_features(struct bench_feature *out, int max);
-/* One of those probes, by name, within a run (its libbpf messages go to
- * the run's log): 0 and *out filled, or -ENOENT for an unknown name. */
+ * Fills up to max entries, returns how many.  ctx: initialised for
+ * bench_features_probe by the caller. */
+int bench_probe_features(struct bench_ctx *ctx, struct bench_feature *out, int max);
+/* What the caller initialises that context for (bench_ctx_init): the probes
+ * sit below the harness, which benchmarks asking one probe also call. */
+extern const struct bench bench_features_probe;
+/* The one probe called `name` (as features() names it), with the caller's
+ * context: a benchmark decides what the kernel lacks before loading its own
+ * programs.  Returns -ENOENT for an unknown name, else 0 and fills *out. */
 int bench_probe_feature(struct bench_ctx *ctx, const char *name, struct bench_feature *out);
 
 #endif /* BENCHBPF_BENCH_H */
