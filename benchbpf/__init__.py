@@ -22,6 +22,7 @@ from . import bloom
 from . import local_storage
 from . import hashmap, htab_mem, rcu_tasks_trace
 from . import bpf_timing, bpf_nop, lpm_trie, bpf_for, crypto
+from . import sockmap
 from . import vm
 from . import xdp_lb
 # benchbpf.ringbuf is the module, callable as the ringbuf() function.
@@ -56,5 +57,5 @@ __all__ = [
     "Feature", "Features", "features",
     "bpf_loop", "strncmp",
     "bloom", "local_storage",
-    "hashmap", "htab_mem", "rcu_tasks_trace", "xdp_lb", "quick", "vm",
+    "hashmap", "htab_mem", "rcu_tasks_trace", "sockmap", "xdp_lb", "quick", "vm",
 ]

@@ -38,9 +38,10 @@ class ParamInfo:
     """One benchmark-specific parameter, as the C table defines it.
 
     choice_help: for a choice, a line describing each choice (or None).
+    choice_flags: each choice is its own CLI flag (--rx-pass).
     required: a choice with no default, which every run must give."""
     __slots__ = ("name", "cli", "type", "default", "min", "max", "choices", "help",
-                 "choice_help", "required")
+                 "choice_help", "choice_flags", "required")
 
     def __init__(self, d):
         for k in self.__slots__[:-1]:
@@ -103,6 +104,8 @@ class BenchmarkInfo:
         self.max_consumers = d["max_consumers"]
         self.max_producers = d["max_producers"]
         self.needs_bpf = d["needs_bpf"]
+        # The kernel bench requires -a: threads are pinned whatever `affinity` says.
+        self.always_pinned = d["always_pinned"]
         self.params = MappingProxyType({p["name"]: ParamInfo(p) for p in d["params"]})
 
     def __repr__(self):
@@ -230,6 +233,8 @@ def _build_env(info, opts):
             f"warmup={opts['warmup']!r} + duration={opts['duration']!r} at "
             f"interval={opts['interval']!r} is {env['warmup_samples'] + env['duration_samples']} "
             f"samples: at most {_core.MAX_SAMPLES} (use a longer interval)")
+    if info.always_pinned:
+        env["affinity"] = True
     for key in ("prod_affinity", "cons_affinity"):
         cpus = parse_cpuset(opts[key], key, nr_cpus)
         if cpus is None:

@@ -25,8 +25,17 @@ def _family_options():
     flags = {}
     for name in _runner.list_benchmarks():
         for p in _runner.describe(name).params.values():
-            flags.setdefault(_flag(p), []).append((name, p))
+            for flag in _flags(p):
+                flags.setdefault(flag, []).append((name, p))
     return flags
+
+
+def _flags(p):
+    """Every flag of a parameter: one per choice for a mode switch
+    (--rx-pass ...), else its one flag."""
+    if p.choice_flags:
+        return ["--" + c for c in p.choices]
+    return [_flag(p)]
 
 
 def _flag(p):
@@ -37,6 +46,10 @@ def _flag(p):
 #: A BPF-timed run ends once every producer has its batches; without -d it
 #: may take this long, as the kernel bench's (which sets 600 s for them).
 BPF_TIMED_DURATION = 600
+
+#: Benchmark options that the kernel bench also takes as a short flag in its
+#: common options (-s sets what only its trigger programs read).
+SHORT_FLAGS = {"--stacktrace": "-s"}
 
 #: Common option -> CLI flag, for error messages.
 COMMON_FLAGS = {
@@ -50,7 +63,8 @@ def _in_flag_terms(message, info=None):
     """Rewrite `name=value` of options in an error message as `flag value`."""
     names = dict(COMMON_FLAGS)
     if info is not None:
-        names.update({k: _flag(p) for k, p in info.params.items()})
+        # a mode switch's value is its flag: left as name=value
+        names.update({k: _flag(p) for k, p in info.params.items() if not p.choice_flags})
     pattern = r"\b(" + "|".join(sorted(map(re.escape, names), key=len, reverse=True)) \
         + r")=(\S+?)(?=[:,;)]|\s|$)"
     return re.sub(pattern, lambda m: f"{names[m.group(1)]} {m.group(2)}", message)
@@ -171,9 +185,16 @@ def build_parser(flags=None, add_help=True):
     for flag, users in sorted(flags.items()):
         p = users[0][1]
         benches = ", ".join(sorted({b for b, _ in users}))
-        dest = "opt_" + flag.lstrip("-").replace("-", "_")
-        if p.type == "bool":
-            group.add_argument(flag, dest=dest, action="store_true", default=None,
+        dest = _dest(flag, p)
+        names = (SHORT_FLAGS[flag], flag) if flag in SHORT_FLAGS else (flag,)
+        if p.choice_flags:
+            # one dest for all of a switch's flags: the last one given wins,
+            # as in the kernel bench
+            group.add_argument(flag, dest=dest, action="store_const", const=flag[2:],
+                               default=None, help=f"{p.name} {flag[2:]}: {p.help} "
+                               f"(default --{p.default}) [{benches}]")
+        elif p.type == "bool":
+            group.add_argument(*names, dest=dest, action="store_true", default=None,
                                help=f"{p.help} [{benches}]")
         elif p.type == "choice":
             choices = sorted({c for _, q in users for c in q.choices})
@@ -193,15 +214,23 @@ def build_parser(flags=None, add_help=True):
     return ap
 
 
+def _dest(flag, p):
+    """argparse dest of a flag: one per mode switch, else one per flag."""
+    if p.choice_flags:
+        return "opt_switch_" + p.name
+    return "opt_" + flag.lstrip("-").replace("-", "_")
+
+
 def _bench_params(args, bench, flags):
     params = {}
     for flag, users in flags.items():
-        value = getattr(args, "opt_" + flag.lstrip("-").replace("-", "_"))
+        value = getattr(args, _dest(flag, users[0][1]))
         if value is None:
             continue
         mine = [p for b, p in users if b == bench]
         if not mine:
-            raise ValueError(f"{flag} does not apply to {bench} "
+            shown = "--" + value if users[0][1].choice_flags else flag
+            raise ValueError(f"{shown} does not apply to {bench} "
                              f"(`benchbpf {bench} --help` lists its options)")
         params[mine[0].name] = value
     return params
@@ -217,7 +246,10 @@ def _bench_help(info):
     if not info.params:
         lines.append("  none besides the common options")
     for p in info.params.values():
-        if p.type == "bool":
+        if p.choice_flags:
+            lines.append(f"  {' | '.join(_flags(p))}")
+            lines.append(f"  {'':24s} {p.help} (default --{p.default})")
+        elif p.type == "bool":
             lines.append(f"  {_flag(p):24s} {p.help} (default off)")
         elif p.type == "choice" and p.choice_help:
             lines.append(f"  {_flag(p) + ' NAME':24s} {p.help} "

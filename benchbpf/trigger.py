@@ -15,6 +15,16 @@ figure is hits per second (``Result.mean`` etc., in M/s).
   nothing: its driver only counts, ``batch_iters`` per run, the in-kernel
   ceiling.  Each sample also counts the producers' test runs (extra counter
   ``driver_runs``): hits / driver_runs is the iterations per run.
+  ``stacktrace=True`` (the kernel bench's ``-s``/``--stacktrace``) has the
+  hooked program also take a 128-frame stack trace (bpf_get_stack) per hit;
+  as in the kernel bench only the hooked kernel-side programs honour it
+  (not kernel_count, not the uprobes).
+* ``kprobe_multi_all`` / ``kretprobe_multi_all``: kprobe_multi /
+  kretprobe_multi while an empty kprobe-multi program sits on every other
+  traceable kernel function (available_filter_functions, kernel only, less
+  the recursion-prone functions the kernel bench skips).  Where the kernel
+  has no kprobe-multi links they raise UnsupportedError before loading
+  anything of theirs (the features() probe "kprobe_multi").
 * ``syscall_count`` calls getpgid() on the calling thread's own id, as the
   kernel bench's compiled loop does (not the pid 0 shortcut).
 * User-space probes: ``uprobe(kind, ret=, multi=)`` probes one of three
@@ -22,8 +32,15 @@ figure is hits per second (``Result.mean`` etc., in M/s).
   "nop", "push" and "ret" targets, instruction for instruction as its
   build compiles them (benchmark files at -O2, frame pointers): ``nop;
   ret``, a frame set up around a call (``push %rbp`` is the probed
-  instruction), and a bare ``ret``.  ``usdt`` fires a USDT probe site (a
-  nop).
+  instruction), and a bare ``ret``.  On x86-64 also "nop5" and "nop10": a
+  5-byte (``nopl 0x0(%rax,%rax,1)``) or 10-byte (``cs nopw``) nop, then
+  ``ret``: the multi-byte nops kernels can probe without a trap (upstream's
+  trig-*-nop5 benchmarks, later renamed -nop10 with the 10-byte nop; both
+  are offered).  Whether this kernel's uprobes take such a nop is probed
+  (features "uprobe_nop5", "uprobe_nop10") before anything is loaded.
+  ``usdt(site)`` fires a USDT probe site: "nop" (a 1-byte nop), "nop5" or
+  "nop10" (a 1-byte nop followed by a 5- or 10-byte one, usdt.h's x86-64
+  layout).
 
 Every function takes the common options as keywords (warmup, duration,
 interval, producers, affinity, prod_affinity, verbose, prog_stats, callback); these
@@ -41,11 +58,15 @@ from ._runner import run
 __all__ = [
     "syscall_count", "usermode_count", "kernel_count", "tp", "rawtp", "kprobe",
     "kretprobe", "kprobe_multi", "kretprobe_multi", "fentry", "fexit", "fmodret",
-    "uprobe", "usdt", "uprobe_name", "BENCHMARKS", "UPROBE_KINDS",
+    "kprobe_multi_all", "kretprobe_multi_all", "uprobe", "usdt", "uprobe_name",
+    "BENCHMARKS", "UPROBE_KINDS", "USDT_SITES",
 ]
 
-#: The uprobe targets, as the kernel bench names them.
-UPROBE_KINDS = ("nop", "push", "ret")
+#: The uprobe targets, as the kernel bench names them (nop5, nop10: x86-64).
+UPROBE_KINDS = ("nop", "push", "ret", "nop5", "nop10")
+
+#: The USDT probe sites (nop5, nop10: x86-64).
+USDT_SITES = ("nop", "nop5", "nop10")
 
 #: Function name -> benchmark name of the fixed benchmarks (see uprobe()
 #: and uprobe_name() for the uprobe family).
@@ -59,6 +80,8 @@ BENCHMARKS = {
     "kretprobe": "trig-kretprobe",
     "kprobe_multi": "trig-kprobe-multi",
     "kretprobe_multi": "trig-kretprobe-multi",
+    "kprobe_multi_all": "trig-kprobe-multi-all",
+    "kretprobe_multi_all": "trig-kretprobe-multi-all",
     "fentry": "trig-fentry",
     "fexit": "trig-fexit",
     "fmodret": "trig-fmodret",
@@ -124,6 +147,19 @@ def kretprobe_multi(batch_iters=100, **options):
     return _batched("trig-kretprobe-multi", batch_iters, options)
 
 
+def kprobe_multi_all(batch_iters=100, **options):
+    """trig-kprobe-multi-all: trig-kprobe-multi while an empty kprobe-multi
+    program is attached to every other traceable kernel function."""
+    return _batched("trig-kprobe-multi-all", batch_iters, options)
+
+
+def kretprobe_multi_all(batch_iters=100, **options):
+    """trig-kretprobe-multi-all: trig-kretprobe-multi while an empty
+    kretprobe-multi program is attached to every other traceable kernel
+    function."""
+    return _batched("trig-kretprobe-multi-all", batch_iters, options)
+
+
 def fentry(batch_iters=100, **options):
     """trig-fentry: an fentry program on bpf_get_numa_node_id()."""
     return _batched("trig-fentry", batch_iters, options)
@@ -157,15 +193,19 @@ def uprobe(kind="nop", *, ret=False, multi=False, **options):
     """trig-u[ret]probe[-multi]-{nop,push,ret}: a BPF uprobe (ret=True: a
     uretprobe) on a function of this extension, called in a loop.
 
-    kind picks the target as the kernel bench names them: "nop", "push" or
-    "ret"; as its default build lays them out, each opens with the frame
-    setup push %rbp, where the probe sits, followed by a nop, a call of an
-    opaque function, or nothing.  multi=True attaches through a uprobe-multi
-    link instead of a perf-event uprobe."""
+    kind picks the target as the kernel bench names them: "nop" (nop; ret),
+    "push" (a frame set up around a call; the probe is on push %rbp),
+    "ret" (a bare ret), and on x86-64 "nop5" and "nop10" (a 5- or 10-byte
+    nop, then ret).  multi=True attaches through a uprobe-multi link instead
+    of a perf-event uprobe."""
     return run(uprobe_name(kind, ret, multi), **options)
 
 
-def usdt(**options):
-    """trig-usdt-nop: a BPF USDT program on a probe site (a nop) of this
-    extension, called in a loop."""
-    return run("trig-usdt-nop", **options)
+def usdt(site="nop", **options):
+    """trig-usdt-{nop,nop5,nop10}: a BPF USDT program on a probe site of
+    this extension, called in a loop.  site "nop": a 1-byte nop; "nop5",
+    "nop10" (x86-64): a 1-byte nop followed by a 5- or 10-byte one."""
+    if site not in USDT_SITES:
+        raise ValueError(f"site={site!r}: must be one of "
+                         + ", ".join(repr(k) for k in USDT_SITES))
+    return run(f"trig-usdt-{site}", **options)

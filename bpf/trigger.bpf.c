@@ -23,12 +23,38 @@ struct trig_slot hits[TRIG_NR_SLOTS];
 
 /* Set between open and load. */
 const volatile int batch_iters = 0;
+/* --stacktrace: the hooked programs also take a stack trace per hit. */
+const volatile int stacktrace = 0;	/* an int, as the kernel bench's */
+
+/* Where the stack lands: a per-CPU buffer, read by nobody. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64[TRIG_STACK_DEPTH]);
+} trig_stack SEC(".maps");
 
 static __always_inline void count_hit(void)
 {
 	int cpu = bpf_get_smp_processor_id();
 
 	__sync_fetch_and_add(&hits[cpu & TRIG_SLOT_MASK].value, 1);
+}
+
+/* The kernel-side hooks: a hit, and with stacktrace the stack of the
+ * hooked call, as the kernel bench's handle(). */
+static __always_inline void count_hit_stack(void *ctx)
+{
+	__u64 *buf;
+
+	count_hit();
+	if (!stacktrace)
+		return;
+	/* the key made only past the check: without stacktrace a hit costs
+	 * what the kernel bench's does */
+	buf = bpf_map_lookup_elem(&trig_stack, &(__u32){0});
+	if (buf)
+		bpf_get_stack(ctx, buf, TRIG_STACK_DEPTH * sizeof(__u64), 0);
 }
 
 /* trig-kernel-count: the driver only counts, batch_iters hits per run,
@@ -72,56 +98,70 @@ int trig_driver_kfunc(void *ctx)
 SEC("?tp/bpf_test_run/bpf_trigger_tp")
 int trig_tp(void *ctx)
 {
-	count_hit();
+	count_hit_stack(ctx);
 	return 0;
 }
 
 SEC("?raw_tp/bpf_trigger_tp")
 int trig_rawtp(void *ctx)
 {
-	count_hit();
+	count_hit_stack(ctx);
 	return 0;
 }
 
 SEC("?kprobe/bpf_get_numa_node_id")
 int trig_kprobe(void *ctx)
 {
-	count_hit();
+	count_hit_stack(ctx);
 	return 0;
 }
 
 SEC("?kretprobe/bpf_get_numa_node_id")
 int trig_kretprobe(void *ctx)
 {
-	count_hit();
+	count_hit_stack(ctx);
 	return 0;
 }
 
 SEC("?kprobe.multi/bpf_get_numa_node_id")
 int trig_kprobe_multi(void *ctx)
 {
-	count_hit();
+	count_hit_stack(ctx);
 	return 0;
 }
 
 SEC("?kretprobe.multi/bpf_get_numa_node_id")
 int trig_kretprobe_multi(void *ctx)
 {
-	count_hit();
+	count_hit_stack(ctx);
+	return 0;
+}
+
+/* trig-k(ret)probe-multi-all: attached to every other traceable kernel
+ * function while the counting program above measures; does nothing. */
+SEC("?kprobe.multi/bpf_get_numa_node_id")
+int trig_kprobe_multi_empty(void *ctx)
+{
+	return 0;
+}
+
+SEC("?kretprobe.multi/bpf_get_numa_node_id")
+int trig_kretprobe_multi_empty(void *ctx)
+{
 	return 0;
 }
 
 SEC("?fentry/bpf_get_numa_node_id")
 int trig_fentry(void *ctx)
 {
-	count_hit();
+	count_hit_stack(ctx);
 	return 0;
 }
 
 SEC("?fexit/bpf_get_numa_node_id")
 int trig_fexit(void *ctx)
 {
-	count_hit();
+	count_hit_stack(ctx);
 	return 0;
 }
 
@@ -129,7 +169,7 @@ int trig_fexit(void *ctx)
 SEC("?fmod_ret/bpf_modify_return_test_tp")
 int trig_fmodret(void *ctx)
 {
-	count_hit();
+	count_hit_stack(ctx);
 	return -22;
 }
 
@@ -150,7 +190,8 @@ int trig_uprobe_multi(void *ctx)
 	return 0;
 }
 
-/* USDT probe benchbpf:trig_nop (the C side emits its note). */
+/* USDT probes benchbpf:trig_nop, trig_nop5, trig_nop10 (the C side emits
+ * their notes). */
 SEC("?usdt")
 int trig_usdt(struct pt_regs *ctx)
 {

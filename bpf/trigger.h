@@ -23,8 +23,14 @@ struct trig_slot {
  * both; older kernels have neither, so those benchmarks cannot run there. */
 #define TRIG_DRIVER_KFUNC "bpf_modify_return_test_tp"
 
-/* USDT probe the producer of trig-usdt-nop fires. */
+/* Frames bpf_get_stack() takes with --stacktrace: the kernel bench's
+ * 128-entry buffer. */
+#define TRIG_STACK_DEPTH 128
+
+/* USDT probes the producers of trig-usdt-nop, -nop5, -nop10 fire. */
 #define TRIG_USDT_PROVIDER "benchbpf"
 #define TRIG_USDT_NAME "trig_nop"
+#define TRIG_USDT_NAME_NOP5 "trig_nop5"
+#define TRIG_USDT_NAME_NOP10 "trig_nop10"
 
 #endif /* BENCHBPF_TRIGGER_H */

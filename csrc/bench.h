@@ -49,6 +49,9 @@ struct bench_param_def {
 	const char *help;
 	const char *def_str;		/* BENCH_PARAM_STRING only */
 	const char *const *choice_help;	/* optional: a line per choice, as choices */
+	/* BENCH_PARAM_CHOICE: on the command line each choice is its own flag
+	 * (--rx-pass), as the kernel bench's mode switches; cli is NULL. */
+	bool choice_flags;
 };
 
 /* One sampling interval.  Counters are deltas over the interval. */
@@ -141,6 +144,9 @@ struct bench {
 	int max_consumers;		/* 0: takes no consumer */
 	int max_producers;		/* 0: no limit beyond BENCH_MAX_THREADS */
 	bool no_bpf;			/* loads nothing: no privilege needed */
+	/* Threads are always pinned, as -a pins them: the kernel bench refuses
+	 * to run it unpinned (sockmap). */
+	bool always_pinned;
 
 	/* Cross-parameter checks, before anything is loaded.  -EINVAL + msg. */
 	int (*validate)(struct bench_ctx *ctx);

@@ -11,6 +11,10 @@
  *    run.  Only trig-kernel-count counts in the driver itself.
  *  - uprobe family: producers call a tiny function of this extension on
  *    which a uprobe / uretprobe / uprobe-multi / USDT probe is attached.
+ *    On x86-64 also the multi-byte nop targets (-nop5, -nop10) that newer
+ *    kernels can probe without a trap.
+ *  - trig-k(ret)probe-multi-all: trig-k(ret)probe-multi while an empty
+ *    kprobe-multi program sits on every other traceable kernel function.
  *
  * A hit is one run of the counting code.  Counters are one 128-byte slot
  * per CPU (BPF side) or per producer (user side); measure swaps each slot to
@@ -55,8 +59,37 @@ void trig_target_nop(void) __attribute__((visibility("hidden")));
 int trig_target_push(void) __attribute__((visibility("hidden")));
 void trig_target_ret(void) __attribute__((visibility("hidden")));
 void trig_target_usdt(void) __attribute__((visibility("hidden")));
+void trig_target_nop5(void) __attribute__((visibility("hidden")));
+void trig_target_nop10(void) __attribute__((visibility("hidden")));
+void trig_target_usdt_nop5(void) __attribute__((visibility("hidden")));
+void trig_target_usdt_nop10(void) __attribute__((visibility("hidden")));
 
 #if defined(__x86_64__)
+/*
+ * A USDT site: label 990 at the probe instruction(s) NOPS, and its
+ * .note.stapsdt entry (provider TRIG_USDT_PROVIDER, name NAME, no
+ * arguments, no semaphore).
+ */
+#define TRIG_USDT_SITE(NAME, NOPS)					\
+	"990:	" NOPS "\n"						\
+	"	.pushsection .note.stapsdt, \"\", \"note\"\n"		\
+	"	.balign 4\n"						\
+	"	.4byte 992f-991f, 994f-993f, 3\n"			\
+	"991:	.asciz \"stapsdt\"\n"					\
+	"992:	.balign 4\n"						\
+	"993:	.8byte 990b\n"						\
+	"	.8byte _.stapsdt.base\n"					\
+	"	.8byte 0\n"						\
+	"	.asciz \"" TRIG_USDT_PROVIDER "\"\n"				\
+	"	.asciz \"" NAME "\"\n"					\
+	"	.asciz \"\"\n"						\
+	"994:	.balign 4\n"						\
+	"	.popsection\n"
+/* The multi-byte nops: the kernel bench's 5-byte nop (nopl 0x0(%rax,%rax,1))
+ * and 10-byte nop (cs nopw 0x0(%rax,%rax,1)). */
+#define TRIG_ASM_NOP5 ".byte 0x0f, 0x1f, 0x44, 0x00, 0x00"
+#define TRIG_ASM_NOP10 ".byte 0x66, 0x2e, 0x0f, 0x1f, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00"
+
 __asm__(
 	"	.text\n"
 	"	.p2align 4\n"
@@ -95,31 +128,56 @@ __asm__(
 	"	ret\n"
 	"	.size trig_target_ret, .-trig_target_ret\n"
 
+	/* The nop targets of the multi-byte nop benchmarks: the kernel
+	 * bench's asm body, then ret (a leaf at -O2: no frame). */
+	"	.p2align 4\n"
+	"	.globl trig_target_nop5\n"
+	"	.hidden trig_target_nop5\n"
+	"	.type trig_target_nop5, @function\n"
+	"trig_target_nop5:\n"
+	"	" TRIG_ASM_NOP5 "\n"
+	"	ret\n"
+	"	.size trig_target_nop5, .-trig_target_nop5\n"
+
+	"	.p2align 4\n"
+	"	.globl trig_target_nop10\n"
+	"	.hidden trig_target_nop10\n"
+	"	.type trig_target_nop10, @function\n"
+	"trig_target_nop10:\n"
+	"	" TRIG_ASM_NOP10 "\n"
+	"	ret\n"
+	"	.size trig_target_nop10, .-trig_target_nop10\n"
+
+	/* The USDT sites, as the kernel bench's usdt_1() and usdt_2() come
+	 * out of its build: 16-byte aligned leaves, the probe at a 1-byte nop,
+	 * followed (usdt.h's default on x86-64) by a 5-byte or, since the
+	 * -nop10 rename, a 10-byte nop. */
 	"	.p2align 4\n"
 	"	.globl trig_target_usdt\n"
 	"	.hidden trig_target_usdt\n"
 	"	.type trig_target_usdt, @function\n"
 	"trig_target_usdt:\n"
-	"	push %rbp\n"
-	"	mov %rsp, %rbp\n"
-	"990:	nop\n"				/* the probe site */
-	"	.pushsection .note.stapsdt, \"\", \"note\"\n"
-	"	.balign 4\n"
-	"	.4byte 992f-991f, 994f-993f, 3\n"	/* namesz, descsz, NT_STAPSDT */
-	"991:	.asciz \"stapsdt\"\n"
-	"992:	.balign 4\n"
-	"993:	.8byte 990b\n"				/* probe address */
-	"	.8byte _.stapsdt.base\n"		/* link-time base */
-	"	.8byte 0\n"				/* no semaphore */
-	"	.asciz \"" TRIG_USDT_PROVIDER "\"\n"
-	"	.asciz \"" TRIG_USDT_NAME "\"\n"
-	"	.asciz \"\"\n"				/* no arguments */
-	"994:	.balign 4\n"
-	"	.popsection\n"
-	"	nop\n"
-	"	pop %rbp\n"
+	TRIG_USDT_SITE(TRIG_USDT_NAME, "nop")
 	"	ret\n"
 	"	.size trig_target_usdt, .-trig_target_usdt\n"
+
+	"	.p2align 4\n"
+	"	.globl trig_target_usdt_nop5\n"
+	"	.hidden trig_target_usdt_nop5\n"
+	"	.type trig_target_usdt_nop5, @function\n"
+	"trig_target_usdt_nop5:\n"
+	TRIG_USDT_SITE(TRIG_USDT_NAME_NOP5, "nop; " TRIG_ASM_NOP5)
+	"	ret\n"
+	"	.size trig_target_usdt_nop5, .-trig_target_usdt_nop5\n"
+
+	"	.p2align 4\n"
+	"	.globl trig_target_usdt_nop10\n"
+	"	.hidden trig_target_usdt_nop10\n"
+	"	.type trig_target_usdt_nop10, @function\n"
+	"trig_target_usdt_nop10:\n"
+	TRIG_USDT_SITE(TRIG_USDT_NAME_NOP10, "nop; " TRIG_ASM_NOP10)
+	"	ret\n"
+	"	.size trig_target_usdt_nop10, .-trig_target_usdt_nop10\n"
 
 	"	.ifndef _.stapsdt.base\n"
 	"	.pushsection .stapsdt.base, \"aG\", \"progbits\", .stapsdt.base, comdat\n"
@@ -131,7 +189,7 @@ __asm__(
 	"	.popsection\n"
 	"	.endif\n"
 	"	.text\n");
-#define TRIG_HAVE_USDT 1
+#define TRIG_HAVE_X86 1
 #else
 /* Other architectures: plain C targets, laid out by the compiler. */
 __attribute__((noinline, used)) void trig_target_nop(void)
@@ -159,7 +217,13 @@ __attribute__((noinline, used)) void trig_target_usdt(void)
 {
 	__asm__ volatile("nop");
 }
-#define TRIG_HAVE_USDT 0
+
+/* x86-64 only (refused before loading elsewhere); never called. */
+void trig_target_nop5(void) { }
+void trig_target_nop10(void) { }
+void trig_target_usdt_nop5(void) { }
+void trig_target_usdt_nop10(void) { }
+#define TRIG_HAVE_X86 0
 #endif
 
 /* ---- variants ---- */
@@ -176,6 +240,8 @@ enum trig_target {
 	TRIG_NOP,
 	TRIG_PUSH,
 	TRIG_RET,
+	TRIG_NOP5,	/* x86-64 multi-byte nops */
+	TRIG_NOP10,
 };
 
 struct trig_variant {
@@ -185,7 +251,10 @@ struct trig_variant {
 	const char *hook;	/* program counting the hits, NULL: the driver */
 	const char *kfunc;	/* kfunc the driver calls, probed before loading */
 	bool needs_tracefs;
-	/* uprobe family */
+	/* k(ret)probe-multi-all: this empty program goes on every other
+	 * traceable kernel function */
+	const char *all_empty;
+	/* uprobe family (TRIG_USDT: the site's nop, TRIG_NOP* only) */
 	enum trig_target target;
 	bool retprobe;
 	bool multi;
@@ -195,6 +264,7 @@ struct trig_state {
 	const struct trig_variant *v;
 	struct trigger_bpf *skel;
 	struct bpf_link *link;
+	struct bpf_link *all_link;	/* -multi-all: the empty program */
 	int multi_link_fd;
 	int driver_fd;
 	struct trig_slot *slots;	/* skel->bss->hits or user_slots */
@@ -210,6 +280,8 @@ static const char *const target_names[] = {
 	[TRIG_NOP] = "nop",
 	[TRIG_PUSH] = "push",
 	[TRIG_RET] = "ret",
+	[TRIG_NOP5] = "nop5",
+	[TRIG_NOP10] = "nop10",
 };
 
 static void *target_addr(enum trig_target t)
@@ -217,15 +289,34 @@ static void *target_addr(enum trig_target t)
 	switch (t) {
 	case TRIG_PUSH: return (void *)trig_target_push;
 	case TRIG_RET: return (void *)trig_target_ret;
+	case TRIG_NOP5: return (void *)trig_target_nop5;
+	case TRIG_NOP10: return (void *)trig_target_nop10;
 	default: return (void *)trig_target_nop;
+	}
+}
+
+/* The USDT site of a trig-usdt-* variant, and its probe name. */
+static void (*usdt_site(enum trig_target t))(void)
+{
+	switch (t) {
+	case TRIG_NOP5: return trig_target_usdt_nop5;
+	case TRIG_NOP10: return trig_target_usdt_nop10;
+	default: return trig_target_usdt;
+	}
+}
+
+static const char *usdt_name(enum trig_target t)
+{
+	switch (t) {
+	case TRIG_NOP5: return TRIG_USDT_NAME_NOP5;
+	case TRIG_NOP10: return TRIG_USDT_NAME_NOP10;
+	default: return TRIG_USDT_NAME;
 	}
 }
 
 static const char *errname(int err)
 {
-	const char *s = strerrorname_np(err < 0 ? -err : err);
-
-	return s ? s : "unknown errno";
+	return bench_errno_name(err);
 }
 
 static struct trig_state *state(struct bench_ctx *ctx)
@@ -406,18 +497,229 @@ static int attach_usdt(struct bench_ctx *ctx, struct bpf_program *prog)
 	size_t offset;
 	int err;
 
-	err = resolve_target(ctx, (void *)trig_target_usdt, path, &offset);
+	err = resolve_target(ctx, (void *)usdt_site(st->v->target), path, &offset);
 	if (err)
 		return err;
 	/* pid 0: this process, as the kernel bench */
 	st->link = bpf_program__attach_usdt(prog, 0, path, TRIG_USDT_PROVIDER,
-					    TRIG_USDT_NAME, NULL);
+					    usdt_name(st->v->target), NULL);
 	if (!st->link) {
 		err = -errno;
 		return bench_fail_bpf(ctx, err, st->v->feature, "attaching %s to USDT %s:%s in %s: %s",
 				      bpf_program__name(prog), TRIG_USDT_PROVIDER,
-				      TRIG_USDT_NAME, path, errname(err));
+				      usdt_name(st->v->target), path, errname(err));
 	}
+	return 0;
+}
+
+/* ---- every traceable kernel function (k(ret)probe-multi-all) ---- */
+
+/*
+ * The kernel bench's list (bpf_get_ksyms() of its trace_helpers): the
+ * names of available_filter_functions, kernel only (no "[module]"), each
+ * once, under its /proc/kallsyms spelling (".llvm.<hash>" suffixes kept,
+ * which the ftrace list drops), minus functions that recurse into the
+ * probe machinery or trip RCU checks when probed, and minus the function
+ * the benchmark measures.
+ */
+static bool all_skip(const char *name)
+{
+	static const char *const skip[] = {
+		"arch_cpu_idle", "default_idle", "bpf_dispatcher_xdp_func",
+		"migrate_disable", "migrate_enable", "rcu_read_unlock_strict",
+		"preempt_count_add", "preempt_count_sub", "__rcu_read_lock",
+		"__rcu_read_unlock", "bpf_get_numa_node_id",
+	};
+	size_t i;
+
+	if (!strncmp(name, "rcu_", 4) ||
+	    !strncmp(name, "__ftrace_invalid_address__", 26))
+		return true;
+	for (i = 0; i < sizeof(skip) / sizeof(skip[0]); i++)
+		if (!strcmp(name, skip[i]))
+			return true;
+	return false;
+}
+
+/* Length of name without a ".llvm.<hash>" suffix. */
+static size_t base_len(const char *name)
+{
+	const char *llvm = strstr(name, ".llvm.");
+
+	return llvm ? (size_t)(llvm - name) : strlen(name);
+}
+
+static int cmp_base(const char *a, const char *b)
+{
+	size_t la = base_len(a), lb = base_len(b);
+	int c = strncmp(a, b, la < lb ? la : lb);
+
+	return c ? c : (la > lb) - (la < lb);
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+	return cmp_base(*(char *const *)a, *(char *const *)b);
+}
+
+struct name_list {
+	char **v;
+	size_t n, cap;
+};
+
+static int name_list_add(struct name_list *l, const char *name)
+{
+	char **grown;
+
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 4096;
+
+		grown = realloc(l->v, cap * sizeof(*grown));
+		if (!grown)
+			return -ENOMEM;
+		l->v = grown;
+		l->cap = cap;
+	}
+	l->v[l->n] = strdup(name);
+	if (!l->v[l->n])
+		return -ENOMEM;
+	l->n++;
+	return 0;
+}
+
+static void name_list_free(struct name_list *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}
+
+/* Text symbols of /proc/kallsyms, sorted by name without llvm suffix. */
+static int read_kallsyms(struct name_list *out)
+{
+	char line[512], name[256], type;
+	unsigned long long addr;
+	FILE *f = fopen("/proc/kallsyms", "re");
+	int err = 0;
+
+	if (!f)
+		return -errno;
+	while (!err && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx %c %255s", &addr, &type, name) != 3)
+			continue;
+		if ((type == 't' || type == 'T') && !strchr(line, '['))
+			err = name_list_add(out, name);
+	}
+	fclose(f);
+	if (!err)
+		qsort(out->v, out->n, sizeof(*out->v), cmp_names);
+	return err;
+}
+
+static int read_traceable(struct bench_ctx *ctx, struct name_list *out)
+{
+	static const char *const paths[] = {
+		"/sys/kernel/tracing/available_filter_functions",
+		"/sys/kernel/debug/tracing/available_filter_functions",
+	};
+	struct name_list kallsyms = { 0 };
+	char line[512], name[256];
+	FILE *f = NULL;
+	size_t i, j;
+	int err;
+
+	err = read_kallsyms(&kallsyms);
+	if (err)
+		goto out;
+	for (i = 0; i < 2 && !f; i++)
+		f = fopen(paths[i], "re");
+	if (!f) {
+		err = -errno;
+		goto out;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		const char *key = name, **hit;
+
+		if (strchr(line, '[') || sscanf(line, "%255s", name) != 1 || all_skip(name))
+			continue;
+		hit = bsearch(&key, kallsyms.v, kallsyms.n, sizeof(*kallsyms.v), cmp_names);
+		if (!hit) {
+			err = -ENOENT;
+			bench_fail(ctx, BENCH_ERR_BENCH, ENOENT,
+				   "%s: traceable function %s is not in /proc/kallsyms",
+				   ctx->bench->name, name);
+			goto out;
+		}
+		err = name_list_add(out, *hit);
+		if (err)
+			goto out;
+	}
+	/* each function once */
+	qsort(out->v, out->n, sizeof(*out->v), cmp_names);
+	for (i = 0, j = 0; i < out->n; i++) {
+		if (j && !strcmp(out->v[j - 1], out->v[i])) {
+			free(out->v[i]);
+			continue;
+		}
+		out->v[j++] = out->v[i];
+	}
+	out->n = j;
+out:
+	if (f)
+		fclose(f);
+	name_list_free(&kallsyms);
+	return err;
+}
+
+static int attach_all(struct bench_ctx *ctx, struct bpf_program *empty)
+{
+	struct trig_state *st = state(ctx);
+	struct name_list syms = { 0 };
+	LIBBPF_OPTS(bpf_kprobe_multi_opts, opts);
+	int err;
+
+	err = bench_ensure_tracefs(ctx);
+	if (!err)
+		err = read_traceable(ctx, &syms);
+	if (err) {
+		if (!ctx->error.kind)
+			bench_fail(ctx, BENCH_ERR_OS, -err,
+				   "%s: listing the traceable kernel functions: %s",
+				   ctx->bench->name, strerror(-err));
+		goto out;
+	}
+	opts.syms = (const char **)syms.v;
+	opts.cnt = syms.n;
+	opts.retprobe = st->v->retprobe;
+	st->all_link = bpf_program__attach_kprobe_multi_opts(empty, NULL, &opts);
+	if (!st->all_link) {
+		err = -errno;
+		bench_fail_bpf(ctx, err, st->v->feature,
+			       "attaching %s to %zu kernel functions: %s",
+			       bpf_program__name(empty), syms.n, errname(err));
+		goto out;
+	}
+	bench_note(ctx, "kprobe_multi_all_functions", "%zu", syms.n);
+out:
+	name_list_free(&syms);
+	return err;
+}
+
+static int require_feature(struct bench_ctx *ctx, const char *name, const char *what)
+{
+	struct bench_feature f;
+	int err = bench_probe_feature(ctx, name, &f);
+
+	if (err)
+		return bench_fail(ctx, BENCH_ERR_BENCH, -err, "%s: probing %s: %s",
+				  ctx->bench->name, name, strerror(-err));
+	if (!f.supported)
+		return bench_fail(ctx, BENCH_ERR_UNSUPPORTED, f.err,
+				  "%s: %s unavailable on this kernel: %s",
+				  ctx->bench->name, what, f.detail);
 	return 0;
 }
 
@@ -425,7 +727,7 @@ static int trig_setup(struct bench_ctx *ctx, const struct trig_variant *v)
 {
 	struct bpf_program *driver = NULL, *hook = NULL, *counter;
 	struct trig_state *st;
-	int err;
+	int err = 0;
 
 	st = calloc(1, sizeof(*st));
 	if (!st)
@@ -434,6 +736,27 @@ static int trig_setup(struct bench_ctx *ctx, const struct trig_variant *v)
 	st->v = v;
 	st->multi_link_fd = -1;
 	st->driver_fd = -1;
+
+	if (!TRIG_HAVE_X86 && (v->target == TRIG_NOP5 || v->target == TRIG_NOP10 ||
+				v->mode == TRIG_USDT))
+		return bench_fail(ctx, BENCH_ERR_UNSUPPORTED, EOPNOTSUPP,
+				  "%s: its target is x86-64 code (this is %s)",
+				  ctx->bench->name, "not x86-64");
+	/*
+	 * Refused before anything of ours is loaded, with the kernel's answer
+	 * to the same probe features() makes: -multi-all lists and attaches
+	 * every kernel function only where the one measured probe can go,
+	 * and a uprobe on a multi-byte nop is a question of the kernel's
+	 * instruction decoder, not of uprobes as such.
+	 */
+	if (v->all_empty)
+		err = require_feature(ctx, "kprobe_multi", v->feature);
+	else if (v->mode == TRIG_UPROBE && v->target == TRIG_NOP5)
+		err = require_feature(ctx, "uprobe_nop5", "uprobes on a 5-byte nop");
+	else if (v->mode == TRIG_UPROBE && v->target == TRIG_NOP10)
+		err = require_feature(ctx, "uprobe_nop10", "uprobes on a 10-byte nop");
+	if (err)
+		return err;
 
 	switch (v->mode) {
 	case TRIG_USER_SYSCALL:
@@ -448,12 +771,6 @@ static int trig_setup(struct bench_ctx *ctx, const struct trig_variant *v)
 			 v->mode == TRIG_USER_SYSCALL ? "getpgid() syscall loop" :
 			 "call of the (unprobed) nop target");
 		return 0;
-	case TRIG_USDT:
-		if (!TRIG_HAVE_USDT)
-			return bench_fail(ctx, BENCH_ERR_UNSUPPORTED, EOPNOTSUPP,
-					  "%s: the USDT site is only built on x86-64",
-					  ctx->bench->name);
-		break;
 	default:
 		break;
 	}
@@ -486,6 +803,7 @@ static int trig_setup(struct bench_ctx *ctx, const struct trig_variant *v)
 				  ctx->bench->name, strerror(-err));
 	}
 	st->skel->rodata->batch_iters = (int)bench_param(ctx, "trig_batch_iters");
+	st->skel->rodata->stacktrace = bench_param(ctx, "stacktrace") != 0;
 	if (v->driver) {
 		driver = prog_by_name(st, v->driver);
 		bpf_program__set_autoload(driver, true);
@@ -502,6 +820,8 @@ static int trig_setup(struct bench_ctx *ctx, const struct trig_variant *v)
 						  ctx->bench->name, strerror(-err));
 		}
 	}
+	if (v->all_empty)
+		bpf_program__set_autoload(prog_by_name(st, v->all_empty), true);
 	if (v->mode != TRIG_USDT) {
 		/* only the USDT attachment uses libbpf's USDT maps */
 		bpf_map__set_autocreate(st->skel->maps.__bpf_usdt_specs, false);
@@ -530,6 +850,9 @@ static int trig_setup(struct bench_ctx *ctx, const struct trig_variant *v)
 			return bench_fail_bpf(ctx, err, v->feature, "attaching %s: %s",
 					      v->hook, errname(err));
 		}
+		/* the measured probe first: the kernel bench's order */
+		if (v->all_empty)
+			err = attach_all(ctx, prog_by_name(st, v->all_empty));
 	}
 	if (err)
 		return err;
@@ -544,12 +867,15 @@ static int trig_setup(struct bench_ctx *ctx, const struct trig_variant *v)
 			return -ENOMEM;
 		memset(st->driver_runs, 0, ctx->env.producer_cnt * sizeof(struct trig_slot));
 		st->driver_fd = bpf_program__fd(driver);
-		snprintf(ctx->trigger, sizeof(ctx->trigger), "BPF_PROG_TEST_RUN %s x%d -> %s",
+		snprintf(ctx->trigger, sizeof(ctx->trigger), "BPF_PROG_TEST_RUN %s x%d -> %s%s",
 			 v->driver, (int)bench_param(ctx, "trig_batch_iters"),
-			 bpf_program__name(counter));
+			 bpf_program__name(counter),
+			 bench_param(ctx, "stacktrace") ? " +stack" : "");
 	} else if (v->mode == TRIG_USDT) {
-		snprintf(ctx->trigger, sizeof(ctx->trigger), "call of USDT %s:%s (nop)",
-			 TRIG_USDT_PROVIDER, TRIG_USDT_NAME);
+		snprintf(ctx->trigger, sizeof(ctx->trigger), "call of USDT %s:%s (%s)",
+			 TRIG_USDT_PROVIDER, usdt_name(v->target),
+			 v->target == TRIG_NOP ? "nop" : v->target == TRIG_NOP5 ?
+			 "nop, nop5" : "nop, nop10");
 	} else {
 		snprintf(ctx->trigger, sizeof(ctx->trigger), "call of the %s target (%s%s)",
 			 target_names[v->target], v->multi ? "uprobe-multi" : "uprobe",
@@ -566,6 +892,7 @@ static void trig_teardown(struct bench_ctx *ctx)
 		return;
 	if (st->multi_link_fd >= 0)
 		close(st->multi_link_fd);
+	bpf_link__destroy(st->all_link);
 	bpf_link__destroy(st->link);
 	trigger_bpf__destroy(st->skel);
 	free(st->user_slots);
@@ -643,6 +970,8 @@ static int batch_producer(struct bench_ctx *ctx, int idx)
 	return 0;
 }
 
+/* One loop per target, each a direct call: a call through a pointer would
+ * add an indirect branch to every hit. */
 static int uprobe_producer(struct bench_ctx *ctx, int idx)
 {
 	(void)idx;
@@ -655,6 +984,14 @@ static int uprobe_producer(struct bench_ctx *ctx, int idx)
 		while (!bench_stopping(ctx))
 			trig_target_ret();
 		break;
+	case TRIG_NOP5:
+		while (!bench_stopping(ctx))
+			trig_target_nop5();
+		break;
+	case TRIG_NOP10:
+		while (!bench_stopping(ctx))
+			trig_target_nop10();
+		break;
 	default:
 		while (!bench_stopping(ctx))
 			trig_target_nop();
@@ -665,8 +1002,19 @@ static int uprobe_producer(struct bench_ctx *ctx, int idx)
 static int usdt_producer(struct bench_ctx *ctx, int idx)
 {
 	(void)idx;
-	while (!bench_stopping(ctx))
-		trig_target_usdt();
+	switch (state(ctx)->v->target) {
+	case TRIG_NOP5:
+		while (!bench_stopping(ctx))
+			trig_target_usdt_nop5();
+		break;
+	case TRIG_NOP10:
+		while (!bench_stopping(ctx))
+			trig_target_usdt_nop10();
+		break;
+	default:
+		while (!bench_stopping(ctx))
+			trig_target_usdt();
+	}
 	return 0;
 }
 
@@ -699,15 +1047,35 @@ static const char *const batch_extra[] = { "driver_runs", NULL };
 
 /* ---- benchmark tables ---- */
 
+#define TRIG_BATCH_ITERS_PARAM {					\
+		.name = "trig_batch_iters",				\
+		.cli = "--trig-batch-iters",				\
+		.type = BENCH_PARAM_INT,				\
+		.def = 100,						\
+		.min = 1,						\
+		.max = TRIG_MAX_BATCH_ITERS,				\
+		.help = "times the driver fires the hooked event per BPF_PROG_TEST_RUN", \
+	}
+
+/* trig-kernel-count: nothing hooked, nothing to take a stack of. */
 static const struct bench_param_def batch_params[] = {
+	TRIG_BATCH_ITERS_PARAM,
+	{ 0 },
+};
+
+/* The kernel bench's common -s/--stacktrace, which only its hooked
+ * kernel-side trigger programs read. */
+static const struct bench_param_def hook_params[] = {
+	TRIG_BATCH_ITERS_PARAM,
 	{
-		.name = "trig_batch_iters",
-		.cli = "--trig-batch-iters",
-		.type = BENCH_PARAM_INT,
-		.def = 100,
-		.min = 1,
-		.max = TRIG_MAX_BATCH_ITERS,
-		.help = "times the driver fires the hooked event per BPF_PROG_TEST_RUN",
+		.name = "stacktrace",
+		.cli = "--stacktrace",
+		.type = BENCH_PARAM_BOOL,
+		.def = 0,
+		.min = 0,
+		.max = 1,
+		.help = "the hooked program also takes a stack trace (bpf_get_stack, "
+			"128 frames) on every hit",
 	},
 	{ 0 },
 };
@@ -739,7 +1107,7 @@ static const struct bench_param_def batch_params[] = {
 #define TRIG_KERNEL_BENCH(id, NAME, HELP, FEATURE, DRIVER, HOOK, ...)	\
 	TRIG_VARIANT(id, .mode = TRIG_KERNEL, .feature = FEATURE,	\
 		     .driver = DRIVER, .hook = HOOK, __VA_ARGS__)	\
-	TRIG_BENCH(id, NAME, HELP, batch_producer, batch_params, false,	\
+	TRIG_BENCH(id, NAME, HELP, batch_producer, hook_params, false,	\
 		   .measure = trig_batch_measure, .extra = batch_extra)
 
 #define TRIG_UPROBE_BENCH(id, NAME, PROBE, TARGET, KIND, SHAPE, RET, MULTI) \
@@ -762,9 +1130,12 @@ TRIG_BENCH(usermode_count, "trig-usermode-count",
 	   "calls of the unprobed uprobe target counted in user space: the uprobe ceiling",
 	   usermode_count_producer, NULL, true);
 
-TRIG_KERNEL_BENCH(kernel_count, "trig-kernel-count",
-		  "the raw_tp driver only counts its own iterations: the in-kernel ceiling",
-		  "raw_tp test runs", "trig_count", NULL);
+TRIG_VARIANT(kernel_count, .mode = TRIG_KERNEL, .feature = "raw_tp test runs",
+	     .driver = "trig_count")
+TRIG_BENCH(kernel_count, "trig-kernel-count",
+	   "the raw_tp driver only counts its own iterations: the in-kernel ceiling",
+	   batch_producer, batch_params, false,
+	   .measure = trig_batch_measure, .extra = batch_extra);
 TRIG_KERNEL_BENCH(tp, "trig-tp",
 		  "tracepoint program on bpf_test_run:bpf_trigger_tp, fired by the driver's kfunc calls",
 		  "tracepoint programs", "trig_driver_kfunc", "trig_tp", .needs_tracefs = true,
@@ -785,6 +1156,17 @@ TRIG_KERNEL_BENCH(kprobe_multi, "trig-kprobe-multi",
 TRIG_KERNEL_BENCH(kretprobe_multi, "trig-kretprobe-multi",
 		  "kretprobe-multi link on bpf_get_numa_node_id, called by the driver",
 		  "kretprobe-multi links", "trig_driver", "trig_kretprobe_multi");
+TRIG_KERNEL_BENCH(kprobe_multi_all, "trig-kprobe-multi-all",
+		  "kprobe-multi link on bpf_get_numa_node_id, called by the driver, while an "
+		  "empty kprobe-multi program is attached to every other traceable kernel function",
+		  "kprobe-multi links", "trig_driver", "trig_kprobe_multi",
+		  .all_empty = "trig_kprobe_multi_empty", .needs_tracefs = true);
+TRIG_KERNEL_BENCH(kretprobe_multi_all, "trig-kretprobe-multi-all",
+		  "kretprobe-multi link on bpf_get_numa_node_id, called by the driver, while an "
+		  "empty kretprobe-multi program is attached to every other traceable kernel function",
+		  "kretprobe-multi links", "trig_driver", "trig_kretprobe_multi",
+		  .all_empty = "trig_kretprobe_multi_empty", .retprobe = true,
+		  .needs_tracefs = true);
 TRIG_KERNEL_BENCH(fentry, "trig-fentry",
 		  "fentry program on bpf_get_numa_node_id, called by the driver",
 		  "fentry programs", "trig_driver", "trig_fentry");
@@ -809,7 +1191,25 @@ TRIG_UPROBE_BENCH(uretprobe_multi_nop, "trig-uretprobe-multi-nop", "uretprobe-mu
 TRIG_UPROBE_BENCH(uretprobe_multi_push, "trig-uretprobe-multi-push", "uretprobe-multi", TRIG_PUSH, "push", "frame setup, a call", true, true);
 TRIG_UPROBE_BENCH(uretprobe_multi_ret, "trig-uretprobe-multi-ret", "uretprobe-multi", TRIG_RET, "ret", "a bare ret", true, true);
 
-TRIG_VARIANT(usdt_nop, .mode = TRIG_USDT, .feature = "USDT probes", .hook = "trig_usdt")
-TRIG_BENCH(usdt_nop, "trig-usdt-nop",
-	   "BPF USDT program on a nop probe site, called in a loop",
-	   usdt_producer, NULL, false);
+/* x86-64: the multi-byte nop targets; newer kernels probe a 5-byte nop
+ * (since the -nop10 rename upstream, a 10-byte one) without a trap. */
+TRIG_UPROBE_BENCH(uprobe_nop5, "trig-uprobe-nop5", "uprobe", TRIG_NOP5, "nop5", "nop5; ret", false, false);
+TRIG_UPROBE_BENCH(uretprobe_nop5, "trig-uretprobe-nop5", "uretprobe", TRIG_NOP5, "nop5", "nop5; ret", true, false);
+TRIG_UPROBE_BENCH(uprobe_multi_nop5, "trig-uprobe-multi-nop5", "uprobe-multi", TRIG_NOP5, "nop5", "nop5; ret", false, true);
+TRIG_UPROBE_BENCH(uretprobe_multi_nop5, "trig-uretprobe-multi-nop5", "uretprobe-multi", TRIG_NOP5, "nop5", "nop5; ret", true, true);
+TRIG_UPROBE_BENCH(uprobe_nop10, "trig-uprobe-nop10", "uprobe", TRIG_NOP10, "nop10", "nop10; ret", false, false);
+TRIG_UPROBE_BENCH(uretprobe_nop10, "trig-uretprobe-nop10", "uretprobe", TRIG_NOP10, "nop10", "nop10; ret", true, false);
+TRIG_UPROBE_BENCH(uprobe_multi_nop10, "trig-uprobe-multi-nop10", "uprobe-multi", TRIG_NOP10, "nop10", "nop10; ret", false, true);
+TRIG_UPROBE_BENCH(uretprobe_multi_nop10, "trig-uretprobe-multi-nop10", "uretprobe-multi", TRIG_NOP10, "nop10", "nop10; ret", true, true);
+
+#define TRIG_USDT_BENCH(id, NAME, TARGET, HELP)				\
+	TRIG_VARIANT(id, .mode = TRIG_USDT, .feature = "USDT probes",	\
+		     .hook = "trig_usdt", .target = TARGET)		\
+	TRIG_BENCH(id, NAME, HELP, usdt_producer, NULL, false)
+
+TRIG_USDT_BENCH(usdt_nop, "trig-usdt-nop", TRIG_NOP,
+		"BPF USDT program on a nop probe site, called in a loop");
+TRIG_USDT_BENCH(usdt_nop5, "trig-usdt-nop5", TRIG_NOP5,
+		"BPF USDT program on a probe site of a nop and a 5-byte nop, called in a loop");
+TRIG_USDT_BENCH(usdt_nop10, "trig-usdt-nop10", TRIG_NOP10,
+		"BPF USDT program on a probe site of a nop and a 10-byte nop, called in a loop");

@@ -29,6 +29,8 @@ enum probe_kind {
 	PROBE_LOAD,		/* load only: helpers, map types */
 	PROBE_KPROBE_MULTI,	/* load, BPF_LINK_CREATE with one symbol */
 	PROBE_UPROBE,		/* load, attach to probe_target() */
+	PROBE_UPROBE_NOP5,	/* as PROBE_UPROBE, on a function opening with a 5-byte nop */
+	PROBE_UPROBE_NOP10,	/* ... with a 10-byte nop */
 	PROBE_URETPROBE,
 	PROBE_UPROBE_MULTI,	/* load as uprobe_multi, raw BPF_LINK_CREATE */
 	PROBE_TEST_RUN,		/* load, BPF_PROG_TEST_RUN */
@@ -77,6 +79,12 @@ static const struct probe_def probes[] = {
 	{ "uprobe", PROBE_UPROBE, "feat_uprobe", NULL,
 	  "a uprobe program on a function of this process", ENOENT,
 	  "this kernel has no uprobes (CONFIG_UPROBE_EVENTS off?)" },
+	{ "uprobe_nop5", PROBE_UPROBE_NOP5, "feat_uprobe", NULL,
+	  "a uprobe program on a 5-byte nop of this process", 524,
+	  "this kernel's uprobes cannot decode that instruction" },
+	{ "uprobe_nop10", PROBE_UPROBE_NOP10, "feat_uprobe", NULL,
+	  "a uprobe program on a 10-byte nop (cs nopw) of this process", 524,
+	  "this kernel's uprobe decoder refuses the cs segment prefix that nop opens with" },
 	{ "uretprobe", PROBE_URETPROBE, "feat_uretprobe", NULL,
 	  "a uretprobe program on a function of this process", ENOENT,
 	  "this kernel has no uprobes (CONFIG_UPROBE_EVENTS off?)" },
@@ -147,6 +155,32 @@ __attribute__((noinline, used)) int bench_features_uprobe_target(int x)
 	return x;
 }
 
+/* The multi-byte nop targets (x86-64): the kernel bench's 5-byte and
+ * 10-byte nop, then ret.  Never called. */
+void bench_features_nop5_target(void) __attribute__((visibility("hidden")));
+void bench_features_nop10_target(void) __attribute__((visibility("hidden")));
+#if defined(__x86_64__)
+__asm__(
+	"	.text\n"
+	"	.p2align 4\n"
+	"	.type bench_features_nop5_target, @function\n"
+	"bench_features_nop5_target:\n"
+	"	.byte 0x0f, 0x1f, 0x44, 0x00, 0x00\n"
+	"	ret\n"
+	"	.size bench_features_nop5_target, .-bench_features_nop5_target\n"
+	"	.p2align 4\n"
+	"	.type bench_features_nop10_target, @function\n"
+	"bench_features_nop10_target:\n"
+	"	.byte 0x66, 0x2e, 0x0f, 0x1f, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00\n"
+	"	ret\n"
+	"	.size bench_features_nop10_target, .-bench_features_nop10_target\n");
+#define FEATURES_HAVE_X86 1
+#else
+void bench_features_nop5_target(void) { }
+void bench_features_nop10_target(void) { }
+#define FEATURES_HAVE_X86 0
+#endif
+
 /* how: "loading %s" or "%s loaded, but attaching it", %s being d->what */
 static void describe_refusal(struct bench_feature *f, const struct probe_def *d,
 			     const char *how, int err)
@@ -192,10 +226,13 @@ static void probe_enable_stats(struct bench_feature *f, const struct probe_def *
 		 "enabled %s and disabled them again", d->what);
 }
 
-static int uprobe_target(char *path, size_t path_sz, unsigned long *offset)
+static int uprobe_target(enum probe_kind kind, char *path, size_t path_sz,
+			 unsigned long *offset)
 {
-	long off = bench_uprobe_offset((const void *)&bench_features_uprobe_target,
-				       path, path_sz);
+	const void *fn = kind == PROBE_UPROBE_NOP5 ? (const void *)bench_features_nop5_target :
+			 kind == PROBE_UPROBE_NOP10 ? (const void *)bench_features_nop10_target :
+			 (const void *)&bench_features_uprobe_target;
+	long off = bench_uprobe_offset(fn, path, path_sz);
 
 	if (off < 0)
 		return (int)off;
@@ -214,6 +251,12 @@ static void probe_program(struct bench_ctx *ctx, struct bench_feature *f,
 	unsigned long offset;
 	int link_fd = -1, err;
 
+	if (!FEATURES_HAVE_X86 && (d->kind == PROBE_UPROBE_NOP5 || d->kind == PROBE_UPROBE_NOP10)) {
+		f->supported = false;
+		f->err = EOPNOTSUPP;
+		snprintf(f->detail, sizeof(f->detail), "%s: the target is x86-64 code", d->what);
+		goto cleanup;
+	}
 	skel = features_bpf__open();
 	if (!skel) {
 		describe_refusal(f, d, "opening the BPF object for %s", -errno);
@@ -307,9 +350,11 @@ static void probe_program(struct bench_ctx *ctx, struct bench_feature *f,
 		break;
 	}
 	case PROBE_UPROBE:
+	case PROBE_UPROBE_NOP5:
+	case PROBE_UPROBE_NOP10:
 	case PROBE_URETPROBE:
 	case PROBE_UPROBE_MULTI:
-		err = uprobe_target(path, sizeof(path), &offset);
+		err = uprobe_target(d->kind, path, sizeof(path), &offset);
 		if (err) {
 			describe_refusal(f, d, "locating the target function for %s", err);
 			goto cleanup;

@@ -178,6 +178,8 @@ static int validate_env(struct bench_ctx *ctx)
 				  env->warmup_samples, env->duration_samples,
 				  (long long)env->warmup_samples + env->duration_samples,
 				  BENCH_MAX_SAMPLES);
+	if (b->always_pinned)
+		env->affinity = true;
 	if (!env->affinity)
 		return 0;
 	for (i = 0; i < env->cons_cpus_len; i++)

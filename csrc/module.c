@@ -79,19 +79,21 @@ static PyObject *describe_param(const struct bench_param_def *p)
 	if (!choices || !choice_help)
 		goto cleanup;
 	if (p->type == BENCH_PARAM_STRING)
-		d = Py_BuildValue("{s:s,s:s,s:s,s:s,s:L,s:L,s:O,s:O,s:s}",
+		d = Py_BuildValue("{s:s,s:s,s:s,s:s,s:L,s:L,s:O,s:O,s:s,s:O}",
 				  "name", p->name, "cli", p->cli ? p->cli : "",
 				  "type", param_type_name(p->type),
 				  "default", p->def_str ? p->def_str : "", "min", (long long)p->min,
 				  "max", (long long)p->max, "choices", choices,
-				  "choice_help", choice_help, "help", p->help ? p->help : "");
+				  "choice_help", choice_help, "help", p->help ? p->help : "",
+				  "choice_flags", p->choice_flags ? Py_True : Py_False);
 	else
-		d = Py_BuildValue("{s:s,s:s,s:s,s:L,s:L,s:L,s:O,s:O,s:s}",
+		d = Py_BuildValue("{s:s,s:s,s:s,s:L,s:L,s:L,s:O,s:O,s:s,s:O}",
 				  "name", p->name, "cli", p->cli ? p->cli : "",
 				  "type", param_type_name(p->type),
 				  "default", (long long)p->def, "min", (long long)p->min,
 				  "max", (long long)p->max, "choices", choices,
-				  "choice_help", choice_help, "help", p->help ? p->help : "");
+				  "choice_help", choice_help, "help", p->help ? p->help : "",
+				  "choice_flags", p->choice_flags ? Py_True : Py_False);
 cleanup:
 	Py_XDECREF(choices);
 	Py_XDECREF(choice_help);
@@ -123,14 +125,15 @@ static PyObject *describe_bench(const struct bench *b)
 		}
 		Py_DECREF(item);
 	}
-	d = Py_BuildValue("{s:s,s:s,s:s,s:s,s:O,s:O,s:i,s:i,s:i,s:O}",
+	d = Py_BuildValue("{s:s,s:s,s:s,s:s,s:O,s:O,s:i,s:i,s:i,s:O,s:O}",
 			  "name", b->name, "family", b->family,
 			  "report", b->report ? b->report : "hits_drops",
 			  "help", b->help ? b->help : "", "params", params,
 			  "extra", extra, "default_consumers", b->default_consumers,
 			  "max_consumers", b->max_consumers,
 			  "max_producers", b->max_producers ? b->max_producers : BENCH_MAX_THREADS,
-			  "needs_bpf", b->no_bpf ? Py_False : Py_True);
+			  "needs_bpf", b->no_bpf ? Py_False : Py_True,
+			  "always_pinned", b->always_pinned ? Py_True : Py_False);
 cleanup:
 	Py_XDECREF(params);
 	Py_XDECREF(extra);

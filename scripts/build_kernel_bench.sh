@@ -4,8 +4,19 @@
 # (scripts/side_by_side.py).  Not part of the test suite.
 #
 #   scripts/build_kernel_bench.sh OUTDIR [VERSION]     (VERSION default 6.12)
+#   UPSTREAM=DIR scripts/build_kernel_bench.sh OUTDIR  (newer bench files)
 #
-# Leaves OUTDIR/bench.  Needs root for apt-get if the package is missing, and
+# Leaves OUTDIR/bench.
+#
+# UPSTREAM=DIR lays a directory of newer selftests/bpf files (same layout:
+# bench.c, bench.h, benchs/, progs/, headers, extra *.c) over the tree
+# before the changes below, so that a newer upstream bench can be built over
+# Debian's sources (Debian ships no newer one and this script downloads
+# nothing else).  Every benchs/bench_*.c of DIR is linked into `bench`, with
+# a dependency on each skeleton it includes, and every other top-level *.c
+# of DIR that the Makefile does not know (e.g. usdt_1.c) is compiled and
+# linked too.  DIR is expected to document which of its files are upstream's
+# and which were adapted to the older tree.  Needs root for apt-get if the package is missing, and
 # the build tools the selftests need (clang, llvm, make, gcc, libelf-dev,
 # zlib1g-dev, libcap-dev is not needed for `bench`).
 #
@@ -14,7 +25,9 @@
 #  - producers attached with fentry to the getpgid syscall are attached to
 #    the syscalls/sys_enter_getpgid tracepoint instead;
 #  - the other fentry/fexit programs of an always-loaded skeleton
-#    (rename-fentry/-fexit, local-storage-tasks-trace) are made not to load
+#    (rename-fentry/-fexit, local-storage-tasks-trace, and with UPSTREAM the
+#    lpm-trie skeleton's bpf_map_free_deferred probes, which only
+#    lpm-trie-free needs) are made not to load
 #    by default ('?'), so one refused program does not sink the whole object;
 #  - the bpf crypto benchmark is left out (see below).
 # Compiler flags are the Makefile's own (OPT_FLAGS: -O0 unless RELEASE=1):
@@ -33,6 +46,10 @@ TARBALL=/usr/src/linux-source-$VER.tar.xz
 SRC=$OUT/linux-source-$VER
 SELFTESTS=$SRC/tools/testing/selftests/bpf
 JOBS=${JOBS:-2}
+UP=
+if [ -n "${UPSTREAM:-}" ]; then
+	UP=$(cd "$UPSTREAM" && pwd)
+fi
 
 case "$OUT" in
 "$(git rev-parse --show-toplevel 2>/dev/null || echo /nonexistent)"*)
@@ -55,6 +72,23 @@ if [ ! -d "$SELFTESTS" ]; then
 fi
 
 cd "$SELFTESTS"
+if [ -n "$UP" ]; then
+	cp -r "$UP"/. .
+	echo "laid $UP over $SELFTESTS"
+	for f in "$UP"/benchs/bench_*.c "$UP"/*.c; do
+		[ -f "$f" ] || continue
+		o=$(basename "$f" .c)
+		case "$o" in bench|*_helpers) continue ;; esac
+		if ! grep -q "^		 \$(OUTPUT)/$o.o \\\\$" Makefile; then
+			sed -i "s|^		 \$(OUTPUT)/bench_count.o \\\\$|&\n		 \$(OUTPUT)/$o.o \\\\|" Makefile
+			echo "linked $o.o into bench"
+		fi
+		for s in $(sed -n 's/^#include "\(.*\)\.skel\.h"$/\1/p' "$f"); do
+			grep -qF "\$(OUTPUT)/$o.o: \$(OUTPUT)/$s.skel.h" Makefile ||
+				echo "\$(OUTPUT)/$o.o: \$(OUTPUT)/$s.skel.h" >>Makefile
+		done
+	done
+fi
 # fentry on getpgid -> the getpgid tracepoint (the BPF programs take void *ctx
 # and read nothing from it, so the body is unchanged)
 for f in progs/*.c; do
@@ -63,7 +97,8 @@ for f in progs/*.c; do
 		echo "patched $f: fentry getpgid -> tp/syscalls/sys_enter_getpgid"
 	fi
 done
-for f in progs/test_overhead.c progs/local_storage_rcu_tasks_trace_bench.c; do
+for f in progs/test_overhead.c progs/local_storage_rcu_tasks_trace_bench.c \
+	 progs/lpm_trie_bench.c; do
 	[ -f "$f" ] || continue
 	sed -i -E 's#SEC\("(fentry|fexit)/#SEC("?\1/#' "$f"
 done

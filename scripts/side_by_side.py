@@ -100,6 +100,10 @@ MAP_CONFIGS = [
 SIDES = ("kernel", "cli", "api")
 _ITER = re.compile(r"^Iter\s+(\d+)\s+\([^)]*\):\s+hits\s+([\d.]+)M/s")
 _SUMMARY = re.compile(r"^Summary:\s+(?:hits\s+throughput|hits|throughput)\s+([\d.]+)\s")
+# sockmap: the figure is the BPF speed (the kernel bench's summary gives its
+# mean after the total MB).
+_SOCKMAP_ITER = re.compile(r"^Iter\s+(\d+)\s+\([^)]*\):\s+Send Speed.*BPF Speed\s+([\d.]+) MB/s")
+_SOCKMAP_SUMMARY = re.compile(r"^Summary: total trans\s+\d+ MB \S+\s+([\d.]+) MB/s")
 # bpf-hashmap-full-update and -lookup print no Summary but one line per CPU
 # that ran.  A full-update line is the speed of the last program run on that
 # CPU, so a producer that moved between CPUs prints two lines of one speed:
@@ -117,10 +121,10 @@ def parse_output(text, warmup):
     """(summary mean, kept per-interval rates) from kernel-bench style output."""
     rates, mean = [], None
     for line in text.splitlines():
-        m = _ITER.match(line.strip())
+        m = _ITER.match(line.strip()) or _SOCKMAP_ITER.match(line.strip())
         if m and int(m.group(1)) >= warmup:
             rates.append(float(m.group(2)))
-        m = _SUMMARY.match(line.strip())
+        m = _SUMMARY.match(line.strip()) or _SOCKMAP_SUMMARY.match(line.strip())
         if m:
             mean = float(m.group(1))
     if mean is None:

@@ -47,6 +47,11 @@ def is_bpf_target(target):
     return target.startswith("anon_inode:bpf") or target == "anon_inode:[perf_event]"
 
 
+def sockets(pid="self"):
+    """This process's socket descriptors (fd -> "socket:[inode]")."""
+    return {fd: t for fd, t in fd_targets(pid).items() if t.startswith("socket:")}
+
+
 def children(pid=None):
     """PIDs of live processes whose parent is `pid` (default: this one)."""
     pid = os.getpid() if pid is None else pid
@@ -88,6 +93,7 @@ class Snapshot:
         fds = fd_targets()
         self.fds = len(fds)
         self.bpf_fds = sorted(t for t in fds.values() if is_bpf_target(t))
+        self.sockets = sorted(t for t in fds.values() if t.startswith("socket:"))
         self.threads = len(os.listdir("/proc/self/task"))
         self.children = children()
         self.rss_kb = rss_kb()
@@ -100,6 +106,8 @@ class Snapshot:
             out.append(f"open fds {before.fds} -> {self.fds}")
         if self.bpf_fds:
             out.append(f"BPF/perf descriptors still open: {self.bpf_fds}")
+        if set(self.sockets) - set(before.sockets):
+            out.append(f"sockets still open: {sorted(set(self.sockets) - set(before.sockets))}")
         if self.threads != before.threads:
             out.append(f"threads {before.threads} -> {self.threads}")
         if set(self.children) - set(before.children):

@@ -5,28 +5,39 @@ import benchbpf
 from benchbpf import trigger
 
 import leakcheck
-from conftest import SHORT, SHORT_SAMPLES, run_or_skip
+from conftest import SHORT, SHORT_SAMPLES, ours_left_behind, run_or_skip
 
 KERNEL_DRIVEN = ["trig-kernel-count", "trig-tp", "trig-rawtp", "trig-kprobe",
                  "trig-kretprobe", "trig-kprobe-multi", "trig-kretprobe-multi",
+                 "trig-kprobe-multi-all", "trig-kretprobe-multi-all",
                  "trig-fentry", "trig-fexit", "trig-fmodret"]
+#: The kernel-driven ones with a hooked program, which take stacktrace.
+HOOKED = [n for n in KERNEL_DRIVEN if n != "trig-kernel-count"]
 UPROBES = [trigger.uprobe_name(kind, ret, multi)
            for multi in (False, True) for ret in (False, True)
            for kind in trigger.UPROBE_KINDS]
+USDT = ["trig-usdt-" + site for site in trigger.USDT_SITES]
 USER_COUNTED = ["trig-syscall-count", "trig-usermode-count"]
-ALL = USER_COUNTED + KERNEL_DRIVEN + UPROBES + ["trig-usdt-nop"]
+ALL = USER_COUNTED + KERNEL_DRIVEN + UPROBES + USDT
 
 #: Hook kinds a locked-down kernel may refuse, and the feature each names.
 MAY_BE_REFUSED = {
     "trig-kprobe": "kprobes", "trig-kretprobe": "kretprobes",
     "trig-kprobe-multi": "kprobe-multi", "trig-kretprobe-multi": "kretprobe-multi",
+    "trig-kprobe-multi-all": "kprobe-multi", "trig-kretprobe-multi-all": "kretprobe-multi",
     "trig-fentry": "fentry", "trig-fexit": "fexit", "trig-fmodret": "fmod_ret",
+    "trig-uprobe-nop5": "5-byte nop", "trig-uprobe-multi-nop5": "5-byte nop",
+    "trig-uprobe-nop10": "10-byte nop", "trig-uretprobe-nop10": "10-byte nop",
+    "trig-uprobe-multi-nop10": "10-byte nop", "trig-uretprobe-multi-nop10": "10-byte nop",
 }
 ERRNO_NAMES = ("EPERM", "ENOENT", "EOPNOTSUPP", "ENOTSUPP", "ENOSYS", "EINVAL")
 
 
 def left_behind():
-    return leakcheck.left_behind("trig_")
+    """trig_ objects this process holds, or nobody holds once the kernel had
+    time for deferred frees (other processes' runs on this machine close
+    theirs meanwhile, and those are listed, unheld, until freed)."""
+    return ours_left_behind(("trig_",))
 
 
 def test_registry_has_the_whole_family():
@@ -39,6 +50,11 @@ def test_registry_has_the_whole_family():
             assert (p.cli, p.default, p.min, p.max) == ("--trig-batch-iters", 100, 1, 1000)
         else:
             assert "trig_batch_iters" not in info.params
+        if name in HOOKED:
+            p = info.params["stacktrace"]
+            assert (p.cli, p.type, p.default) == ("--stacktrace", "bool", False)
+        else:
+            assert "stacktrace" not in info.params
     assert not benchbpf.describe("trig-syscall-count").needs_bpf
 
 
@@ -128,7 +144,14 @@ def test_uprobe_names():
     assert trigger.uprobe_name("push", ret=True) == "trig-uretprobe-push"
     assert trigger.uprobe_name("ret", multi=True) == "trig-uprobe-multi-ret"
     assert trigger.uprobe_name("nop", ret=True, multi=True) == "trig-uretprobe-multi-nop"
-    assert len(set(UPROBES)) == 12
+    assert trigger.uprobe_name("nop10", ret=True, multi=True) == "trig-uretprobe-multi-nop10"
+    assert len(set(UPROBES)) == 20
+    # upstream's names, the -nop5 ones and their -nop10 renames
+    for n in ("trig-uprobe-nop5", "trig-uretprobe-nop5", "trig-uprobe-multi-nop5",
+              "trig-uretprobe-multi-nop5", "trig-usdt-nop5", "trig-uprobe-nop10",
+              "trig-uretprobe-nop10", "trig-uprobe-multi-nop10",
+              "trig-uretprobe-multi-nop10", "trig-usdt-nop10"):
+        assert n in ALL and n in benchbpf.list_benchmarks("trigger")
 
 
 def test_uprobe_function_runs_the_variant():
@@ -139,3 +162,119 @@ def test_uprobe_function_runs_the_variant():
     assert r.name == "trig-uretprobe-multi-push"
     assert "push" in r.metadata["trigger"] and "return" in r.metadata["trigger"]
     assert all(s.hits > 0 for s in r.samples)
+
+
+@pytest.mark.parametrize("site", ["nop5", "nop10"])
+def test_uprobe_on_multibyte_nop_runs_or_is_refused_as_features_says(site):
+    """A uprobe on a multi-byte nop runs where features() found the kernel
+    takes one, and elsewhere is refused before loading with the probe's own
+    words; the USDT site with that nop runs either way (the probe sits on
+    its 1-byte nop)."""
+    feature = benchbpf.features()["uprobe_" + site]
+    setups = benchbpf._core.setup_count()
+    if feature.supported:
+        r = trigger.uprobe(site, **SHORT)
+        assert all(s.hits > 0 for s in r.samples)
+        assert f"call of the {site} target (uprobe)" == r.metadata["trigger"]
+    else:
+        with pytest.raises(benchbpf.UnsupportedError) as info:
+            trigger.uprobe(site, **SHORT)
+        assert feature.detail in str(info.value)
+        assert info.value.errno == feature.errno
+        assert benchbpf._core.setup_count() == setups + 1
+    from benchbpf.features import requirements
+    assert "uprobe_" + site in requirements("trig-uprobe-" + site)
+    r = trigger.usdt(site, **SHORT)
+    assert r.name == f"trig-usdt-{site}"
+    assert f"trig_{site} (nop, {site})" in r.metadata["trigger"]
+    assert all(s.hits > 0 for s in r.samples)
+    assert left_behind() == []
+
+
+@pytest.mark.parametrize("name", ["trig-kprobe-multi-all", "trig-kretprobe-multi-all"])
+def test_multi_all_is_decided_by_the_kprobe_multi_probe(name):
+    """-multi-all asks the kernel (the features() probe) before it loads or
+    lists anything: refused with that probe's reason where kprobe-multi links
+    are missing, and -l marks it."""
+    from benchbpf.features import missing_features, requirements
+    assert requirements(name) == ("kprobe_multi",)
+    feature = benchbpf.features()["kprobe_multi"]
+    if feature.supported:
+        r = benchbpf.run(name, **SHORT)
+        assert int(r.metadata["kprobe_multi_all_functions"]) > 1000
+        assert all(s.hits > 0 for s in r.samples)
+    else:
+        assert missing_features(name) == ("kprobe_multi",)
+        seen = []
+        with pytest.raises(benchbpf.UnsupportedError) as info:
+            benchbpf.run(name, callback=lambda *a: seen.append(a), **SHORT)
+        assert feature.detail in str(info.value) and not seen
+        assert info.value.errno == feature.errno
+    assert left_behind() == []
+
+
+def test_multi_all_marked_in_list():
+    import io
+    from benchbpf import cli
+    out = io.StringIO()
+    cli._list(out)
+    lines = {line.split()[1]: line for line in out.getvalue().splitlines()[1:]}
+    probed = benchbpf.features()
+    for name, feature in (("trig-kprobe-multi-all", "kprobe_multi"),
+                          ("trig-uprobe-nop10", "uprobe_nop10"),
+                          ("trig-uprobe-nop5", "uprobe_nop5")):
+        mark = lines[name].split()[0]
+        assert mark == ("-" if probed[feature].supported else "!"), lines[name]
+
+
+def _xlated_bytes(prog_name):
+    """bytes_xlated of the program named prog_name this process holds."""
+    mine = {oid for kind, oid in leakcheck.held_ids() if kind == "prog"}
+    sizes = [p["bytes_xlated"] for p in leakcheck.bpftool("prog", "list")
+             if p["id"] in mine and p.get("name") == prog_name]
+    assert len(sizes) == 1, sizes
+    return sizes[0]
+
+
+@pytest.mark.parametrize("name", ["trig-rawtp", "trig-tp"])
+def test_stacktrace_loads_and_runs_the_stack_walk(name):
+    """stacktrace=True (-s) runs the hooked program with its bpf_get_stack()
+    call: the program the kernel holds is longer than without it (the
+    verifier drops the call as dead code when stacktrace is off), and it
+    still counts every hit."""
+    sizes = {}
+    for on in (False, True):
+        seen = []
+
+        def look(sample, index, warmup):
+            if not seen:
+                seen.append(_xlated_bytes(name.replace("-", "_")))
+        r = benchbpf.run(name, stacktrace=on, callback=look, **SHORT)
+        assert r.params["stacktrace"] is on
+        assert ("+stack" in r.metadata["trigger"]) is on
+        assert all(s.hits > 0 for s in r.samples)
+        sizes[on] = seen[0]
+    assert sizes[True] > sizes[False], sizes
+    assert left_behind() == []
+
+
+def test_stacktrace_is_refused_where_upstream_ignores_it():
+    with pytest.raises(TypeError, match="stacktrace"):
+        benchbpf.run("trig-kernel-count", stacktrace=True, **SHORT)
+    with pytest.raises(TypeError, match="stacktrace"):
+        trigger.uprobe("nop", stacktrace=True, **SHORT)
+    with pytest.raises(TypeError, match="stacktrace"):
+        trigger.rawtp(stacktrace="yes", **SHORT)
+
+
+def test_cli_short_stacktrace_flag(capsys):
+    from benchbpf import cli
+    assert cli.main(["-q", "-w0", "-d0.2", "--interval", "0.2", "-s", "trig-rawtp"]) == 0
+    assert "trig_rawtp +stack" in capsys.readouterr().out
+    assert cli.main(["-q", "-w0", "-d0.2", "-s", "trig-uprobe-nop"]) == 2
+    assert "--stacktrace does not apply to trig-uprobe-nop" in capsys.readouterr().err
+
+
+def test_usdt_site_is_checked():
+    with pytest.raises(ValueError, match="site"):
+        trigger.usdt("nop7")
