@@ -12,7 +12,9 @@ from .result import Result
 from .resultset import ResultSet
 
 __all__ = ["Sweep", "sweep", "Comparison", "compare", "plot", "mann_whitney_u",
-           "median_ci", "mean_ci", "samples_needed", "BenchmarkMismatchWarning"]
+           "median_ci", "mean_ci", "samples_needed", "BenchmarkMismatchWarning",
+           "across_runs", "RunTest", "runs_needed", "min_p_value",
+           "configuration_differences", "SIGNIFICANT", "WITHIN_NOISE", "NOT_ENOUGH_RUNS"]
 
 
 @dataclass(frozen=True)
@@ -345,26 +347,202 @@ class BenchmarkMismatchWarning(UserWarning):
     """Two Results of different benchmarks were compared."""
 
 
+#: Verdicts of a test across runs (across_runs, Comparison.verdict).
+SIGNIFICANT, WITHIN_NOISE, NOT_ENOUGH_RUNS = "significant", "within noise", "not enough runs"
+
+#: Options that say how long a run measured, not what or how finely:
+#: compare() pairs runs whatever these were.  The sampling interval is not
+#: one of them: it sets what one sample (and so a run's median) is.
+_LENGTH_OPTIONS = ("warmup", "duration")
+
+
+def min_p_value(n1, n2, alternative="two-sided"):
+    """The smallest p-value an exact Mann-Whitney U test of n1 against n2
+    values can give: every ordering is equally likely under no change, and
+    the most extreme one has probability 1 / C(n1 + n2, n1) (doubled for a
+    two-sided test)."""
+    if n1 < 1 or n2 < 1:
+        return 1.0
+    p = 1.0 / math.comb(n1 + n2, n1)
+    return min(1.0, 2.0 * p) if alternative == "two-sided" else p
+
+
+def runs_needed(alpha=0.05, alternative="two-sided"):
+    """Runs per side with which the exact test across runs can reach alpha at
+    all (4 at 0.05 two-sided: 2 / C(8, 4) = 0.029)."""
+    n = 1
+    while min_p_value(n, n, alternative) >= alpha:
+        n += 1
+    return n
+
+
+def _exact_rank_p(xs, ys, alternative):
+    """Exact permutation p-value of the rank sum of xs among xs + ys, ties
+    given their average rank: the same ordering convention as
+    mann_whitney_u, exact with ties too (by counting rank sums)."""
+    n1 = len(xs)
+    ranks = _ranks(list(xs) + list(ys))
+    twice = [int(round(2 * r)) for r in ranks]   # average ranks are halves
+    observed = sum(twice[:n1])
+    # ways[k][s]: subsets of k values whose doubled ranks sum to s.
+    ways = [dict() for _ in range(n1 + 1)]
+    ways[0][0] = 1
+    for w in twice:
+        for k in range(min(n1, len(twice)), 0, -1):
+            for s, c in ways[k - 1].items():
+                ways[k][s + w] = ways[k].get(s + w, 0) + c
+    total = sum(ways[n1].values())
+    p_le = sum(c for s, c in ways[n1].items() if s <= observed) / total
+    p_ge = sum(c for s, c in ways[n1].items() if s >= observed) / total
+    if alternative == "less":
+        return p_le
+    if alternative == "greater":
+        return p_ge
+    return min(1.0, 2.0 * min(p_le, p_ge))
+
+
+@dataclass(frozen=True)
+class RunTest:
+    """A test across runs: one figure per run on each side.
+
+    p_value: the exact Mann-Whitney U (rank-sum) test of the new runs'
+    figures against the baseline runs' (permutation distribution, ties
+    included); alternative "less": new is lower, "greater": higher.
+    verdict: NOT_ENOUGH_RUNS when even the most extreme ordering of this
+    many runs could not reach alpha; else SIGNIFICANT when p < alpha, else
+    WITHIN_NOISE."""
+    base: tuple
+    new: tuple
+    alpha: float
+    alternative: str
+    p_value: float
+    verdict: str
+
+    @property
+    def significant(self):
+        return self.verdict == SIGNIFICANT
+
+    @property
+    def runs_needed(self):
+        return runs_needed(self.alpha, self.alternative)
+
+
+#: Above this many runs in all the rank-sum distribution is approximated.
+_EXACT_RUNS = 60
+
+
+def across_runs(base, new, alpha=0.05, alternative="two-sided"):
+    """The decision compare() and the pytest gate share: does the new runs'
+    figure differ from the baseline runs'?  base, new: one figure per run
+    (a run's median, or the gate's speed).  Runs, not samples, are the unit:
+    samples of one run follow each other and share its conditions (the CPU
+    it got, the host's phase), so they are not independent draws of what
+    another run would measure, and a test over them calls run-to-run noise
+    significant.  Separate runs are independent; under no change their
+    figures are exchangeable and the exact test is calibrated.  NaN
+    figures (runs with no usable sample) are left out."""
+    if alternative not in ("two-sided", "less", "greater"):
+        raise ValueError(f"alternative={alternative!r}: 'two-sided', 'less' or 'greater'")
+    if not 0 < alpha < 1:
+        raise ValueError(f"alpha={alpha!r} out of range: 0 < alpha < 1")
+    xs = tuple(x for x in base if not math.isnan(x))
+    ys = tuple(y for y in new if not math.isnan(y))
+    if not xs or not ys:
+        return RunTest(xs, ys, alpha, alternative, math.nan, NOT_ENOUGH_RUNS)
+    if len(xs) + len(ys) <= _EXACT_RUNS:
+        p = _exact_rank_p(ys, xs, alternative)
+    else:
+        p = mann_whitney_u(ys, xs, alternative)[1]
+    if min_p_value(len(xs), len(ys), alternative) >= alpha:
+        verdict = NOT_ENOUGH_RUNS
+    else:
+        verdict = SIGNIFICANT if p < alpha else WITHIN_NOISE
+    return RunTest(xs, ys, alpha, alternative, p, verdict)
+
+
+def configuration_differences(base, new, ignore=_LENGTH_OPTIONS, labels=("baseline", "new")):
+    """What makes two Results runs of different configurations, one line
+    each: benchmark, parameters (but those in `ignore`), trigger.  Between
+    two benchmarks of one family only the parameters both have count."""
+    why = []
+    a_name, b_name = labels
+    if base.name != new.name:
+        why.append(f"benchmark: {a_name} {base.name}, {b_name} {new.name}")
+    keys = set(base.params) | set(new.params) if base.name == new.name else \
+        set(base.params) & set(new.params)
+    for k in sorted(keys):
+        if k in ignore:
+            continue
+        a, b = base.params.get(k, "<absent>"), new.params.get(k, "<absent>")
+        if a != b:
+            why.append(f"parameter {k}: {a_name} {a!r}, {b_name} {b!r}")
+    ta, tb = base.metadata.get("trigger"), new.metadata.get("trigger")
+    if ta != tb:
+        why.append(f"trigger: {a_name} {ta!r}, {b_name} {tb!r}")
+    return why
+
+
+def _overlapped(runs):
+    """How many of `runs` overlapped another benchbpf run."""
+    return sum(1 for r in runs if (r.metadata.get("concurrent_runs") or 0) >= 1)
+
+
+def _plural(n, word):
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
 @dataclass(frozen=True)
 class Comparison:
-    """How `new` differs from `base` on one counter's per-sample rates.
+    """How the `new_runs` differ from the `base_runs` on one counter.
 
-    `p_value` is the two-sided Mann-Whitney U test over the per-interval
-    rates; `significant` means p_value < alpha.  `fingerprint_differences`
-    lists what differs between the machines (kernel, command line, CPU
-    mitigations, JIT settings, versions...) when the runs were taken."""
-    base: Result
-    new: Result
+    Each run is summarised by one figure, its median rate (M/s); base_median
+    and new_median are the medians of those figures, change_pct the change
+    from baseline to new.  The verdict comes from a test across runs
+    (across_runs: exact two-sided Mann-Whitney U on the run medians):
+    "significant" (p < alpha), "within noise", or "not enough runs" when
+    there are too few runs per side for any ordering to reach alpha (one
+    run each can never be significant; four each can at alpha 0.05).
+    `differences` lists the configuration differences the caller accepted
+    (different_params=True); `fingerprint_differences` what differs between
+    the machines."""
+    base_runs: tuple
+    new_runs: tuple
     counter: str = "hits"
     alpha: float = 0.05
+    differences: tuple = ()
+
+    @property
+    def base(self):
+        """The first baseline run."""
+        return self.base_runs[0]
+
+    @property
+    def new(self):
+        """The first new run."""
+        return self.new_runs[0]
+
+    @staticmethod
+    def _figure(r, counter):
+        xs = r.rates_mps(counter)
+        return statistics.median(xs) if xs else math.nan
+
+    @property
+    def base_figures(self):
+        """Each baseline run's median rate, M/s."""
+        return tuple(self._figure(r, self.counter) for r in self.base_runs)
+
+    @property
+    def new_figures(self):
+        """Each new run's median rate, M/s."""
+        return tuple(self._figure(r, self.counter) for r in self.new_runs)
 
     @property
     def base_median(self):
-        return statistics.median(self.base.rates_mps(self.counter))
+        return _median_of(self.base_figures)
 
     @property
     def new_median(self):
-        return statistics.median(self.new.rates_mps(self.counter))
+        return _median_of(self.new_figures)
 
     @property
     def ratio(self):
@@ -376,16 +554,29 @@ class Comparison:
     def change_pct(self):
         return (self.ratio - 1.0) * 100.0
 
+    def test(self, alternative="two-sided"):
+        """The test across runs (a RunTest)."""
+        return across_runs(self.base_figures, self.new_figures, self.alpha, alternative)
+
     def p_value(self, alternative="two-sided"):
-        """Mann-Whitney U p-value of new vs base per-sample rates.
+        """p-value of the test across runs (run medians, new vs base).
         alternative "less": new is slower; "greater": faster."""
-        return mann_whitney_u(self.new.rates_mps(self.counter),
-                              self.base.rates_mps(self.counter), alternative)[1]
+        return self.test(alternative).p_value
+
+    @property
+    def verdict(self):
+        """"significant", "within noise" or "not enough runs"."""
+        return self.test().verdict
 
     @property
     def significant(self):
-        """True if the two-sided Mann-Whitney U p-value is below alpha."""
-        return self.p_value() < self.alpha
+        """True only when the test across runs gives p < alpha."""
+        return self.verdict == SIGNIFICANT
+
+    @property
+    def overlapped(self):
+        """(baseline runs, new runs) that overlapped another benchbpf run."""
+        return _overlapped(self.base_runs), _overlapped(self.new_runs)
 
     @property
     def fingerprint_differences(self):
@@ -394,68 +585,145 @@ class Comparison:
         return differences(self.base.metadata.get("fingerprint"),
                            self.new.metadata.get("fingerprint"))
 
-    def _verdict(self):
-        return "significant" if self.significant else "within noise"
+    def verdict_text(self):
+        """The verdict with its test, p-value and runs, in words."""
+        t = self.test()
+        runs = f"{len(self.base_runs)} -> {len(self.new_runs)} runs"
+        if t.verdict == NOT_ENOUGH_RUNS:
+            return (f"{runs}: not enough runs to call it significant (at alpha "
+                    f"{self.alpha:g} the test across runs needs {t.runs_needed} per side)")
+        return f"{runs}, Mann-Whitney U across runs p={t.p_value:.2g}: {t.verdict}"
+
+    def overlap_text(self):
+        """A mark for runs taken while another benchbpf run was going, or ""."""
+        b, n = self.overlapped
+        if not b and not n:
+            return ""
+        return (f"[OVERLAPPED other benchbpf runs: baseline {b} of {len(self.base_runs)}, "
+                f"new {n} of {len(self.new_runs)} runs]")
 
     def __str__(self):
-        names = f"{self.new.name} vs {self.base.name}"
+        names = self.base.name if self.base.name == self.new.name else \
+            f"{self.base.name} -> {self.new.name}"
         if self.new.metadata.get("family", self.new.name) != \
                 self.base.metadata.get("family", self.base.name):
             names += " (DIFFERENT BENCHMARKS)"
-        head = (f"{names}: {self.counter} median "
-                f"{self.new_median:.3f} vs {self.base_median:.3f} M/s "
-                f"({self.change_pct:+.1f}%, Mann-Whitney U p={self.p_value():.2g}, "
-                f"{self._verdict()})")
+        head = (f"{names}: {self.counter} median {self.base_median:.3f} -> "
+                f"{self.new_median:.3f} M/s ({self.change_pct:+.1f}%), "
+                f"{self.verdict_text()}")
+        mark = self.overlap_text()
+        if mark:
+            head += " " + mark
+        if self.differences:
+            head += "\nconfiguration differs (accepted):\n" + \
+                "\n".join("  " + d for d in self.differences)
         diffs = self.fingerprint_differences
         if diffs:
             head += "\nfingerprint differences:\n" + "\n".join("  " + d for d in diffs)
         return head
 
     def _repr_html_(self):
-        def row(label, r):
-            mean, sd = r.stat(self.counter)
-            xs = r.rates_mps(self.counter)
-            return (f"<tr><td>{label}</td><td>{html.escape(r.name)}</td>"
-                    f"<td>{statistics.median(xs):.3f}</td><td>{mean:.3f}</td>"
-                    f"<td>{sd:.3f}</td><td>{len(xs)}</td>"
-                    f"<td>{html.escape(str(r.metadata.get('started', '?')))}</td></tr>")
+        def row(label, runs, figures):
+            rates = [x for r in runs for x in r.rates_mps(self.counter)]
+            over = _overlapped(runs)
+            return (f"<tr><td>{label}</td><td>{html.escape(runs[0].name)}</td>"
+                    f"<td>{_median_of(figures):.3f}</td><td>{len(runs)}</td>"
+                    f"<td>{html.escape(', '.join(f'{x:.3f}' for x in figures))}</td>"
+                    f"<td>{len(rates)}</td><td>{over or ''}</td>"
+                    f"<td>{html.escape(str(runs[0].metadata.get('started', '?')))}</td></tr>")
         diffs = self.fingerprint_differences
         diff_html = ("<br><b>fingerprint differences</b><ul>"
                      + "".join(f"<li><code>{html.escape(d)}</code></li>" for d in diffs)
                      + "</ul>") if diffs else ""
-        return (f"<div><b>{html.escape(self.counter)}</b>: "
-                f"{self.change_pct:+.1f}% (ratio {self.ratio:.3f}), Mann-Whitney U "
-                f"p={self.p_value():.2g}, <b>{self._verdict()}</b>"
-                f"<table><tr><th></th><th>benchmark</th><th>median M/s</th>"
-                f"<th>mean</th><th>stdev</th><th>samples</th><th>started</th></tr>"
-                f"{row('base', self.base)}{row('new', self.new)}</table>{diff_html}</div>")
+        conf_html = ("<br><b>configuration differs (accepted)</b><ul>"
+                     + "".join(f"<li><code>{html.escape(d)}</code></li>"
+                               for d in self.differences) + "</ul>") if self.differences else ""
+        return (f"<div><b>{html.escape(self.counter)}</b>: baseline &rarr; new "
+                f"{self.change_pct:+.1f}% (ratio {self.ratio:.3f}), "
+                f"<b>{html.escape(self.verdict_text())}</b> {html.escape(self.overlap_text())}"
+                f"<table><tr><th></th><th>benchmark</th><th>median of run medians, M/s</th>"
+                f"<th>runs</th><th>run medians</th><th>samples</th><th>overlapped runs</th>"
+                f"<th>started</th></tr>"
+                f"{row('baseline', self.base_runs, self.base_figures)}"
+                f"{row('new', self.new_runs, self.new_figures)}</table>"
+                f"{conf_html}{diff_html}</div>")
 
 
-def compare(base, new, counter="hits", alpha=0.05, different_benchmarks=False):
-    """Compare two Results (e.g. before/after a kernel change).
+def _median_of(xs):
+    xs = [x for x in xs if not math.isnan(x)]
+    return statistics.median(xs) if xs else math.nan
+
+
+def _runs(label, side):
+    """One side of a comparison as a tuple of Results of one configuration."""
+    if isinstance(side, Result):
+        return (side,)
+    if isinstance(side, (str, bytes)) or not hasattr(side, "__iter__"):
+        raise TypeError(f"{label} must be a benchbpf.Result or a sequence of them "
+                        f"(a ResultSet, list or tuple), not {type(side).__name__}")
+    runs = tuple(side)
+    for r in runs:
+        if not isinstance(r, Result):
+            raise TypeError(f"{label} must be a benchbpf.Result or a sequence of them, "
+                            f"but holds a {type(r).__name__}")
+    if not runs:
+        raise ValueError(f"{label} holds no run")
+    for r in runs[1:]:
+        why = configuration_differences(runs[0], r, labels=("its first run", "another"))
+        if why:
+            raise ValueError(f"{label} holds runs of different configurations ("
+                             + "; ".join(why) + "): compare one configuration per side "
+                             "(ResultSet.where)")
+    return runs
+
+
+#: The command-line flags of compare()'s keywords, for messages both read.
+_FLAGS = {"different_benchmarks": "--different-benchmarks",
+          "different_params": "--different-params"}
+
+
+def compare(base, new, counter="hits", alpha=0.05, different_benchmarks=False,
+            different_params=False):
+    """Compare a baseline with new runs (e.g. before/after a kernel change).
+
+    base, new: a Result, or several Results of one configuration (a
+    ResultSet, list or tuple: repetitions, `benchbpf NAME --repeat N`).
+    Each run counts as one figure, its median; the verdict is a test across
+    runs (see Comparison), so a single run per side gives medians and the
+    change but the verdict "not enough runs", never "significant".
 
     Two benchmarks of one family with the same report (rb-libbpf and
     pb-libbpf: records read per second) compare as they are.  Results of
     benchmarks that measure different things (count-global and rb-libbpf)
     are refused (ValueError) unless different_benchmarks=True, and then
-    compared with a BenchmarkMismatchWarning."""
-    for label, r in (("base", base), ("new", new)):
-        if not isinstance(r, Result):
-            raise TypeError(f"{label} must be a benchbpf.Result, not {type(r).__name__}")
+    compared with a BenchmarkMismatchWarning.  Runs whose parameters,
+    trigger or sampling interval differ are refused (ValueError naming each
+    difference) unless different_params=True says that the difference is
+    the point; the Comparison then lists them.  Warm-up and duration may
+    differ."""
+    base_runs, new_runs = _runs("base", base), _runs("new", new)
     if not 0 < alpha < 1:
         raise ValueError(f"alpha={alpha!r} out of range: 0 < alpha < 1")
-    family = base.metadata.get("family")
-    alike = base.name == new.name or (family is not None and family == new.metadata.get(
-        "family") and base.report == new.report)
+    b, n = base_runs[0], new_runs[0]
+    family = b.metadata.get("family")
+    alike = b.name == n.name or (family is not None and family == n.metadata.get(
+        "family") and b.report == n.report)
     if not alike:
         if not different_benchmarks:
-            raise ValueError(f"base is {base.name} and new is {new.name}: these "
+            raise ValueError(f"base is {b.name} and new is {n.name}: these "
                              "benchmarks measure different things; pass "
-                             "different_benchmarks=True to compare them anyway")
-        warnings.warn(f"comparing different benchmarks: {new.name} vs {base.name}",
+                             "different_benchmarks=True (command line: "
+                             f"{_FLAGS['different_benchmarks']}) to compare them anyway")
+        warnings.warn(f"comparing different benchmarks: {b.name} -> {n.name}",
                       BenchmarkMismatchWarning, stacklevel=2)
-    base.rates_mps(counter)  # KeyError naming the counters if unknown
-    return Comparison(base, new, counter, alpha)
+    why = [d for d in configuration_differences(b, n) if not d.startswith("benchmark:")]
+    if why and not different_params:
+        raise ValueError(f"{b.name}: the baseline and the new runs differ in\n  "
+                         + "\n  ".join(why) + "\nrefusing to compare; pass "
+                         "different_params=True (command line: "
+                         f"{_FLAGS['different_params']}) if that difference is the point")
+    b.rates_mps(counter)  # KeyError naming the counters if unknown
+    return Comparison(base_runs, new_runs, counter, alpha, tuple(why))
 
 
 def _axes(ax):

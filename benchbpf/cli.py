@@ -10,6 +10,7 @@ import argparse
 import os
 import re
 import signal
+import statistics
 import sys
 import warnings
 
@@ -148,6 +149,10 @@ def build_parser(flags=None, add_help=True):
     ap.add_argument("--interval", type=float, default=1.0, metavar="SEC",
                     help="sampling interval, seconds (default 1)")
     ap.add_argument("--json", metavar="FILE", help="save the result as JSON")
+    ap.add_argument("--repeat", type=_positive_int, default=1, metavar="N",
+                    help="run the benchmark N times, one after another (default 1); "
+                         "--json then saves the N runs as a result set, for "
+                         "`benchbpf compare`")
     ap.add_argument("--prog-stats", action="store_true",
                     help="turn the kernel's BPF run-time statistics on for the run and "
                          "print each program's run count and time after the summary "
@@ -292,6 +297,10 @@ def _report_parser():
     ap.add_argument("--no-prog-stats", action="store_true",
                     help="leave the kernel's BPF run-time statistics off: no program "
                          "cost column, and no clock reads added to each program run")
+    ap.add_argument("--repeat", type=_positive_int, default=1, metavar="N",
+                    help="run every benchmark N times, round the suite (default 1); "
+                         "`benchbpf compare` tests across the runs, and needs 4 per side "
+                         "to call a change significant at alpha 0.05")
     ap.add_argument("-q", "--quiet", action="store_true",
                     help="no progress line per benchmark on stderr")
     return ap
@@ -323,7 +332,7 @@ def _report_main(argv):
         with warnings.catch_warnings():
             warnings.showwarning = _one_line_warning
             rs = report.run_suite(args.quick, args.only, None if args.quiet else progress,
-                                  prog_stats)
+                                  prog_stats, repeat=args.repeat)
     except KeyboardInterrupt:
         return _fail(130, "interrupted: nothing written", prefix="")
     except Terminated:
@@ -351,16 +360,26 @@ def _report_main(argv):
 
 def _compare_parser():
     ap = _Parser(prog="benchbpf compare",
-                 description="Compare two suite reports (report --json files) benchmark "
-                             "by benchmark, or two results (--json of one run): medians, "
-                             "change, and whether a Mann-Whitney U test over the "
-                             "per-interval rates calls it significant.")
+                 description="Compare a baseline with new runs: two suite reports "
+                             "(report --json), benchmark by benchmark, or two results "
+                             "(benchbpf NAME --json, one run or --repeat N runs).  Each "
+                             "run counts as one figure, its median; the verdict is an "
+                             "exact Mann-Whitney U test across runs: 'significant', "
+                             "'within noise', or 'not enough runs' (fewer than 4 runs "
+                             "per side at alpha 0.05).  Runs whose parameters, trigger "
+                             "or interval differ are refused unless --different-params.")
     ap.add_argument("base", metavar="A.json", help="the baseline")
-    ap.add_argument("new", metavar="B.json", help="the run to compare with it")
+    ap.add_argument("new", metavar="B.json", help="the runs to compare with it")
     ap.add_argument("--alpha", type=float, default=0.05,
                     help="significance level (default 0.05)")
     ap.add_argument("--fail-on-regression", type=_nonneg_number, metavar="PCT",
-                    help="exit 1 if any significant drop is larger than PCT percent")
+                    help="exit 1 if any significant drop is larger than PCT percent, "
+                         "naming each; exit 2 if too few runs to decide")
+    ap.add_argument("--different-params", action="store_true",
+                    help="compare runs whose parameters, trigger or interval differ "
+                         "(the difference is the point); the differences are listed")
+    ap.add_argument("--different-benchmarks", action="store_true",
+                    help="compare results of benchmarks that measure different things")
     return ap
 
 
@@ -372,16 +391,20 @@ def _compare_main(argv):
         base, new = report.load(args.base), report.load(args.new)
     except (OSError, ValueError, KeyError, TypeError) as e:
         return _fail(2, str(e))
-    if type(base) is not type(new):
-        return _fail(2, f"{args.base} and {args.new}: one is a report (a result set), "
-                        "the other a single result; compare like with like")
+    options = dict(different_params=args.different_params,
+                   different_benchmarks=args.different_benchmarks)
     try:
-        if isinstance(base, report.ResultSet):
-            lines, regressed = report.compare_sets(base, new, args.alpha,
-                                                   args.fail_on_regression)
-        else:
-            lines, regressed = report.compare_results(base, new, args.alpha,
-                                                      args.fail_on_regression)
+        with warnings.catch_warnings():
+            warnings.showwarning = _one_line_warning
+            if isinstance(base, report.ResultSet) or isinstance(new, report.ResultSet):
+                # A single result is a set of one run (e.g. an old baseline
+                # against `benchbpf NAME --repeat N --json`).
+                lines, regressions, undecided = report.compare_sets(
+                    _as_set(base), _as_set(new), args.alpha, args.fail_on_regression,
+                    **options)
+            else:
+                lines, regressions, undecided = report.compare_results(
+                    base, new, args.alpha, args.fail_on_regression, **options)
     except ValueError as e:
         return _fail(2, str(e))
     try:
@@ -389,7 +412,25 @@ def _compare_main(argv):
     except BrokenPipeError:
         sys.stdout = open(os.devnull, "w")
         return 141
-    return 1 if regressed else 0
+    if regressions:
+        print(f"benchbpf compare: {len(regressions)} regression(s) beyond "
+              f"-{args.fail_on_regression:g}%:", file=sys.stderr)
+        for line in regressions:
+            print("  " + line, file=sys.stderr)
+        return 1
+    if undecided:
+        print(f"benchbpf compare: --fail-on-regression {args.fail_on_regression:g} cannot "
+              "decide: too few runs for the test across runs (record several: "
+              "`benchbpf NAME --repeat N --json`, `benchbpf report --repeat N`):",
+              file=sys.stderr)
+        for line in undecided:
+            print("  " + line, file=sys.stderr)
+        return 2
+    return 0
+
+
+def _as_set(x):
+    return x if isinstance(x, report.ResultSet) else report.ResultSet([x])
 
 
 def _fail(status, message, prefix="error: "):
@@ -457,19 +498,23 @@ def main(argv=None):
             print(f"Benchmark '{args.bench}' started.", flush=True)
         print(progress_line(info.report, index, sample, producers, interval_ns), flush=True)
 
-    if not args.quiet:
-        print(f"Setting up benchmark '{args.bench}'...", flush=True)
+    results = []
     previous = signal.signal(signal.SIGTERM, _on_sigterm)
     try:
         with warnings.catch_warnings():
             warnings.showwarning = _one_line_warning
-            result = _runner.run(
-                args.bench, warmup=args.warmup, duration=args.duration,
-                interval=args.interval, producers=args.producers, consumers=args.consumers,
-                affinity=args.affinity, prod_affinity=args.prod_affinity,
-                cons_affinity=args.cons_affinity, verbose=args.verbose,
-                prog_stats=args.prog_stats,
-                callback=show, **params)
+            for _ in range(args.repeat):
+                if not args.quiet:
+                    print(f"Setting up benchmark '{args.bench}'...", flush=True)
+                result = _runner.run(
+                    args.bench, warmup=args.warmup, duration=args.duration,
+                    interval=args.interval, producers=args.producers,
+                    consumers=args.consumers, affinity=args.affinity,
+                    prod_affinity=args.prod_affinity, cons_affinity=args.cons_affinity,
+                    verbose=args.verbose, prog_stats=args.prog_stats,
+                    callback=show, **params)
+                results.append(result)
+                _print_end(result)
     except (ValueError, TypeError) as e:
         print(f"benchbpf: error: {_in_flag_terms(str(e), info)}", file=sys.stderr)
         return 2
@@ -494,20 +539,33 @@ def main(argv=None):
         return 141
     finally:
         signal.signal(signal.SIGTERM, previous)
-    # What fired the producers, before the summary so that it stays the last line.
+    if len(results) > 1:
+        meds = [r.median for r in results]
+        over = sum(1 for r in results if (r.metadata.get("concurrent_runs") or 0) >= 1)
+        print(f"Runs: {len(results)}, hits median of run medians "
+              f"{statistics.median(meds):.3f} M/s (run medians "
+              + ", ".join(f"{m:.3f}" for m in meds) + ")"
+              + (f" [{over} overlapped another benchbpf run]" if over else ""))
+    if args.json:
+        saved = results[0] if len(results) == 1 else report.ResultSet(
+            results, metadata={"repeat": len(results)})
+        try:
+            saved.to_json(args.json)
+        except OSError as e:
+            print(f"benchbpf: error: --json {args.json}: {e.strerror}", file=sys.stderr)
+            return 1
+    return 0
+
+
+def _print_end(result):
+    """A run's last lines: what fired the producers, then the summary (kept
+    last, as the kernel bench's), then the programs' statistics."""
     trigger = result.metadata.get("trigger")
     if trigger:
         print(f"Trigger: {trigger}")
     print(result.summary())
     for prog in result.prog_stats:
         print(prog)
-    if args.json:
-        try:
-            result.to_json(args.json)
-        except OSError as e:
-            print(f"benchbpf: error: --json {args.json}: {e.strerror}", file=sys.stderr)
-            return 1
-    return 0
 
 
 if __name__ == "__main__":

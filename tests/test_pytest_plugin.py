@@ -177,7 +177,9 @@ def _made(rates, concurrent=0):
 def test_a_regression_needs_a_confirming_run_without_overlap(tmp_path, monkeypatch):
     from benchbpf.pytest_plugin import Gate
     monkeypatch.setattr(Gate, "confirm_delays_s", (0, 0, 0))
-    Gate(str(tmp_path), True, _Request()).check("k", _made([30 + i % 3 for i in range(200)]))
+    monkeypatch.setattr(Gate, "baseline_delay_s", 0)
+    Gate(str(tmp_path), True, _Request()).check(
+        "k", lambda: _made([30 + i % 3 for i in range(200)]))
     gate = Gate(str(tmp_path), False, _Request())
     slow = [20 + i % 3 for i in range(200)]
     # Overlapped runs are measured again, not counted; then four clean runs confirm.
@@ -236,7 +238,8 @@ def test_a_cpu_slowed_for_a_while_is_not_a_regression(tmp_path, monkeypatch):
     monkeypatch.setattr(Gate, "confirm_delays_s", (0, 0, 0))
     normal = [30 + i % 3 for i in range(200)]
     slow = [24 + i % 3 for i in range(200)]
-    Gate(str(tmp_path), True, _Request()).check("k", _cpu_made(normal))
+    monkeypatch.setattr(Gate, "baseline_delay_s", 0)
+    Gate(str(tmp_path), True, _Request()).check("k", lambda: _cpu_made(normal))
     gate = Gate(str(tmp_path), False, _Request())
     runs = iter([_cpu_made(slow)] * 3 + [_cpu_made(normal)])
     decision = gate.check("k", lambda: next(runs), max_drop_pct=15)
