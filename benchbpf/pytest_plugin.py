@@ -436,15 +436,6 @@ class Gate:
             overlapped = r.metadata.get("concurrent_runs") or 0
             overlapped_runs += bool(overlapped)
             note = f" (overlapped {overlapped} other benchbpf run(s))" if overlapped else ""
-            if verdict == _Verdict.REGRESSION and overlapped and runner is not None \
-                    and retried < self.max_overlap_retries and runs_done < self.max_runs:
-                # Another benchbpf run shared the CPUs: its drop may be
-                # that run's doing.  Measure again instead of counting it,
-                # a bounded number of times.
-                retried += 1
-                verdict, note = _Verdict.UNCLEAR, f" (overlapped {overlapped} other " \
-                    "benchbpf run(s): not counted, measuring again)"
-                pool = before
             if own:
                 what = (f"{len(own)} usable samples, median {_median(own):.3f} M/s; "
                         f"{len(pool)} pooled, top {top_pct:g}% median {speed:.3f} M/s, "
@@ -452,6 +443,17 @@ class Gate:
             else:
                 what = (f"no usable interval (its producers ran under "
                         f"{MIN_PRODUCER_CPU_NS / 1e6:g} ms of CPU time in every one)")
+            if verdict == _Verdict.REGRESSION and overlapped and runner is not None \
+                    and retried < self.max_overlap_retries and runs_done < self.max_runs:
+                # Another benchbpf run shared the CPUs: its drop may be that
+                # run's doing.  Measure again instead of counting it, a
+                # bounded number of times; after that overlapped runs count
+                # (rates per producer CPU-second do not drop for sharing a
+                # CPU) and the decision says how many there were.
+                retried += 1
+                verdict, note = _Verdict.UNCLEAR, f" (overlapped {overlapped} other " \
+                    "benchbpf run(s): not counted, measuring again)"
+                pool = before
             history.append(f"run {runs_done}: {what} -> {verdict}{note}")
             if verdict == _Verdict.REGRESSION:
                 regressions += 1
@@ -506,6 +508,11 @@ class Gate:
                   f"{alpha:g}); all-sample medians {_median(decided):.3f} vs "
                   f"{_median(base.all_rates):.3f} M/s, {len(decided)} vs {len(base.all_rates)} "
                   f"samples; baseline {path} recorded {when}")
+        if not decided:
+            detail = (f"{first.name} {counter} {_unit(base.per_cpu)}: no speed, no interval "
+                      f"in which the producers ran {MIN_PRODUCER_CPU_NS / 1e6:g} ms of CPU "
+                      f"time, against baseline {base.describe()}; baseline {path} recorded "
+                      f"{when}")
         fp_note = ""
         if diffs:
             fp_note = "\nthe machine differs from the baseline's:\n  " + "\n  ".join(diffs)
@@ -517,13 +524,22 @@ class Gate:
                     "samples": len(decided), "needed_samples": need, "runs": runs_done,
                     "slower_runs": regressions,
                     "history": tuple(history), "fingerprint_differences": tuple(diffs)}
+        overlap_note = ""
+        if overlapped_runs:
+            overlap_note = (f"\n{overlapped_runs} of its {runs_done} runs overlapped other "
+                            f"benchbpf runs (each run records it in metadata"
+                            f"['concurrent_runs']); {retried} slower one(s) measured again")
         if verdict == _Verdict.REGRESSION:
-            self._note(f"{key}: REGRESSION {detail}")
+            self._note(f"{key}: REGRESSION {detail}"
+                       + (f" [{overlapped_runs} runs overlapped other benchbpf runs]"
+                          if overlapped_runs else ""))
             pytest.fail(f"{key}: regression: {detail}"
                         + (f"\nconfirmed by {regressions} independent runs"
-                           if regressions > 1 else "")
+                           if regressions > 1 else "") + overlap_note
                         + fp_note + "\n" + "\n".join(history), pytrace=False)
-        if verdict == _Verdict.UNCLEAR and overlapped_runs:
+        known = sum(1 for x in base.speeds if not math.isnan(x))
+        decidable = min_p_value(known, self.max_runs if runner else 1, "less") < alpha
+        if verdict == _Verdict.UNCLEAR and overlapped_runs and decidable:
             # Other benchbpf runs competed for the CPUs: say so plainly
             # rather than "cannot decide" as if the code were at fault.
             self._note(f"{key}: SKIPPED, {overlapped_runs} of {runs_done} runs overlapped "
@@ -540,7 +556,9 @@ class Gate:
                            "more, or a longer duration)")
                         + fp_note + "\n" + "\n".join(history), pytrace=False)
         self._note(f"{key}: ok {detail}" + (f" [{len(diffs)} fingerprint differences]"
-                                             if diffs else ""))
+                                             if diffs else "")
+                   + (f" [{overlapped_runs} runs overlapped other benchbpf runs]"
+                      if overlapped_runs else ""))
         return decision
 
 
