@@ -8,8 +8,9 @@
 
 `pytest --benchbpf-baseline DIR --benchbpf-save` records baselines as
 DIR/<key>.json (the runs, as a ResultSet); `pytest --benchbpf-baseline DIR`
-compares against them.  Without DIR both use ``.benchbpf-baselines`` in
-pytest's rootdir.
+compares against them.  `--benchbpf-save` alone and `--benchbpf-compare` use
+``.benchbpf-baselines`` in pytest's rootdir.  --benchbpf-baseline always
+takes a directory; a test file there is a usage error.
 
 What is compared: a run's speed is the median of the fastest `top_pct`
 percent (default 10) of its per-interval rates, per CPU-second of the
@@ -32,12 +33,16 @@ baseline's reference AND a one-sided Mann-Whitney U test of its fastest
 rates against the baseline's gives p < alpha (default 0.01).  A check
 fails only when a slower run is confirmed by three more independent runs,
 each slower, after pauses of 2, 5 and 10 s (Gate.confirm_delays_s); the
-first run whose speed is within max_drop_pct passes it.  A run that
-overlapped another benchbpf run does not count as slower (it is measured
-again); a run with fewer samples than the baseline's spread needs is
-topped up by the next.  A failure names both speeds, the change and its
-bound, the p-value, the baseline's file and date, and what differs in the
-machine.
+first run whose speed is within max_drop_pct passes it; and the slower
+runs' speeds must be below the baseline runs' by the test across runs that
+`benchbpf compare` uses (analysis.across_runs, one-sided, at alpha).  A
+slower run that overlapped another benchbpf run is measured again, up to
+Gate.max_overlap_retries times, then counted and named; a check that cannot
+decide while runs overlapped is skipped saying so.  A run with fewer samples
+than the baseline's spread needs is topped up by the next.  A failure
+names both speeds, the change and its bound, the p-value, the baseline's
+file and date, and what differs in the machine.  An UnsupportedError
+inside check() skips the test with its reason.
 
 A baseline of another benchmark, other parameters or another trigger is
 refused, saying what differs.  Without --benchbpf-baseline nothing is
@@ -247,7 +252,10 @@ class Gate:
       len(confirm_delays_s) more independent runs, each slower, after
       pauses of confirm_delays_s; the first run whose speed is no more than
       max_drop_pct below the reference passes it.  The pauses grow: a CPU
-      slowed by the host stays slow for seconds.
+      slowed by the host stays slow for seconds;
+    - and, as `benchbpf compare` decides, the slower runs' speeds must be
+      below the baseline runs' speeds by across_runs (one-sided, at alpha):
+      the decision both share.  One baseline run can never reach it.
     """
 
     #: At most this many runs of a callable per check.
