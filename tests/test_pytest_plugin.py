@@ -392,11 +392,16 @@ def test_an_unsupported_benchmark_inside_check_skips_the_test(tmp_path):
     from benchbpf.pytest_plugin import Gate
     if not missing_features("trig-fentry", features()):
         pytest.skip("this kernel runs fentry programs")
-    reports = []
-    gate = Gate(str(tmp_path), False, _Request(), reports)
-    with pytest.raises(pytest.skip.Exception, match="trig-fentry: fentry programs "
-                       "unavailable") as e:
-        gate.check("fentry", lambda: benchbpf.run("trig-fentry", warmup=0, duration=0.2,
-                                                  interval=0.1))
-    assert str(e.value).startswith("fentry: cannot run here: ")
-    assert reports and "SKIPPED, cannot run here" in reports[0]
+    def fentry():
+        return benchbpf.run("trig-fentry", warmup=0, duration=0.2, interval=0.1)
+
+    # Recording a baseline, and checking against one (from another machine).
+    benchbpf.ResultSet([_made([30] * 200)]).to_json(tmp_path / "fentry.json")
+    for save in (True, False):
+        reports = []
+        gate = Gate(str(tmp_path), save, _Request(), reports)
+        with pytest.raises(pytest.skip.Exception, match="trig-fentry: fentry programs "
+                           "unavailable") as e:
+            gate.check("fentry", fentry)
+        assert str(e.value).startswith("fentry: cannot run here: ")
+        assert reports and "SKIPPED, cannot run here" in reports[0]
