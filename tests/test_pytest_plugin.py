@@ -327,6 +327,16 @@ def test_a_run_whose_producers_hardly_ran_is_undecided_not_an_error(tmp_path):
         gate.check("k", _cpu_made([30] * 200), max_drop_pct=15)
 
 
+def _counting(make):
+    """A callable returning make(), and the list it appends to at each call."""
+    calls = []
+
+    def run():
+        calls.append(1)
+        return make()
+    return run, calls
+
+
 def test_a_baseline_of_one_run_cannot_make_a_regression(tmp_path, monkeypatch):
     # The gate decides as compare() does, across runs: one baseline run
     # against slower runs can never reach alpha, so it cannot decide and
@@ -335,12 +345,7 @@ def test_a_baseline_of_one_run_cannot_make_a_regression(tmp_path, monkeypatch):
     monkeypatch.setattr(Gate, "confirm_delays_s", (0, 0, 0))
     Gate(str(tmp_path), True, _Request()).check("k", _cpu_made([30 + i % 3 for i in range(200)]))
     gate = Gate(str(tmp_path), False, _Request())
-    calls = []
-
-    def slow():
-        calls.append(1)
-        return _cpu_made([20 + i % 3 for i in range(200)])
-
+    slow, calls = _counting(lambda: _cpu_made([20 + i % 3 for i in range(200)]))
     with pytest.raises(pytest.fail.Exception, match="cannot decide") as e:
         gate.check("k", slow, max_drop_pct=15)
     assert "a baseline of 1 run(s) can never reach alpha 0.01" in str(e.value)
@@ -359,12 +364,8 @@ def test_runs_overlapping_other_benchbpf_runs_are_retried_then_counted_or_skippe
     Gate(str(tmp_path), True, _Request()).check(
         "k", lambda: _made([30 + i % 3 for i in range(200)]))
     gate = Gate(str(tmp_path), False, _Request())
-    calls = []
-
-    def overlapped():
-        calls.append(1)
-        return _made([20 + i % 3 for i in range(200)], concurrent=1)
-
+    overlapped, calls = _counting(lambda: _made([20 + i % 3 for i in range(200)],
+                                                concurrent=1))
     # Every run overlapped another benchbpf run: measured again a bounded
     # number of times, then counted, and the failure says so.
     with pytest.raises(pytest.fail.Exception, match="regression") as e:
