@@ -14,7 +14,8 @@ from .resultset import ResultSet
 __all__ = ["Sweep", "sweep", "Comparison", "compare", "plot", "mann_whitney_u",
            "median_ci", "mean_ci", "samples_needed", "BenchmarkMismatchWarning",
            "across_runs", "RunTest", "runs_needed", "min_p_value",
-           "configuration_differences", "SIGNIFICANT", "WITHIN_NOISE", "NOT_ENOUGH_RUNS"]
+           "configuration_differences", "SIGNIFICANT", "WITHIN_NOISE", "NOT_ENOUGH_RUNS",
+           "run_speed", "usable_rates", "fastest", "MIN_PRODUCER_CPU_NS"]
 
 
 @dataclass(frozen=True)
@@ -343,6 +344,54 @@ def samples_needed(rel_spread, min_change, alpha=0.01, power=0.95):
     return max(n, floor)
 
 
+#: Intervals in which the producers ran less CPU time than this are left
+#: out of rates per CPU-second: the counters and the CPU-time clocks are
+#: read a microsecond or so apart, 0.5 % of this.
+MIN_PRODUCER_CPU_NS = 200_000
+
+
+def _median(xs):
+    return statistics.median(xs) if xs else math.nan
+
+
+def _per_cpu(samples):
+    """Whether every sample carries its producers' CPU time."""
+    return bool(samples) and all(s.producer_cpu_ns is not None for s in samples)
+
+
+def usable_rates(result, counter="hits", per_cpu=None):
+    """Per-sample rates of the kept samples, in M/s.
+
+    per_cpu (default: when the samples carry it): per CPU-second of the
+    producer threads, counting only intervals in which they ran at least
+    MIN_PRODUCER_CPU_NS (over a few microseconds of CPU the rate is noise);
+    else per second of the interval.  Either way without catch-up samples:
+    intervals shorter than half the sampling period (a late wake-up followed
+    by back-to-back samples) carry a few hits over a tiny time."""
+    period_ns = float(result.params.get("interval", 0) or 0) * 1e9
+    kept = [s for s in result.samples if s.interval_ns >= period_ns / 2]
+    if per_cpu is None:
+        per_cpu = _per_cpu(result.samples)
+    if not per_cpu:
+        return [s.rate_mps(counter) for s in kept]
+    return [s.rate_per_cpu_mps(counter) for s in kept
+            if s.producer_cpu_ns and s.producer_cpu_ns >= MIN_PRODUCER_CPU_NS]
+
+
+def fastest(xs, top_pct):
+    """The fastest top_pct percent of xs (at least one)."""
+    xs = sorted(xs)
+    k = max(1, math.ceil(len(xs) * top_pct / 100.0))
+    return xs[-k:] if xs else []
+
+
+def run_speed(result, counter="hits", per_cpu=None, top_pct=50):
+    """One figure for a run, as the gate and compare() judge it: the median
+    of the fastest top_pct percent of its usable rates (usable_rates), M/s;
+    NaN without a usable interval."""
+    return _median(fastest(usable_rates(result, counter, per_cpu), top_pct))
+
+
 class BenchmarkMismatchWarning(UserWarning):
     """Two Results of different benchmarks were compared."""
 
@@ -463,7 +512,7 @@ def across_runs(base, new, alpha=0.05, alternative="two-sided"):
 def configuration_differences(base, new, ignore=_LENGTH_OPTIONS, labels=("baseline", "new")):
     """What makes two Results runs of different configurations, one line
     each: benchmark, parameters (but those in `ignore`), trigger.  Between
-    two benchmarks of one family only the parameters both have count."""
+    two benchmarks only the parameters both have count, and not the trigger."""
     why = []
     a_name, b_name = labels
     if base.name != new.name:
@@ -477,7 +526,7 @@ def configuration_differences(base, new, ignore=_LENGTH_OPTIONS, labels=("baseli
         if a != b:
             why.append(f"parameter {k}: {a_name} {a!r}, {b_name} {b!r}")
     ta, tb = base.metadata.get("trigger"), new.metadata.get("trigger")
-    if ta != tb:
+    if ta != tb and base.name == new.name:   # another benchmark has its own trigger
         why.append(f"trigger: {a_name} {ta!r}, {b_name} {tb!r}")
     return why
 
@@ -495,11 +544,18 @@ def _plural(n, word):
 class Comparison:
     """How the `new_runs` differ from the `base_runs` on one counter.
 
-    Each run is summarised by one figure, its median rate (M/s); base_median
-    and new_median are the medians of those figures, change_pct the change
-    from baseline to new.  The verdict comes from a test across runs
-    (across_runs: exact two-sided Mann-Whitney U on the run medians):
-    "significant" (p < alpha), "within noise", or "not enough runs" when
+    What it prints: base_median and new_median, the medians of the runs'
+    median rates (M/s, per second, as the report shows them), and
+    change_pct from baseline to new.
+
+    What it decides on: each run's speed (run_speed, the gate's figure):
+    with per_cpu (default when every run recorded its producers' CPU time)
+    the median of the fastest top_pct percent of its rates per CPU-second
+    of the producer threads, which does not drop when the producers share
+    their CPUs with other processes, the main source of run-to-run noise on
+    a busy machine; without, each run's median rate.  The verdict is a test
+    across runs of those figures (across_runs: exact two-sided Mann-Whitney
+    U): "significant" (p < alpha), "within noise", or "not enough runs" when
     there are too few runs per side for any ordering to reach alpha (one
     run each can never be significant; four each can at alpha 0.05).
     `differences` lists the configuration differences the caller accepted
@@ -510,6 +566,8 @@ class Comparison:
     counter: str = "hits"
     alpha: float = 0.05
     differences: tuple = ()
+    per_cpu: bool = False
+    top_pct: float = 50
 
     @property
     def base(self):
@@ -521,28 +579,33 @@ class Comparison:
         """The first new run."""
         return self.new_runs[0]
 
-    @staticmethod
-    def _figure(r, counter):
-        xs = r.rates_mps(counter)
-        return statistics.median(xs) if xs else math.nan
+    def _medians(self, runs):
+        return tuple(_median(r.rates_mps(self.counter)) for r in runs)
+
+    def _figures(self, runs):
+        if not self.per_cpu:
+            return self._medians(runs)
+        return tuple(run_speed(r, self.counter, True, self.top_pct) for r in runs)
 
     @property
     def base_figures(self):
-        """Each baseline run's median rate, M/s."""
-        return tuple(self._figure(r, self.counter) for r in self.base_runs)
+        """Each baseline run's figure the verdict is on, M/s."""
+        return self._figures(self.base_runs)
 
     @property
     def new_figures(self):
-        """Each new run's median rate, M/s."""
-        return tuple(self._figure(r, self.counter) for r in self.new_runs)
+        """Each new run's figure the verdict is on, M/s."""
+        return self._figures(self.new_runs)
 
     @property
     def base_median(self):
-        return _median_of(self.base_figures)
+        """Median of the baseline runs' median rates, M/s."""
+        return _median_of(self._medians(self.base_runs))
 
     @property
     def new_median(self):
-        return _median_of(self.new_figures)
+        """Median of the new runs' median rates, M/s."""
+        return _median_of(self._medians(self.new_runs))
 
     @property
     def ratio(self):
@@ -554,12 +617,25 @@ class Comparison:
     def change_pct(self):
         return (self.ratio - 1.0) * 100.0
 
+    @property
+    def figure_change_pct(self):
+        """Change of the median figure the verdict is on, percent."""
+        b = _median_of(self.base_figures)
+        return (_median_of(self.new_figures) / b - 1.0) * 100.0 if b else math.inf
+
+    def figure_text(self):
+        """What the verdict is on, in words."""
+        if not self.per_cpu:
+            return "run medians"
+        which = "median" if self.top_pct == 100 else f"median of the fastest {self.top_pct:g}%"
+        return f"per producer CPU-second, {which}"
+
     def test(self, alternative="two-sided"):
         """The test across runs (a RunTest)."""
         return across_runs(self.base_figures, self.new_figures, self.alpha, alternative)
 
     def p_value(self, alternative="two-sided"):
-        """p-value of the test across runs (run medians, new vs base).
+        """p-value of the test across runs (new vs base figures).
         alternative "less": new is slower; "greater": faster."""
         return self.test(alternative).p_value
 
@@ -592,7 +668,9 @@ class Comparison:
         if t.verdict == NOT_ENOUGH_RUNS:
             return (f"{runs}: not enough runs to call it significant (at alpha "
                     f"{self.alpha:g} the test across runs needs {t.runs_needed} per side)")
-        return f"{runs}, Mann-Whitney U across runs p={t.p_value:.2g}: {t.verdict}"
+        on = "" if not self.per_cpu else \
+            f" on {self.figure_text()} ({self.figure_change_pct:+.1f}%)"
+        return f"{runs}, Mann-Whitney U across runs{on} p={t.p_value:.2g}: {t.verdict}"
 
     def overlap_text(self):
         """A mark for runs taken while another benchbpf run was going, or ""."""
@@ -627,7 +705,7 @@ class Comparison:
             rates = [x for r in runs for x in r.rates_mps(self.counter)]
             over = _overlapped(runs)
             return (f"<tr><td>{label}</td><td>{html.escape(runs[0].name)}</td>"
-                    f"<td>{_median_of(figures):.3f}</td><td>{len(runs)}</td>"
+                    f"<td>{_median_of(self._medians(runs)):.3f}</td><td>{len(runs)}</td>"
                     f"<td>{html.escape(', '.join(f'{x:.3f}' for x in figures))}</td>"
                     f"<td>{len(rates)}</td><td>{over or ''}</td>"
                     f"<td>{html.escape(str(runs[0].metadata.get('started', '?')))}</td></tr>")
@@ -642,7 +720,8 @@ class Comparison:
                 f"{self.change_pct:+.1f}% (ratio {self.ratio:.3f}), "
                 f"<b>{html.escape(self.verdict_text())}</b> {html.escape(self.overlap_text())}"
                 f"<table><tr><th></th><th>benchmark</th><th>median of run medians, M/s</th>"
-                f"<th>runs</th><th>run medians</th><th>samples</th><th>overlapped runs</th>"
+                f"<th>runs</th><th>{html.escape(self.figure_text())}</th><th>samples</th>"
+                f"<th>overlapped runs</th>"
                 f"<th>started</th></tr>"
                 f"{row('baseline', self.base_runs, self.base_figures)}"
                 f"{row('new', self.new_runs, self.new_figures)}</table>"
@@ -650,8 +729,7 @@ class Comparison:
 
 
 def _median_of(xs):
-    xs = [x for x in xs if not math.isnan(x)]
-    return statistics.median(xs) if xs else math.nan
+    return _median([x for x in xs if not math.isnan(x)])
 
 
 def _runs(label, side):
@@ -683,7 +761,7 @@ _FLAGS = {"different_benchmarks": "--different-benchmarks",
 
 
 def compare(base, new, counter="hits", alpha=0.05, different_benchmarks=False,
-            different_params=False):
+            different_params=False, per_cpu=None, top_pct=50):
     """Compare a baseline with new runs (e.g. before/after a kernel change).
 
     base, new: a Result, or several Results of one configuration (a
@@ -700,7 +778,12 @@ def compare(base, new, counter="hits", alpha=0.05, different_benchmarks=False,
     trigger or sampling interval differ are refused (ValueError naming each
     difference) unless different_params=True says that the difference is
     the point; the Comparison then lists them.  Warm-up and duration may
-    differ."""
+    differ.
+
+    per_cpu: decide on each run's speed per producer CPU-second (the median
+    of its fastest top_pct percent of intervals, as the gate does); default
+    when every run recorded its producers' CPU time.  False: decide on the
+    runs' median rates per second, the figures printed."""
     base_runs, new_runs = _runs("base", base), _runs("new", new)
     if not 0 < alpha < 1:
         raise ValueError(f"alpha={alpha!r} out of range: 0 < alpha < 1")
@@ -723,7 +806,16 @@ def compare(base, new, counter="hits", alpha=0.05, different_benchmarks=False,
                          "different_params=True (command line: "
                          f"{_FLAGS['different_params']}) if that difference is the point")
     b.rates_mps(counter)  # KeyError naming the counters if unknown
-    return Comparison(base_runs, new_runs, counter, alpha, tuple(why))
+    if isinstance(top_pct, bool) or not isinstance(top_pct, (int, float)) \
+            or not 0 < top_pct <= 100:
+        raise ValueError(f"top_pct={top_pct!r} out of range: 0 < pct <= 100")
+    recorded = all(_per_cpu(r.samples) for r in base_runs + new_runs)
+    if per_cpu is None:
+        per_cpu = recorded
+    elif per_cpu and not recorded:
+        raise ValueError("per_cpu=True: some runs were recorded without their producers' "
+                         "CPU time (an earlier benchbpf); pass per_cpu=False")
+    return Comparison(base_runs, new_runs, counter, alpha, tuple(why), bool(per_cpu), top_pct)
 
 
 def _axes(ax):

@@ -363,7 +363,8 @@ def _compare_parser():
                  description="Compare a baseline with new runs: two suite reports "
                              "(report --json), benchmark by benchmark, or two results "
                              "(benchbpf NAME --json, one run or --repeat N runs).  Each "
-                             "run counts as one figure, its median; the verdict is an "
+                             "run counts as one figure (its speed per producer CPU-second, "
+                             "else its median); the verdict is an "
                              "exact Mann-Whitney U test across runs: 'significant', "
                              "'within noise', or 'not enough runs' (fewer than 4 runs "
                              "per side at alpha 0.05).  Runs whose parameters, trigger "
@@ -380,6 +381,9 @@ def _compare_parser():
                          "(the difference is the point); the differences are listed")
     ap.add_argument("--different-benchmarks", action="store_true",
                     help="compare results of benchmarks that measure different things")
+    ap.add_argument("--per-second", action="store_true",
+                    help="decide on the runs' median rates per second (the figures "
+                         "printed) instead of their speeds per producer CPU-second")
     return ap
 
 
@@ -392,7 +396,8 @@ def _compare_main(argv):
     except (OSError, ValueError, KeyError, TypeError) as e:
         return _fail(2, str(e))
     options = dict(different_params=args.different_params,
-                   different_benchmarks=args.different_benchmarks)
+                   different_benchmarks=args.different_benchmarks,
+                   per_cpu=False if args.per_second else None)
     try:
         with warnings.catch_warnings():
             warnings.showwarning = _one_line_warning

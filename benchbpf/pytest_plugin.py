@@ -59,8 +59,12 @@ import warnings
 import pytest
 
 from ._core import UnsupportedError
-from .analysis import (SIGNIFICANT, across_runs, configuration_differences, mann_whitney_u,
-                       median_ci, min_p_value, samples_needed)
+from .analysis import (MIN_PRODUCER_CPU_NS, SIGNIFICANT, across_runs,
+                       configuration_differences, mann_whitney_u, median_ci, min_p_value,
+                       samples_needed)
+# The gate's speed of a run, shared with compare(): usable rates (per producer
+# CPU-second where recorded), the fastest of them, their median.
+from .analysis import _median, _per_cpu, fastest as _top, usable_rates as _rates  # noqa: F401
 from .fingerprint import machine_differences
 from .result import Result
 from .resultset import ResultSet
@@ -75,12 +79,6 @@ DEFAULT_BASELINE_DIR = ".benchbpf-baselines"
 TIMING_PARAMS = ("warmup", "duration", "interval")
 
 _REPORTS = "benchbpf_reports"
-
-#: Intervals in which the producers ran less CPU time than this are left
-#: out of rates per CPU-second: the counters and the CPU-time clocks are
-#: read a microsecond or so apart, 0.5 % of this.
-MIN_PRODUCER_CPU_NS = 200_000
-
 
 class GateWarning(UserWarning):
     """The baseline was taken on a machine that differs (kernel, CPU, mitigations...)."""
@@ -131,41 +129,6 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
 
 class _Verdict:
     PASS, REGRESSION, UNCLEAR = "pass", "regression", "unclear"
-
-
-def _median(xs):
-    return statistics.median(xs) if xs else math.nan
-
-
-def _per_cpu(samples):
-    """Whether every sample carries its producers' CPU time."""
-    return bool(samples) and all(s.producer_cpu_ns is not None for s in samples)
-
-
-def _rates(result, counter, per_cpu=None):
-    """Per-sample rates of the kept samples, in M/s.
-
-    per_cpu (default: when the samples carry it): per CPU-second of the
-    producer threads, counting only intervals in which they ran at least
-    MIN_PRODUCER_CPU_NS (over a few microseconds of CPU the rate is noise);
-    else per second of the interval.  Either way without catch-up samples: intervals
-    shorter than half the sampling period (a late wake-up followed by
-    back-to-back samples) carry a few hits over a tiny time."""
-    period_ns = float(result.params.get("interval", 0) or 0) * 1e9
-    kept = [s for s in result.samples if s.interval_ns >= period_ns / 2]
-    if per_cpu is None:
-        per_cpu = _per_cpu(result.samples)
-    if not per_cpu:
-        return [s.rate_mps(counter) for s in kept]
-    return [s.rate_per_cpu_mps(counter) for s in kept
-            if s.producer_cpu_ns and s.producer_cpu_ns >= MIN_PRODUCER_CPU_NS]
-
-
-def _top(xs, top_pct):
-    """The fastest top_pct percent of xs (at least one)."""
-    xs = sorted(xs)
-    k = max(1, math.ceil(len(xs) * top_pct / 100.0))
-    return xs[-k:] if xs else []
 
 
 def _rel_spread(xs):

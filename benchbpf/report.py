@@ -511,14 +511,15 @@ def _regression(label, c, threshold):
     """The line naming a regression beyond threshold percent, or None."""
     if threshold is None or not c.significant or not c.change_pct < -threshold:
         return None
+    on = f" on {c.figure_text()} ({c.figure_change_pct:+.1f}%)" if c.per_cpu else ""
     return (f"{label}: {c.change_pct:+.1f}% (baseline {c.base_median:.4g} -> new "
             f"{c.new_median:.4g} M/s {c.counter}, beyond -{threshold:g}%), "
-            f"Mann-Whitney U across {len(c.base_runs)} -> {len(c.new_runs)} runs "
+            f"Mann-Whitney U across {len(c.base_runs)} -> {len(c.new_runs)} runs{on} "
             f"p={c.p_value():.2g} < alpha {c.alpha:g}")
 
 
 def compare_sets(base, new, alpha=0.05, fail_on_regression=None, different_params=False,
-                 different_benchmarks=False):
+                 different_benchmarks=False, per_cpu=None):
     """Compare two suite runs (ResultSets): (lines, regressions, undecided).
 
     Results group by benchmark name and parameters (warm-up, duration and
@@ -566,7 +567,7 @@ def compare_sets(base, new, alpha=0.05, fail_on_regression=None, different_param
         try:
             c = compare(b, n, counter=counter_for(n[0]), alpha=alpha,
                         different_params=different_params,
-                        different_benchmarks=different_benchmarks)
+                        different_benchmarks=different_benchmarks, per_cpu=per_cpu)
         except ValueError as e:
             refused.append(str(e))
             continue
@@ -585,8 +586,11 @@ def compare_sets(base, new, alpha=0.05, fail_on_regression=None, different_param
         t = c.test()
         if t.verdict == NOT_ENOUGH_RUNS:
             verdict = f"not enough runs (needs {t.runs_needed} per side)"
+        elif c.per_cpu:
+            verdict = f"{t.verdict} (p={t.p_value:.2g}; per producer CPU-second " \
+                f"{c.figure_change_pct:+.1f}%)"
         else:
-            verdict = f"{t.verdict} (p={t.p_value:.2g})"
+            verdict = f"{t.verdict} (p={t.p_value:.2g}; run medians)"
         what = "" if c.counter == "hits" else f" ({c.counter})"
         runs = f"{len(c.base_runs)}->{len(c.new_runs)}"
         mark = c.overlap_text()
@@ -624,12 +628,12 @@ def compare_sets(base, new, alpha=0.05, fail_on_regression=None, different_param
 
 
 def compare_results(base, new, alpha=0.05, fail_on_regression=None, different_params=False,
-                    different_benchmarks=False):
+                    different_benchmarks=False, per_cpu=None):
     """Compare two Results as analysis.compare does: (lines, regressions,
     undecided), as compare_sets.  ValueError when they are different
     benchmarks or configurations."""
     c = compare(base, new, alpha=alpha, different_params=different_params,
-                different_benchmarks=different_benchmarks)
+                different_benchmarks=different_benchmarks, per_cpu=per_cpu)
     hit = _regression(base.name, c, fail_on_regression)
     undecided = []
     if fail_on_regression is not None and c.verdict == NOT_ENOUGH_RUNS:

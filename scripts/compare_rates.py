@@ -41,7 +41,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-from benchbpf.analysis import mann_whitney_u  # noqa: E402
+from benchbpf.analysis import mann_whitney_u, run_speed  # noqa: E402
 from benchbpf.report import counter_for, load  # noqa: E402
 
 QUICK_ARGS = ["-q", "-w0.2", "-d0.9", "--interval", "0.1"]   # report --quick's timing
@@ -97,7 +97,8 @@ def _overlapped(runs):
 def measure(directory, pairs=20, slowed=20, repeat=5, only="count-local,trig-tp,rb-libbpf",
             base_work=40, slow_work=50, alpha=0.05, progress=None):
     names = only.split(",")
-    out = {"unchanged": [], "slowed": [], "base_medians": [], "slow_medians": []}
+    out = {"unchanged": [], "slowed": [], "base_medians": [], "slow_medians": [],
+           "base_speeds": [], "slow_speeds": []}
     for i in range(pairs):
         files = [os.path.join(directory, f"u{i}{s}.json") for s in "ab"]
         order = files if i % 2 == 0 else files[::-1]
@@ -106,6 +107,8 @@ def measure(directory, pairs=20, slowed=20, repeat=5, only="count-local,trig-tp,
                          "--only", only, "-q", "--json", f), "report")
         res = _ok(benchbpf("compare", files[0], files[1], "--alpha", str(alpha)), "compare")
         got = verdicts(res.stdout)
+        per_second = verdicts(_ok(benchbpf("compare", files[0], files[1], "--alpha",
+                                           str(alpha), "--per-second"), "compare").stdout)
         a_runs, b_runs = _runs(files[0]), _runs(files[1])
         for name in names:
             if name not in got:
@@ -114,7 +117,7 @@ def measure(directory, pairs=20, slowed=20, repeat=5, only="count-local,trig-tp,
             over = _overlapped([r for r in a_runs + b_runs if r.name == name])
             out["unchanged"].append({
                 "pair": i, "name": name, "verdict": verdict, "change_pct": change,
-                "overlapped_runs": over,
+                "overlapped_runs": over, "per_second_verdict": per_second[name][0],
                 "sample_test_flags": _sample_verdict(a_runs, b_runs, name, alpha)})
             if progress:
                 progress("unchanged", i, out["unchanged"][-1])
@@ -127,12 +130,17 @@ def measure(directory, pairs=20, slowed=20, repeat=5, only="count-local,trig-tp,
         res = _ok(benchbpf("compare", base, slow, "--alpha", str(alpha), "--different-params"),
                   "compare")
         verdict, change = verdicts(res.stdout)["count-local"]
+        per_second = verdicts(_ok(benchbpf("compare", base, slow, "--alpha", str(alpha),
+                                           "--different-params", "--per-second"),
+                                  "compare").stdout)["count-local"][0]
         a_runs, b_runs = _runs(base), _runs(slow)
         out["base_medians"] += [r.median for r in a_runs]
         out["slow_medians"] += [r.median for r in b_runs]
+        out["base_speeds"] += [run_speed(r) for r in a_runs]
+        out["slow_speeds"] += [run_speed(r) for r in b_runs]
         out["slowed"].append({
             "pair": i, "name": "count-local", "verdict": verdict, "change_pct": change,
-            "overlapped_runs": _overlapped(a_runs + b_runs),
+            "overlapped_runs": _overlapped(a_runs + b_runs), "per_second_verdict": per_second,
             "sample_test_flags": _sample_verdict(a_runs, b_runs, "count-local", alpha)})
         if progress:
             progress("slowed", i, out["slowed"][-1])
@@ -165,24 +173,31 @@ def _summary(out, args, started, load_start, load_end, elapsed, loads):
         f"`--work-per-hit {args.slow_work}` to B.json, then `benchbpf compare A.json B.json "
         f"--alpha {args.alpha:g} --different-params`",
         "- the two sides of a pair ran back to back, alternately first",
-        f"- verdict: each run is summarised by its median rate; exact two-sided "
-        f"Mann-Whitney U test of the {args.repeat} run medians of B against A's",
+        f"- verdict (default): each run is summarised by its speed, the median of the "
+        f"fastest half of its rates per producer CPU-second (the gate's figure); exact "
+        f"two-sided Mann-Whitney U test of the {args.repeat} speeds of B against A's. "
+        f"`--per-second`: the same test on the runs' median rates per second",
         "",
-        "| | comparisons | called significant | rate | runs that overlapped another "
-        "benchbpf run |",
-        "|---|---|---|---|---|",
+        "| | comparisons | called significant (default) | rate | with --per-second | "
+        "runs that overlapped another benchbpf run |",
+        "|---|---|---|---|---|---|",
     ]
+
+    def ps(cs):
+        k = sum(c["per_second_verdict"] == "significant" for c in cs)
+        return f"{k} ({k / len(cs):.1%})"
+
     for name in names:
         cs = [c for c in un if c["name"] == name]
         k = sum(c["verdict"] == "significant" for c in cs)
-        lines.append(f"| unchanged {name} | {len(cs)} | {k} | {k / len(cs):.1%} | "
+        lines.append(f"| unchanged {name} | {len(cs)} | {k} | {k / len(cs):.1%} | {ps(cs)} | "
                      f"{sum(c['overlapped_runs'] for c in cs)} of "
                      f"{len(cs) * 2 * args.repeat} |")
     lines.append(f"| **unchanged, all** | {len(un)} | {len(flagged)} | "
-                 f"**{len(flagged) / len(un):.1%}** | "
+                 f"**{len(flagged) / len(un):.1%}** | {ps(un)} | "
                  f"{sum(c['overlapped_runs'] for c in un)} of {len(un) * 2 * args.repeat} |")
     lines.append(f"| **slowed count-local** | {len(sl)} | {len(caught)} (as drops) | "
-                 f"**{len(caught) / len(sl):.1%}** detected | "
+                 f"**{len(caught) / len(sl):.1%}** detected | {ps(sl)} | "
                  f"{sum(c['overlapped_runs'] for c in sl)} of {len(sl) * 2 * args.repeat} |")
     old_un = sum(c["sample_test_flags"] for c in un)
     old_sl = sum(c["sample_test_flags"] for c in sl)
@@ -193,7 +208,9 @@ def _summary(out, args, started, load_start, load_end, elapsed, loads):
         f"{len(caught) / len(sl):.1%}.",
         f"True slowdown, side by side: {true_change:+.1f}% (median of the "
         f"{len(out['slow_medians'])} slowed run medians against the "
-        f"{len(out['base_medians'])} baseline ones, hits per second).",
+        f"{len(out['base_medians'])} baseline ones, hits per second); "
+        f"{(statistics.median(out['slow_speeds']) / statistics.median(out['base_speeds']) - 1) * 100:+.1f}% "
+        "per producer CPU-second (median of the runs' speeds).",
         f"Changes reported for the unchanged pairs: median "
         f"{statistics.median(c['change_pct'] for c in un):+.1f}%, range "
         f"{min(c['change_pct'] for c in un):+.1f}%..{max(c['change_pct'] for c in un):+.1f}%.",

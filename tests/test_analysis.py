@@ -224,7 +224,17 @@ def test_compare_repeated_runs():
     c = benchbpf.compare(a, b)
     assert len(c.base_runs) == len(c.new_runs) == 4
     assert c.verdict in ("significant", "within noise")
-    assert 0 < c.p_value() <= 1 and "4 -> 4 runs, Mann-Whitney U across runs p=" in str(c)
+    # Real runs record their producers' CPU time: decided on the gate's speeds.
+    assert c.per_cpu and "4 -> 4 runs, Mann-Whitney U across runs on per producer " \
+        "CPU-second, median of the fastest 50% (" in str(c)
+    from benchbpf.analysis import run_speed
+    assert c.base_figures == tuple(run_speed(r) for r in a)
+    assert 0 < c.p_value() <= 1
+    # Or on the medians it prints.
+    c = benchbpf.compare(a, b, per_cpu=False)
+    assert c.base_figures == tuple(r.median for r in a) and not c.per_cpu
+    with pytest.raises(ValueError, match="per_cpu=True: some runs were recorded without"):
+        benchbpf.compare(made([1, 2, 3]), made([1, 2, 3]), per_cpu=True)
 
 
 def test_plot_draws_samples():

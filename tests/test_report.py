@@ -248,7 +248,7 @@ def test_compare_fails_on_a_significant_regression(tmp_path):
     a, b = str(tmp_path / "a.json"), str(tmp_path / "b.json")
     res = run_cli("compare", a, b, "--fail-on-regression", "20")
     assert res.returncode == 1
-    assert "-50.0%  4->4  significant (p=0.029)" in res.stdout
+    assert "-50.0%  4->4  significant (p=0.029; run medians)" in res.stdout
     # The exit says which benchmark crossed the threshold, by how much, at what p.
     assert "1 regression(s) beyond -20%:" in res.stderr
     assert "count-local: -50.0% (baseline 10.1 -> new 5.05 M/s hits, beyond -20%), " \
