@@ -9,8 +9,6 @@ import contextvars
 import os
 import sys
 
-from . import _runner
-
 _session = contextvars.ContextVar("benchbpf_progress", default=None)
 
 
@@ -128,7 +126,9 @@ def step(label):
         bar.done()
 
 
-def run(name, label=None, **options):
-    """benchbpf.run(name, **options) as one step, shown as `label` (default: the name)."""
+def run(fn, name, label=None, **options):
+    """fn(name, **options) (benchbpf.run, given by the caller so that progress
+    imports nothing of the runner) as one step, shown as `label` (default:
+    the name)."""
     with step(label or name):
-        return _runner.run(name, **options)
+        return fn(name, **options)

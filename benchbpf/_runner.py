@@ -11,7 +11,8 @@ from types import MappingProxyType
 from . import _core
 from ._concurrency import RunMarker
 from ._cpuset import parse_cpuset, place_threads
-from .fingerprint import fingerprint
+from ._version import __version__
+from .fingerprint import _cpu_model, fingerprint
 from .result import ProgStats, Result, Sample
 
 __all__ = ["run", "list_benchmarks", "describe", "COMMON_OPTIONS"]
@@ -277,30 +278,11 @@ def _prog_stats(raw):
     return progs, {"prog_stats_boundary_ns": raw["prog_stats_boundary_ns"]}
 
 
-_CPU_MODEL = None
-
-
-def _cpu_model():
-    global _CPU_MODEL
-    if _CPU_MODEL is None:
-        _CPU_MODEL = platform.processor() or "unknown"
-        try:
-            with open("/proc/cpuinfo") as f:
-                for line in f:
-                    if line.startswith("model name"):
-                        _CPU_MODEL = line.split(":", 1)[1].strip()
-                        break
-        except OSError:
-            pass
-    return _CPU_MODEL
-
-
 def _rlimit(value):
     return "unlimited" if value in (-1, resource.RLIM_INFINITY) else value
 
 
 def _metadata(info, raw, started, concurrent):
-    from . import __version__
     return {
         "kernel": platform.release(),
         "machine": platform.machine(),

@@ -4,7 +4,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
+from ._plot import _axes, _is_number, log_scale_fits
 from .result import JsonFile, Result, _frozen, _thawed
+from .stats import mean_ci, median_ci
 
 __all__ = ["ResultSet", "Unsupported"]
 
@@ -116,7 +118,6 @@ class ResultSet(JsonFile, Sequence):
 
     def _rows(self):
         """(column names, one dict per run) of to_dataframe(), without pandas."""
-        from .analysis import median_ci
         params = self._param_names()
         meta = {k: f"{k}_used" if k in params else k for k in METADATA_COLUMNS}
         rows = []
@@ -141,7 +142,7 @@ class ResultSet(JsonFile, Sequence):
           benchmark's own), one column each; None where a run lacks it;
         - ``mean``, ``stdev``, ``median``: of the per-sample hit rates, M/s;
         - ``ci_low``, ``ci_high``: the distribution-free 95 % confidence
-          interval of the median (analysis.median_ci; min..max with fewer
+          interval of the median (stats.median_ci; min..max with fewer
           than 6 samples), M/s;
         - ``samples``: how many samples the statistics are over;
         - ``drops_mps``: mean drops, M/s, for benchmarks that report drops
@@ -170,7 +171,6 @@ class ResultSet(JsonFile, Sequence):
         list of them; None: the axes other than x (and the benchmark name
         when the set holds several), so each line is one combination.
         Numeric x spanning two decades or more gets a log axis; y starts at 0."""
-        from .analysis import _axes, _is_number, log_scale_fits, mean_ci
         rows = self._rows()[1]
         params = self._param_names()
         if x is None:
