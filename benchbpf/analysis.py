@@ -82,15 +82,19 @@ class BenchmarkMismatchWarning(UserWarning):
 _LENGTH_OPTIONS = ("warmup", "duration")
 
 
-def configuration_differences(base, new, ignore=_LENGTH_OPTIONS, labels=("baseline", "new")):
+def configuration_differences(base, new, ignore=_LENGTH_OPTIONS, labels=("baseline", "new"),
+                              strict=False):
     """What makes two Results runs of different configurations, one line
     each: benchmark, parameters (but those in `ignore`), trigger.  Between
-    two benchmarks only the parameters both have count, and not the trigger."""
+    two benchmarks (rb-libbpf and pb-libbpf, compared as one figure) only
+    the parameters both have count, and not the trigger, unless strict
+    (the gate: a baseline is of one benchmark)."""
     why = []
     a_name, b_name = labels
+    same = base.name == new.name or strict
     if base.name != new.name:
         why.append(f"benchmark: {a_name} {base.name}, {b_name} {new.name}")
-    keys = set(base.params) | set(new.params) if base.name == new.name else \
+    keys = set(base.params) | set(new.params) if same else \
         set(base.params) & set(new.params)
     for k in sorted(keys):
         if k in ignore:
@@ -99,7 +103,7 @@ def configuration_differences(base, new, ignore=_LENGTH_OPTIONS, labels=("baseli
         if a != b:
             why.append(f"parameter {k}: {a_name} {a!r}, {b_name} {b!r}")
     ta, tb = base.metadata.get("trigger"), new.metadata.get("trigger")
-    if ta != tb and base.name == new.name:   # another benchmark has its own trigger
+    if ta != tb and same:   # another benchmark has its own trigger
         why.append(f"trigger: {a_name} {ta!r}, {b_name} {tb!r}")
     return why
 

@@ -260,7 +260,7 @@ class Gate:
         for TIMING_PARAMS: the gate's rates per CPU-second of fastest
         intervals do not depend on the sampling interval as medians do)."""
         return configuration_differences(base, result, ignore=TIMING_PARAMS + tuple(allow),
-                                         labels=("baseline", "this run"))
+                                         labels=("baseline", "this run"), strict=True)
 
     def required_samples(self, base, max_drop_pct, counter="hits", alpha=0.01, top_pct=10):
         """Samples a run needs to tell a max_drop_pct drop from the baseline's
