@@ -29,6 +29,7 @@ computed on the first run of each side of the same pairs.
 import argparse
 import datetime
 import json
+import math
 import os
 import platform
 import re
@@ -67,13 +68,17 @@ def _ok(res, what):
 
 
 def verdicts(stdout):
-    """{benchmark: (verdict, change %)} from `benchbpf compare`'s table."""
+    """{benchmark: (verdict, change %, change % of the tested figure)} from
+    `benchbpf compare`'s table (the tested figure's change is printed when
+    it is not the median per second)."""
     out = {}
     for line in stdout.splitlines()[1:]:
         m = re.match(r"(\S+)(?: \[[^]]*\])?\s+\S+ ->\s+\S+ M/s\s+([+-][\d.]+|[+-]?inf|nan)%\s+\S+\s+"
                      r"(significant|within noise|not enough runs)", line)
         if m:
-            out[m.group(1)] = (m.group(3), float(m.group(2)))
+            tested = re.search(r"per producer CPU-second ([+-][\d.]+|[+-]?inf|nan)%", line)
+            change = float(m.group(2))
+            out[m.group(1)] = (m.group(3), change, float(tested.group(1)) if tested else change)
     return out
 
 
@@ -90,12 +95,19 @@ def _sample_verdict(a_runs, b_runs, name, alpha):
     return mann_whitney_u(b.rates_mps(c), a.rates_mps(c))[1] < alpha
 
 
+def _load1():
+    try:
+        return float(_loadavg().split()[0])
+    except ValueError:
+        return math.nan
+
+
 def _overlapped(runs):
     return sum(1 for r in runs if (r.metadata.get("concurrent_runs") or 0) >= 1)
 
 
 def measure(directory, pairs=20, slowed=20, repeat=5, only="count-local,trig-tp,rb-libbpf",
-            base_work=40, slow_work=50, alpha=0.05, progress=None):
+            base_work=40, slow_work=50, alpha=0.05, progress=None, reuse=False):
     names = only.split(",")
     out = {"unchanged": [], "slowed": [], "base_medians": [], "slow_medians": [],
            "base_speeds": [], "slow_speeds": []}
@@ -103,6 +115,8 @@ def measure(directory, pairs=20, slowed=20, repeat=5, only="count-local,trig-tp,
         files = [os.path.join(directory, f"u{i}{s}.json") for s in "ab"]
         order = files if i % 2 == 0 else files[::-1]
         for f in order:
+            if reuse and os.path.exists(f):
+                continue
             _ok(benchbpf("report", "--quick", "--no-prog-stats", "--repeat", str(repeat),
                          "--only", only, "-q", "--json", f), "report")
         res = _ok(benchbpf("compare", files[0], files[1], "--alpha", str(alpha)), "compare")
@@ -113,11 +127,12 @@ def measure(directory, pairs=20, slowed=20, repeat=5, only="count-local,trig-tp,
         for name in names:
             if name not in got:
                 raise SystemExit(f"no line for {name} in:\n{res.stdout}")
-            verdict, change = got[name]
+            verdict, change, _ = got[name]
             over = _overlapped([r for r in a_runs + b_runs if r.name == name])
             out["unchanged"].append({
                 "pair": i, "name": name, "verdict": verdict, "change_pct": change,
                 "overlapped_runs": over, "per_second_verdict": per_second[name][0],
+                "load": _load1(),
                 "sample_test_flags": _sample_verdict(a_runs, b_runs, name, alpha)})
             if progress:
                 progress("unchanged", i, out["unchanged"][-1])
@@ -125,14 +140,16 @@ def measure(directory, pairs=20, slowed=20, repeat=5, only="count-local,trig-tp,
         base, slow = (os.path.join(directory, f"s{i}{s}.json") for s in "ab")
         jobs = [(base, base_work), (slow, slow_work)]
         for f, work in (jobs if i % 2 == 0 else jobs[::-1]):
+            if reuse and os.path.exists(f):
+                continue
             _ok(benchbpf(*QUICK_ARGS, "--repeat", str(repeat), "--work-per-hit", str(work),
                          "count-local", "--json", f), "count-local")
         res = _ok(benchbpf("compare", base, slow, "--alpha", str(alpha), "--different-params"),
                   "compare")
-        verdict, change = verdicts(res.stdout)["count-local"]
+        verdict, change, tested = verdicts(res.stdout)["count-local"]
         per_second = verdicts(_ok(benchbpf("compare", base, slow, "--alpha", str(alpha),
                                            "--different-params", "--per-second"),
-                                  "compare").stdout)["count-local"][0]
+                                  "compare").stdout)["count-local"]
         a_runs, b_runs = _runs(base), _runs(slow)
         out["base_medians"] += [r.median for r in a_runs]
         out["slow_medians"] += [r.median for r in b_runs]
@@ -140,7 +157,9 @@ def measure(directory, pairs=20, slowed=20, repeat=5, only="count-local,trig-tp,
         out["slow_speeds"] += [run_speed(r) for r in b_runs]
         out["slowed"].append({
             "pair": i, "name": "count-local", "verdict": verdict, "change_pct": change,
-            "overlapped_runs": _overlapped(a_runs + b_runs), "per_second_verdict": per_second,
+            "overlapped_runs": _overlapped(a_runs + b_runs), "tested_change_pct": tested,
+            "per_second_verdict": per_second[0], "per_second_caught":
+            per_second[0] == "significant" and per_second[1] < 0, "load": _load1(),
             "sample_test_flags": _sample_verdict(a_runs, b_runs, "count-local", alpha)})
         if progress:
             progress("slowed", i, out["slowed"][-1])
@@ -150,9 +169,12 @@ def measure(directory, pairs=20, slowed=20, repeat=5, only="count-local,trig-tp,
 def _summary(out, args, started, load_start, load_end, elapsed, loads):
     un, sl = out["unchanged"], out["slowed"]
     flagged = [c for c in un if c["verdict"] == "significant"]
-    caught = [c for c in sl if c["verdict"] == "significant" and c["change_pct"] < 0]
-    true_change = (statistics.median(out["slow_medians"])
-                   / statistics.median(out["base_medians"]) - 1) * 100
+    caught = [c for c in sl if c["verdict"] == "significant" and c["tested_change_pct"] < 0]
+
+    def med(xs):
+        return statistics.median([x for x in xs if not math.isnan(x)])
+
+    true_change = (med(out["slow_medians"]) / med(out["base_medians"]) - 1) * 100
     names = args.only.split(",")
     lines = [
         "# `benchbpf compare`: false alarms and detection on this machine",
@@ -161,10 +183,13 @@ def _summary(out, args, started, load_start, load_end, elapsed, loads):
         f"kernel {platform.release()}",
         f"- load average (1/5/15 min): at start {load_start}, at end {load_end}; "
         f"1-min load sampled every pair: median {statistics.median(loads):.1f}, "
-        f"range {min(loads):.1f}..{max(loads):.1f}",
+        f"range {min(loads):.1f}..{max(loads):.1f}"
+        + (" (--reuse: benchmark runs reused from an earlier run of this script in the "
+           "same directory; only `benchbpf compare` ran again)" if args.reuse else ""),
         f"- command: `python3 scripts/compare_rates.py --pairs {args.pairs} --slowed "
         f"{args.slowed} --repeat {args.repeat} --only {args.only} --base-work "
-        f"{args.base_work} --slow-work {args.slow_work} --alpha {args.alpha:g}`",
+        f"{args.base_work} --slow-work {args.slow_work} --alpha {args.alpha:g}"
+        + (" --dir DIR --reuse" if args.reuse else "") + "`",
         f"- unchanged pair: `benchbpf report --quick --no-prog-stats --repeat {args.repeat} "
         f"--only {args.only} -q --json A.json`, the same to B.json, then "
         f"`benchbpf compare A.json B.json --alpha {args.alpha:g}`",
@@ -184,7 +209,8 @@ def _summary(out, args, started, load_start, load_end, elapsed, loads):
     ]
 
     def ps(cs):
-        k = sum(c["per_second_verdict"] == "significant" for c in cs)
+        k = sum(c.get("per_second_caught", c["per_second_verdict"] == "significant")
+                for c in cs)
         return f"{k} ({k / len(cs):.1%})"
 
     for name in names:
@@ -209,8 +235,10 @@ def _summary(out, args, started, load_start, load_end, elapsed, loads):
         f"True slowdown, side by side: {true_change:+.1f}% (median of the "
         f"{len(out['slow_medians'])} slowed run medians against the "
         f"{len(out['base_medians'])} baseline ones, hits per second); "
-        f"{(statistics.median(out['slow_speeds']) / statistics.median(out['base_speeds']) - 1) * 100:+.1f}% "
-        "per producer CPU-second (median of the runs' speeds).",
+        f"{(med(out['slow_speeds']) / med(out['base_speeds']) - 1) * 100:+.1f}% "
+        "per producer CPU-second (median of the runs' speeds; "
+        f"{sum(math.isnan(x) for x in out['base_speeds'] + out['slow_speeds'])} runs had no "
+        "usable interval).",
         f"Changes reported for the unchanged pairs: median "
         f"{statistics.median(c['change_pct'] for c in un):+.1f}%, range "
         f"{min(c['change_pct'] for c in un):+.1f}%..{max(c['change_pct'] for c in un):+.1f}%.",
@@ -227,7 +255,8 @@ def _summary(out, args, started, load_start, load_end, elapsed, loads):
     missed = [c for c in sl if c not in caught]
     if missed:
         lines += ["", "Missed slowdowns:"] + [
-            f"- pair {c['pair']}: {c['change_pct']:+.1f}%, {c['verdict']}" for c in missed]
+            f"- pair {c['pair']}: {c['change_pct']:+.1f}% per second, "
+            f"{c['tested_change_pct']:+.1f}% tested, {c['verdict']}" for c in missed]
     return "\n".join(lines) + "\n"
 
 
@@ -242,6 +271,8 @@ def main(argv=None):
     ap.add_argument("--alpha", type=float, default=0.05)
     ap.add_argument("--dir", help="where the JSON files go (default: a temporary directory)")
     ap.add_argument("--out", help="write the markdown summary here too")
+    ap.add_argument("--reuse", action="store_true",
+                    help="keep the JSON files already in --dir (run only compare again)")
     args = ap.parse_args(argv)
     directory = args.dir or tempfile.mkdtemp(prefix="benchbpf-compare-")
     os.makedirs(directory, exist_ok=True)
@@ -254,7 +285,7 @@ def main(argv=None):
               f"overlapped {c['overlapped_runs']} load {loads[-1]:.1f}", file=sys.stderr)
 
     out = measure(directory, args.pairs, args.slowed, args.repeat, args.only, args.base_work,
-                  args.slow_work, args.alpha, progress)
+                  args.slow_work, args.alpha, progress, args.reuse)
     with open(os.path.join(directory, "rates.json"), "w") as f:
         json.dump(out, f, indent=1)
     text = _summary(out, args, started, load_start, _loadavg(), time.monotonic() - t0, loads)
