@@ -508,14 +508,16 @@ def _groups(results):
 
 
 def _regression(label, c, threshold):
-    """The line naming a regression beyond threshold percent, or None."""
-    if threshold is None or not c.significant or not c.change_pct < -threshold:
+    """The line naming a regression beyond threshold percent, or None.  The
+    threshold applies to the figure the verdict is on (with per_cpu, the
+    runs' speeds per producer CPU-second, as the gate's max_drop_pct)."""
+    if threshold is None or not c.significant or not c.figure_change_pct < -threshold:
         return None
-    on = f" on {c.figure_text()} ({c.figure_change_pct:+.1f}%)" if c.per_cpu else ""
-    return (f"{label}: {c.change_pct:+.1f}% (baseline {c.base_median:.4g} -> new "
-            f"{c.new_median:.4g} M/s {c.counter}, beyond -{threshold:g}%), "
-            f"Mann-Whitney U across {len(c.base_runs)} -> {len(c.new_runs)} runs{on} "
-            f"p={c.p_value():.2g} < alpha {c.alpha:g}")
+    on = f", {c.figure_text()} {c.figure_change_pct:+.1f}%" if c.per_cpu else ""
+    return (f"{label}: {c.figure_change_pct:+.1f}% beyond -{threshold:g}% (baseline "
+            f"{c.base_median:.4g} -> new {c.new_median:.4g} M/s {c.counter}, "
+            f"{c.change_pct:+.1f}%{on}), Mann-Whitney U across {len(c.base_runs)} -> "
+            f"{len(c.new_runs)} runs p={c.p_value():.2g} < alpha {c.alpha:g}")
 
 
 def compare_sets(base, new, alpha=0.05, fail_on_regression=None, different_params=False,
