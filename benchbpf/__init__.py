@@ -21,6 +21,7 @@ from . import bpf_loop, strncmp
 from . import bloom
 from . import local_storage
 from . import hashmap, htab_mem, rcu_tasks_trace
+from . import vm
 # benchbpf.ringbuf is the module, callable as the ringbuf() function.
 from . import ringbuf
 from .ringbuf import perfbuf, study as ringbuf_study
@@ -53,5 +54,5 @@ __all__ = [
     "Feature", "Features", "features",
     "bpf_loop", "strncmp",
     "bloom", "local_storage",
-    "hashmap", "htab_mem", "rcu_tasks_trace", "quick",
+    "hashmap", "htab_mem", "rcu_tasks_trace", "quick", "vm",
 ]

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from ._plot import log_scale_fits, plot  # noqa: F401 (re-exported)
 from ._sweep import Sweep, sweep
 from .fingerprint import differences
-from .result import Result
+from .result import Result, check_emulation
 from .stats import (NOT_ENOUGH_RUNS, SIGNIFICANT, WITHIN_NOISE, RunTest,  # noqa: F401
                     across_runs, mann_whitney_u, mean_ci, median_ci, min_p_value,
                     runs_needed, samples_needed)
@@ -337,7 +337,7 @@ _FLAGS = {"different_benchmarks": "--different-benchmarks",
 
 
 def compare(base, new, counter="hits", alpha=0.05, different_benchmarks=False,
-            different_params=False, per_cpu=None, top_pct=50):
+            different_params=False, per_cpu=None, top_pct=50, allow_emulated=False):
     """Compare a baseline with new runs (e.g. before/after a kernel change).
 
     base, new: a Result, or several Results of one configuration (a
@@ -359,7 +359,10 @@ def compare(base, new, counter="hits", alpha=0.05, different_benchmarks=False,
     per_cpu: decide on each run's speed per producer CPU-second (the median
     of its fastest top_pct percent of intervals, as the gate does); default
     when every run recorded its producers' CPU time.  False: decide on the
-    runs' median rates per second, the figures printed."""
+    runs' median rates per second, the figures printed.
+
+    A run in an emulated guest and one on real CPUs are refused unless
+    allow_emulated=True (result.check_emulation)."""
     base_runs, new_runs = _runs("base", base), _runs("new", new)
     if not 0 < alpha < 1:
         raise ValueError(f"alpha={alpha!r} out of range: 0 < alpha < 1")
@@ -381,6 +384,8 @@ def compare(base, new, counter="hits", alpha=0.05, different_benchmarks=False,
                          + "\n  ".join(why) + "\nrefusing to compare; pass "
                          "different_params=True (command line: "
                          f"{_FLAGS['different_params']}) if that difference is the point")
+    for r in base_runs[1:] + new_runs:
+        check_emulation(b, r, allow_emulated)
     b.rates_mps(counter)  # KeyError naming the counters if unknown
     if isinstance(top_pct, bool) or not isinstance(top_pct, (int, float)) \
             or not 0 < top_pct <= 100:

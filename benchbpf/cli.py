@@ -153,6 +153,11 @@ def build_parser(flags=None, add_help=True):
                     help="run the benchmark N times, one after another (default 1); "
                          "--json then saves the N runs as a result set, for "
                          "`benchbpf compare`")
+    ap.add_argument("--kernel", action="append", metavar="K",
+                    help="run in a VM booting kernel K instead (repeat for several): a "
+                         "vmlinuz path with its modules beside it, a Debian kernel version "
+                         "(6.12, 6.1, 6.1.0-57: fetched into ~/.cache/benchbpf), or 'host'; "
+                         "with -l, list what that kernel can run")
     ap.add_argument("--prog-stats", action="store_true",
                     help="turn the kernel's BPF run-time statistics on for the run and "
                          "print each program's run count and time after the summary "
@@ -384,6 +389,9 @@ def _compare_parser():
     ap.add_argument("--per-second", action="store_true",
                     help="decide on the runs' median rates per second (the figures "
                          "printed) instead of their speeds per producer CPU-second")
+    ap.add_argument("--allow-emulated", action="store_true",
+                    help="compare figures from a TCG-emulated guest (benchbpf --kernel "
+                         "without KVM) with real ones anyway")
     return ap
 
 
@@ -397,7 +405,8 @@ def _compare_main(argv):
         return _fail(2, str(e))
     options = dict(different_params=args.different_params,
                    different_benchmarks=args.different_benchmarks,
-                   per_cpu=False if args.per_second else None)
+                   per_cpu=False if args.per_second else None,
+                   allow_emulated=args.allow_emulated)
     try:
         with warnings.catch_warnings():
             warnings.showwarning = _one_line_warning
@@ -438,6 +447,139 @@ def _as_set(x):
     return x if isinstance(x, report.ResultSet) else report.ResultSet([x])
 
 
+def _kernels_main(args, flags):
+    """--kernel K...: the run (or -l) in a guest booting each kernel in turn."""
+    from . import vm
+    from .resultset import ResultSet
+    try:
+        for k in args.kernel:   # every spec checked before anything boots
+            vm.resolve_kernel(k, fetch=False)
+    except (ValueError, TypeError) as e:
+        return _fail(2, f"--kernel {_in_flag_terms(str(e))}")
+    if not args.list and not args.bench:
+        return _fail(2, "benchmark name is not specified (or -l)")
+    options = {}
+    if not args.list:
+        try:
+            info = _runner.describe(args.bench)
+            params = _bench_params(args, args.bench, flags)
+        except ValueError as e:
+            return _fail(2, str(e), prefix="")
+        why = _consumer_error(args.consumers, info, params)
+        if why is None and args.json:
+            why = _check_json_path(args.json)
+        if why:
+            return _fail(2, why)
+        options = dict(warmup=args.warmup, duration=args.duration, interval=args.interval,
+                       producers=args.producers, consumers=args.consumers,
+                       affinity=args.affinity, prod_affinity=args.prod_affinity,
+                       cons_affinity=args.cons_affinity, verbose=args.verbose,
+                       prog_stats=args.prog_stats, **params)
+        try:
+            _runner.check(args.bench, **options)
+        except (ValueError, TypeError) as e:
+            return _fail(2, _in_flag_terms(str(e), info))
+
+    def progress(line):
+        if not args.quiet:
+            print(f"benchbpf: {line}", file=sys.stderr, flush=True)
+
+    def each_kernel():
+        status, results = 0, []
+        for spec in args.kernel:
+            try:
+                if args.list:
+                    probed, missing = vm.features(spec, progress=progress)
+                    print(f"Kernel {spec}: benchmarks ('!': this kernel cannot run it)")
+                    for name in _runner.list_benchmarks():
+                        m = missing.get(name, ())
+                        why = f"  [cannot run: no {', '.join(m)}]" if m else ""
+                        print(f"{'!' if m else '-'} {name:28s} "
+                              f"{_runner.describe(name).help}{why}")
+                    continue
+                got = vm.run_many([(args.bench, options)], spec, progress=progress)[0]
+            except UnsupportedError as e:
+                print(f"benchbpf: {args.bench or '-l'} cannot run on kernel {spec}: {e}",
+                      file=sys.stderr)
+                status = max(status, 3)
+                continue
+            except (ValueError, TypeError) as e:
+                _fail(2, f"--kernel {spec}: {e}")
+                return 2, []
+            except BenchmarkError as e:
+                print(f"benchbpf: {args.bench} failed on kernel {spec}: {e}", file=sys.stderr)
+                status = 1
+                continue
+            if isinstance(got, dict):
+                print(f"benchbpf: {args.bench} cannot run on kernel {spec}: {got['message']}",
+                      file=sys.stderr)
+                status = max(status, 3)
+                continue
+            _print_guest_result(args, info, got)
+            results.append(got)
+        return status, results
+
+    outcome, stopped = _interruptible(each_kernel)
+    if stopped is not None:
+        return stopped
+    status, results = outcome
+    if args.json and results:
+        try:
+            if len(args.kernel) == 1:
+                results[0].to_json(args.json)
+            else:
+                ResultSet(results, axes=("kernel",)).save(args.json)
+        except OSError as e:
+            return _fail(1, f"--json {args.json}: {e.strerror}")
+    return status
+
+
+def _print_guest_result(args, info, r):
+    """The lines `benchbpf NAME` prints, from a Result a guest sent back."""
+    vm_meta = r.metadata.get("vm", {})
+    print(f"Kernel: {r.metadata.get('kernel')} ({vm_meta.get('kernel_source')}; "
+          f"{str(vm_meta.get('accel', '?')).upper()}: {vm_meta.get('accel_reason')})")
+    if not args.quiet:
+        print(f"Setting up benchmark '{args.bench}'...")
+        print(f"Benchmark '{args.bench}' started.")
+    interval_ns = r.metadata.get("interval_ns", int(round(args.interval * 1e9)))
+    for i, s in enumerate(r.warmup_samples + r.samples):
+        print(progress_line(info.report, i, s, args.producers, interval_ns))
+    _print_summary(r)
+    sys.stdout.flush()
+
+
+def _print_summary(result):
+    """The trigger that ran, the summary (kept the last line) and program costs."""
+    trigger = result.metadata.get("trigger")
+    if trigger:
+        print(f"Trigger: {trigger}")
+    print(result.summary())
+    for prog in result.prog_stats:
+        print(prog)
+
+
+def _interruptible(fn):
+    """(fn(), None), or (None, exit status) once Ctrl-C, SIGTERM (handled as
+    Ctrl-C while fn runs) or a closed stdout stopped it; the run or guest
+    has been stopped and cleaned up by then."""
+    previous = signal.signal(signal.SIGTERM, _on_sigterm)
+    try:
+        return fn(), None
+    except KeyboardInterrupt:
+        print("benchbpf: interrupted", file=sys.stderr)
+        return None, 130
+    except Terminated:
+        print("benchbpf: terminated (SIGTERM): run stopped and cleaned up", file=sys.stderr)
+        return None, 143
+    except BrokenPipeError:
+        # Reader went away (| head): the run was stopped and cleaned up.
+        sys.stdout = open(os.devnull, "w")
+        return None, 141
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def _fail(status, message, prefix="error: "):
     print(f"benchbpf: {prefix}{message}", file=sys.stderr)
     return status
@@ -466,6 +608,11 @@ def main(argv=None):
         from ._version import __version__
         print(f"benchbpf {__version__} (libbpf {_core.libbpf_version()})")
         return 0
+    if args.kernel:
+        if args.repeat != 1:
+            return _fail(2, "--repeat with --kernel: repeated runs are taken on this "
+                            "kernel only")
+        return _kernels_main(args, flags)
     if args.list:
         try:
             _list(sys.stdout)
@@ -504,9 +651,8 @@ def main(argv=None):
             print(f"Benchmark '{args.bench}' started.", flush=True)
         print(progress_line(info.report, index, sample, producers, interval_ns), flush=True)
 
-    results = []
-    previous = signal.signal(signal.SIGTERM, _on_sigterm)
-    try:
+    def attempt():
+        results = []
         with warnings.catch_warnings():
             warnings.showwarning = _one_line_warning
             for _ in range(args.repeat):
@@ -520,7 +666,11 @@ def main(argv=None):
                     verbose=args.verbose, prog_stats=args.prog_stats,
                     callback=show, **params)
                 results.append(result)
-                _print_end(result)
+                _print_summary(result)
+        return results
+
+    try:
+        results, stopped = _interruptible(attempt)
     except (ValueError, TypeError) as e:
         print(f"benchbpf: error: {_in_flag_terms(str(e), info)}", file=sys.stderr)
         return 2
@@ -533,18 +683,8 @@ def main(argv=None):
         if log and args.verbose:
             print(log, file=sys.stderr)
         return 1
-    except KeyboardInterrupt:
-        print("benchbpf: interrupted", file=sys.stderr)
-        return 130
-    except Terminated:
-        print("benchbpf: terminated (SIGTERM): run stopped and cleaned up", file=sys.stderr)
-        return 143
-    except BrokenPipeError:
-        # Reader went away (| head): the run was stopped and cleaned up.
-        sys.stdout = open(os.devnull, "w")
-        return 141
-    finally:
-        signal.signal(signal.SIGTERM, previous)
+    if stopped is not None:
+        return stopped
     if len(results) > 1:
         meds = [r.median for r in results]
         over = sum(1 for r in results if (r.metadata.get("concurrent_runs") or 0) >= 1)
@@ -561,17 +701,6 @@ def main(argv=None):
             print(f"benchbpf: error: --json {args.json}: {e.strerror}", file=sys.stderr)
             return 1
     return 0
-
-
-def _print_end(result):
-    """A run's last lines: what fired the producers, then the summary (kept
-    last, as the kernel bench's), then the programs' statistics."""
-    trigger = result.metadata.get("trigger")
-    if trigger:
-        print(f"Trigger: {trigger}")
-    print(result.summary())
-    for prog in result.prog_stats:
-        print(prog)
 
 
 if __name__ == "__main__":

@@ -26,7 +26,7 @@ from ._report import summary_latency_ns
 from ._core import BenchmarkError, UnsupportedError
 from .analysis import NOT_ENOUGH_RUNS, compare, median_ci
 from .fingerprint import differences, fingerprint
-from .result import Result
+from .result import Result, emulation
 from .resultset import ResultSet, Unsupported
 
 __all__ = ["run_suite", "to_html", "select", "plan", "compare_sets", "compare_results", "load",
@@ -248,8 +248,10 @@ def _own_params(r):
 
 def _label(r):
     extra = _own_params(r)
+    how = emulation(r)
     return r.name + ("" if not extra else
-                     " [" + ", ".join(f"{k}={v}" for k, v in extra.items()) + "]")
+                     " [" + ", ".join(f"{k}={v}" for k, v in extra.items()) + "]") + \
+        (f" ({how}-emulated, {r.metadata.get('kernel', '?')})" if how else "")
 
 
 def row_stats(r):
@@ -459,6 +461,12 @@ def to_html(resultset):
             "(BPF_ENABLE_STATS) on: they read the clock twice per program run, so the "
             "measured runs above never have them on (README, \"Program cost\"). "
             "<code>--no-prog-stats</code> skips the cost runs.</p>")
+    emulated = sorted({f"{emulation(r)} guest {r.metadata.get('kernel', '?')}"
+                       for r in rs if emulation(r)})
+    if emulated:
+        prog_note += ("<p class=note><b>Emulated:</b> rows marked so ran in a guest that "
+                      "QEMU emulated (" + _e(", ".join(emulated)) + "): their counts are "
+                      "real, their rates are the emulator's, not performance figures.</p>")
     failed = meta.get("failed") or ()
     title = f"benchbpf suite report: {fp.get('kernel_release', '?') if fp else '?'}"
     body = [
@@ -521,7 +529,7 @@ def _regression(label, c, threshold):
 
 
 def compare_sets(base, new, alpha=0.05, fail_on_regression=None, different_params=False,
-                 different_benchmarks=False, per_cpu=None):
+                 different_benchmarks=False, per_cpu=None, allow_emulated=False):
     """Compare two suite runs (ResultSets): (lines, regressions, undecided).
 
     Results group by benchmark name and parameters (warm-up, duration and
@@ -569,7 +577,8 @@ def compare_sets(base, new, alpha=0.05, fail_on_regression=None, different_param
         try:
             c = compare(b, n, counter=counter_for(n[0]), alpha=alpha,
                         different_params=different_params,
-                        different_benchmarks=different_benchmarks, per_cpu=per_cpu)
+                        different_benchmarks=different_benchmarks, per_cpu=per_cpu,
+                        allow_emulated=allow_emulated)
         except ValueError as e:
             refused.append(str(e))
             continue
@@ -630,12 +639,14 @@ def compare_sets(base, new, alpha=0.05, fail_on_regression=None, different_param
 
 
 def compare_results(base, new, alpha=0.05, fail_on_regression=None, different_params=False,
-                    different_benchmarks=False, per_cpu=None):
+                    different_benchmarks=False, per_cpu=None, allow_emulated=False):
     """Compare two Results as analysis.compare does: (lines, regressions,
     undecided), as compare_sets.  ValueError when they are different
-    benchmarks or configurations."""
+    benchmarks or configurations, or one is from an emulated guest and the
+    other not (unless allow_emulated)."""
     c = compare(base, new, alpha=alpha, different_params=different_params,
-                different_benchmarks=different_benchmarks, per_cpu=per_cpu)
+                different_benchmarks=different_benchmarks, per_cpu=per_cpu,
+                allow_emulated=allow_emulated)
     hit = _regression(base.name, c, fail_on_regression)
     undecided = []
     if fail_on_regression is not None and c.verdict == NOT_ENOUGH_RUNS:

@@ -95,6 +95,28 @@ int feat_test_run(__u64 *ctx)
 	return (int)ctx[0] + 1;
 }
 
+/* The trigger drivers' kfunc (TRIG_DRIVER_KFUNC of trigger.h), called
+ * from a raw_tp program as they call it. */
+extern int bpf_modify_return_test_tp(int nonce) __ksym __weak;
+
+SEC("?raw_tp")
+int feat_trigger_kfunc(void *ctx)
+{
+	return bpf_modify_return_test_tp(0);
+}
+
+/* BPF LSM, sleepable as socket storage's program: attaching is not enough
+ * (the hook attaches where "bpf" is not in lsm= and never runs), so the
+ * prober creates a socket and checks that the program counted it. */
+__u64 feat_lsm_runs;
+
+SEC("?lsm.s/socket_post_create")
+int BPF_PROG(feat_bpf_lsm, struct socket *sock, int family, int type, int protocol, int kern)
+{
+	__sync_fetch_and_add(&feat_lsm_runs, 1);
+	return 0;
+}
+
 /* ---- map types: each program uses one map through its helpers ---- */
 
 struct {

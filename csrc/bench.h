@@ -433,6 +433,9 @@ int bench_ensure_tracefs(struct bench_ctx *ctx);
 int bench_check_btf(struct bench_ctx *ctx);
 /* OS error (EMFILE) unless `need` more descriptors can be opened. */
 int bench_check_fds(struct bench_ctx *ctx, int need);
+/* 1 if the kernel's BTF has function `name` (a kfunc a program may call),
+ * 0 if not, -errno if its BTF cannot be read. */
+int bench_kernel_has_func(const char *name);
 /* Whether this process may load and attach tracing BPF programs. */
 bool bench_bpf_privileged(void);
 /* Raise RLIMIT_MEMLOCK for kernels that still charge it. */
@@ -448,7 +451,15 @@ struct bench_feature {
 
 /* Probe each attach kind and map type by loading (and where it matters
  * attaching) a minimal program; everything is freed before returning.
- * Fills up to max entries, returns how many. */
-int bench_probe_features(struct bench_feature *out, int max);
+ * Fills up to max entries, returns how many.  ctx: initialised for
+ * bench_features_probe by the caller. */
+int bench_probe_features(struct bench_ctx *ctx, struct bench_feature *out, int max);
+/* What the caller initialises that context for (bench_ctx_init): the probes
+ * sit below the harness, which benchmarks asking one probe also call. */
+extern const struct bench bench_features_probe;
+/* The one probe called `name` (as features() names it), with the caller's
+ * context: a benchmark decides what the kernel lacks before loading its own
+ * programs.  Returns -ENOENT for an unknown name, else 0 and fills *out. */
+int bench_probe_feature(struct bench_ctx *ctx, const char *name, struct bench_feature *out);
 
 #endif /* BENCHBPF_BENCH_H */

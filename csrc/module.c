@@ -677,16 +677,26 @@ static PyObject *core_probe_features(PyObject *module, PyObject *unused)
 {
 	core_state *st = get_state(module);
 	struct bench_feature *feats;
+	struct bench_ctx *ctx = NULL;
 	PyObject *list = NULL;
 	int n = 0, i;
 
 	feats = calloc(64, sizeof(*feats));
-	if (!feats)
-		return PyErr_NoMemory();
+	ctx = malloc(sizeof(*ctx));
+	if (!feats || !ctx) {
+		PyErr_NoMemory();
+		goto cleanup;
+	}
+	if (bench_ctx_init(ctx, &bench_features_probe)) {
+		free(ctx);
+		ctx = NULL;
+		PyErr_NoMemory();
+		goto cleanup;
+	}
 	if (acquire_run_lock(st, "features()") < 0)
 		goto cleanup;
 	Py_BEGIN_ALLOW_THREADS
-	n = bench_probe_features(feats, 64);
+	n = bench_probe_features(ctx, feats, 64);
 	Py_END_ALLOW_THREADS
 	release_run_lock(st);
 	list = PyList_New(0);
@@ -700,6 +710,9 @@ static PyObject *core_probe_features(PyObject *module, PyObject *unused)
 		Py_XDECREF(t);
 	}
 cleanup:
+	if (ctx)
+		bench_ctx_destroy(ctx);
+	free(ctx);
 	free(feats);
 	return list;
 }

@@ -11,6 +11,11 @@ pkg-config --exists libbpf 2>/dev/null || need="$need libbpf-dev"
 [ -e /usr/include/libelf.h ] || need="$need libelf-dev"
 [ -e /usr/include/zlib.h ] || need="$need zlib1g-dev"
 command -v pkg-config >/dev/null 2>&1 || need="$need pkg-config"
+# Guests booting other kernels (benchbpf --kernel, tests/test_vm.py): QEMU,
+# and what virtme-ng needs for its initramfs (depmod, a static busybox).
+command -v qemu-system-x86_64 >/dev/null 2>&1 || need="$need qemu-system-x86"
+command -v depmod >/dev/null 2>&1 || [ -x /usr/sbin/depmod ] || [ -x /sbin/depmod ] || need="$need kmod"
+command -v busybox >/dev/null 2>&1 || need="$need busybox-static"
 if [ -n "$need" ]; then
     export DEBIAN_FRONTEND=noninteractive
     apt-get update -qq
@@ -27,3 +32,6 @@ fi
 # The test extra brings nbclient, nbformat and ipykernel: the notebook tests
 # start the "python3" kernel, which runs this interpreter (no kernelspec to install).
 python3 -m pip install -q --disable-pip-version-check --root-user-action=ignore -e ".[test]"
+# virtme-ng (vng) boots the guests; from PyPI, as Debian 12 does not package it.
+command -v vng >/dev/null 2>&1 || \
+    python3 -m pip install -q --disable-pip-version-check --root-user-action=ignore virtme-ng

@@ -14,7 +14,8 @@ BOTTOM = {"result", "resultset", "fingerprint", "stats", "_report", "_plot", "_v
 #: Runs and what runs use, below the families.
 RUNNER = {"_runner", "_progress", "_sweep", "_concurrency", "_cpuset", "features"}
 #: The tools: nothing below imports them.
-TOP = {"analysis", "report", "cli", "pytest_plugin", "__main__", "__init__"}
+TOP = {"analysis", "report", "cli", "pytest_plugin", "__main__", "__init__",
+       "vm", "_guest"}
 # Every other module is a family, between the runner and the tools.
 
 
