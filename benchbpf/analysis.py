@@ -164,15 +164,10 @@ class Comparison:
             return self._medians(runs)
         return tuple(run_speed(r, self.counter, True, self.top_pct) for r in runs)
 
-    @property
-    def base_figures(self):
-        """Each baseline run's figure the verdict is on, M/s."""
-        return self._figures(self.base_runs)
-
-    @property
-    def new_figures(self):
-        """Each new run's figure the verdict is on, M/s."""
-        return self._figures(self.new_runs)
+    base_figures = property(lambda self: self._figures(self.base_runs),
+                            doc="Each baseline run's figure the verdict is on, M/s.")
+    new_figures = property(lambda self: self._figures(self.new_runs),
+                           doc="Each new run's figure the verdict is on, M/s.")
 
     @property
     def base_median(self):
