@@ -21,6 +21,7 @@ from . import bpf_loop, strncmp
 from . import bloom
 from . import local_storage
 from . import hashmap, htab_mem, rcu_tasks_trace
+from . import bpf_timing, bpf_nop, lpm_trie, bpf_for, crypto
 from . import vm
 # benchbpf.ringbuf is the module, callable as the ringbuf() function.
 from . import ringbuf

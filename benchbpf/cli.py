@@ -174,6 +174,10 @@ def build_parser(flags=None, add_help=True):
             choices = sorted({c for _, q in users for c in q.choices})
             group.add_argument(flag, dest=dest, choices=choices, default=None,
                                help=f"{p.help} (default {p.default}) [{benches}]")
+        elif p.type == "string":
+            group.add_argument(flag, dest=dest, default=None, metavar="TEXT",
+                               help=f"{p.help} (default {p.default}, {p.min}..{p.max} "
+                                    f"characters) [{benches}]")
         else:
             group.add_argument(flag, dest=dest, type=_c_int, default=None, metavar="NUM",
                                help=f"{p.help} (default {p.default}, {p.min}..{p.max}) "
@@ -210,6 +214,9 @@ def _bench_help(info):
         elif p.type == "choice":
             lines.append(f"  {_flag(p) + ' ' + '|'.join(p.choices):24s} {p.help} "
                          f"(default {p.default})")
+        elif p.type == "string":
+            lines.append(f"  {_flag(p) + ' TEXT':24s} {p.help} (default {p.default}, "
+                         f"{p.min}..{p.max} characters)")
         else:
             lines.append(f"  {_flag(p) + ' NUM':24s} {p.help} (default {p.default}, "
                          f"{p.min}..{p.max})")
@@ -544,13 +551,21 @@ def _print_guest_result(args, info, r):
         print(f"Benchmark '{args.bench}' started.")
     interval_ns = r.metadata.get("interval_ns", int(round(args.interval * 1e9)))
     for i, s in enumerate(r.warmup_samples + r.samples):
-        print(progress_line(info.report, i, s, args.producers, interval_ns))
+        line = progress_line(info.report, i, s, args.producers, interval_ns)
+        if line is not None:
+            print(line)
     _print_summary(r)
     sys.stdout.flush()
 
 
 def _print_summary(result):
-    """The trigger that ran, the summary (kept the last line) and program costs."""
+    """The trigger that ran, the summary (kept the last line) and program costs;
+    before them, a BPF-timed run's calibration warning on stderr, as the kernel
+    bench's."""
+    timing_warning = (result.metadata.get("bpf_timing") or {}).get("calibration", {}) \
+        .get("warning")
+    if timing_warning:
+        print(timing_warning, file=sys.stderr)
     trigger = result.metadata.get("trigger")
     if trigger:
         print(f"Trigger: {trigger}")
@@ -649,7 +664,9 @@ def main(argv=None):
     def show(sample, index, warmup):
         if index == 0 and not args.quiet:
             print(f"Benchmark '{args.bench}' started.", flush=True)
-        print(progress_line(info.report, index, sample, producers, interval_ns), flush=True)
+        line = progress_line(info.report, index, sample, producers, interval_ns)
+        if line is not None:
+            print(line, flush=True)
 
     def attempt():
         results = []

@@ -124,6 +124,11 @@ def features(refresh=False):
 # rule wins.  Benchmarks with trigger="auto" fall back to a tracepoint where
 # fentry is refused, so they need only that.
 _NEEDS = (
+    (r"^lpm-trie-free$", ("fentry", "fexit", "lpm_trie")),
+    (r"^lpm-trie-", ("lpm_trie", "bpf_loop")),
+    (r"^bpf-nop$", ("may_goto",)),
+    (r"^bpf-for$", ("bpf_iter_num", "bpf_loop", "tracepoint")),
+    (r"^crypto-", ("bpf_crypto",)),
     (r"-kretprobe-multi$", ("kprobe_multi",)),
     (r"-kprobe-multi$", ("kprobe_multi",)),
     (r"-kretprobe$", ("kretprobe",)),

@@ -30,7 +30,7 @@ from .result import Result, emulation
 from .resultset import ResultSet, Unsupported
 
 __all__ = ["run_suite", "to_html", "select", "plan", "compare_sets", "compare_results", "load",
-           "QUICK", "QUICK_PARAMS", "EXCLUDED"]
+           "QUICK", "QUICK_PARAMS", "SUITE_PARAMS", "EXCLUDED"]
 
 #: Common options of a quick suite: nine samples per benchmark, enough for a
 #: 95 % confidence interval of the median narrower than min..max.
@@ -42,6 +42,12 @@ QUICK_PARAMS = {
     # 1000 sleeping tasks forked and reaped per run; 100 still churn storage.
     "local-storage-tasks-trace": {"nr_procs": 100},
 }
+
+#: Options the suite gives where a benchmark has no default (the kernel
+#: bench's lpm-trie-* require --nr_entries): the trie size of upstream's
+#: examples.
+SUITE_PARAMS = {f"lpm-trie-{op}": {"nr_entries": 10000} for op in
+                ("noop", "baseline", "lookup", "insert", "update", "delete", "free")}
 
 #: Benchmarks the suite leaves out, and why.
 EXCLUDED = {"selftest": "exists to test the harness, not a measurement"}
@@ -104,6 +110,7 @@ def plan(quick=False, only=None, prog_stats=True):
     for name in select(only):
         info = _runner.describe(name)
         options = dict(QUICK) if quick else {}
+        options.update(SUITE_PARAMS.get(name, {}))
         if quick:
             options.update(QUICK_PARAMS.get(name, {}))
         cost = {**options, **COST_RUN} if prog_stats and info.needs_bpf else None

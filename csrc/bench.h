@@ -31,7 +31,11 @@ enum bench_param_type {
 	BENCH_PARAM_INT,	/* integer in [min, max] */
 	BENCH_PARAM_BOOL,	/* 0 or 1 */
 	BENCH_PARAM_CHOICE,	/* index into choices[] (NULL-terminated) */
+	BENCH_PARAM_STRING,	/* text of min..max bytes (max < BENCH_PARAM_STR_LEN),
+				 * default def_str; bench_param_str() reads it */
 };
+
+#define BENCH_PARAM_STR_LEN 64
 
 struct bench_param_def {
 	const char *name;		/* Python keyword, '_' separated: "rb_batch_cnt" */
@@ -42,6 +46,7 @@ struct bench_param_def {
 	int64_t max;
 	const char *const *choices;	/* BENCH_PARAM_CHOICE only */
 	const char *help;
+	const char *def_str;		/* BENCH_PARAM_STRING only */
 };
 
 /* One sampling interval.  Counters are deltas over the interval. */
@@ -197,6 +202,7 @@ struct bench_ctx {
 	const struct bench *bench;
 	struct bench_env env;
 	int64_t params[BENCH_MAX_PARAMS];	/* values, index as bench->params */
+	char param_str[BENCH_MAX_PARAMS][BENCH_PARAM_STR_LEN];	/* STRING values */
 	void *priv;			/* family state */
 	char trigger[64];		/* how producers fire, for metadata */
 	bool tracefs_mounted;		/* this run mounted tracefs (metadata) */
@@ -274,6 +280,14 @@ static inline int64_t bench_param(struct bench_ctx *ctx, const char *name)
 	int i = bench_param_index(ctx->bench, name);
 
 	return i < 0 ? 0 : ctx->params[i];
+}
+
+/* A BENCH_PARAM_STRING parameter's value ("" if there is none). */
+static inline const char *bench_param_str(struct bench_ctx *ctx, const char *name)
+{
+	int i = bench_param_index(ctx->bench, name);
+
+	return i < 0 ? "" : ctx->param_str[i];
 }
 
 /* Record the first error and ask every thread to stop.  Returns -err. */

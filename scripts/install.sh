@@ -6,6 +6,9 @@ cd "$(dirname "$0")/.."
 
 need=""
 command -v clang >/dev/null 2>&1 || need="$need clang llvm"
+# crypto-*'s object holds a kptr, whose BTF type tag clang 14 leaves out:
+# a clang 15 or newer beside the default one (setup.py picks it for that file).
+ls /usr/bin/clang-1[5-9] /usr/bin/clang-2[0-9] >/dev/null 2>&1 || need="$need clang-16"
 command -v bpftool >/dev/null 2>&1 || [ -x /usr/sbin/bpftool ] || need="$need bpftool"
 pkg-config --exists libbpf 2>/dev/null || need="$need libbpf-dev"
 [ -e /usr/include/libelf.h ] || need="$need libelf-dev"

@@ -11,8 +11,9 @@ from conftest import SHORT
 
 NAMES = ["tracepoint", "raw_tp", "tp_btf", "kprobe", "kretprobe", "kprobe_multi",
          "fentry", "fexit", "fmod_ret", "uprobe", "uretprobe", "uprobe_multi",
-         "prog_test_run_raw_tp", "trigger_kfunc", "bpf_lsm", "ringbuf", "perf_event_array", "bloom_filter",
-         "task_storage", "hash", "bpf_loop", "bpf_strncmp", "bpf_enable_stats"]
+         "prog_test_run_raw_tp", "trigger_kfunc", "bpf_lsm", "ringbuf", "perf_event_array",
+         "bloom_filter", "task_storage", "hash", "bpf_loop", "bpf_strncmp", "lpm_trie",
+         "may_goto", "bpf_iter_num", "bpf_crypto", "bpf_enable_stats"]
 
 #: feature -> a benchmark that needs exactly that attach kind
 NEEDED_BY = {
