@@ -10,6 +10,7 @@ import argparse
 import os
 import re
 import signal
+import statistics
 import sys
 import warnings
 
@@ -172,6 +173,10 @@ def build_parser(flags=None, add_help=True):
     ap.add_argument("--interval", type=float, default=1.0, metavar="SEC",
                     help="sampling interval, seconds (default 1)")
     ap.add_argument("--json", metavar="FILE", help="save the result as JSON")
+    ap.add_argument("--repeat", type=_positive_int, default=1, metavar="N",
+                    help="run the benchmark N times, one after another (default 1); "
+                         "--json then saves the N runs as a result set, for "
+                         "`benchbpf compare`")
     ap.add_argument("--kernel", action="append", metavar="K",
                     help="run in a VM booting kernel K instead (repeat for several): a "
                          "vmlinuz path with its modules beside it, a Debian kernel version "
@@ -370,6 +375,10 @@ def _report_parser():
     ap.add_argument("--no-prog-stats", action="store_true",
                     help="leave the kernel's BPF run-time statistics off: no program "
                          "cost column, and no clock reads added to each program run")
+    ap.add_argument("--repeat", type=_positive_int, default=1, metavar="N",
+                    help="run every benchmark N times, round the suite (default 1); "
+                         "`benchbpf compare` tests across the runs, and needs 4 per side "
+                         "to call a change significant at alpha 0.05")
     ap.add_argument("-q", "--quiet", action="store_true",
                     help="no progress line per benchmark on stderr")
     return ap
@@ -401,7 +410,7 @@ def _report_main(argv):
         with warnings.catch_warnings():
             warnings.showwarning = _one_line_warning
             rs = report.run_suite(args.quick, args.only, None if args.quiet else progress,
-                                  prog_stats)
+                                  prog_stats, repeat=args.repeat)
     except KeyboardInterrupt:
         return _fail(130, "interrupted: nothing written", prefix="")
     except Terminated:
@@ -429,16 +438,30 @@ def _report_main(argv):
 
 def _compare_parser():
     ap = _Parser(prog="benchbpf compare",
-                 description="Compare two suite reports (report --json files) benchmark "
-                             "by benchmark, or two results (--json of one run): medians, "
-                             "change, and whether a Mann-Whitney U test over the "
-                             "per-interval rates calls it significant.")
+                 description="Compare a baseline with new runs: two suite reports "
+                             "(report --json), benchmark by benchmark, or two results "
+                             "(benchbpf NAME --json, one run or --repeat N runs).  Each "
+                             "run counts as one figure (its speed per producer CPU-second, "
+                             "else its median); the verdict is an "
+                             "exact Mann-Whitney U test across runs: 'significant', "
+                             "'within noise', or 'not enough runs' (fewer than 4 runs "
+                             "per side at alpha 0.05).  Runs whose parameters, trigger "
+                             "or interval differ are refused unless --different-params.")
     ap.add_argument("base", metavar="A.json", help="the baseline")
-    ap.add_argument("new", metavar="B.json", help="the run to compare with it")
+    ap.add_argument("new", metavar="B.json", help="the runs to compare with it")
     ap.add_argument("--alpha", type=float, default=0.05,
                     help="significance level (default 0.05)")
     ap.add_argument("--fail-on-regression", type=_nonneg_number, metavar="PCT",
-                    help="exit 1 if any significant drop is larger than PCT percent")
+                    help="exit 1 if any significant drop is larger than PCT percent, "
+                         "naming each; exit 2 if too few runs to decide")
+    ap.add_argument("--different-params", action="store_true",
+                    help="compare runs whose parameters, trigger or interval differ "
+                         "(the difference is the point); the differences are listed")
+    ap.add_argument("--different-benchmarks", action="store_true",
+                    help="compare results of benchmarks that measure different things")
+    ap.add_argument("--per-second", action="store_true",
+                    help="decide on the runs' median rates per second (the figures "
+                         "printed) instead of their speeds per producer CPU-second")
     ap.add_argument("--allow-emulated", action="store_true",
                     help="compare figures from a TCG-emulated guest (benchbpf --kernel "
                          "without KVM) with real ones anyway")
@@ -453,18 +476,22 @@ def _compare_main(argv):
         base, new = report.load(args.base), report.load(args.new)
     except (OSError, ValueError, KeyError, TypeError) as e:
         return _fail(2, str(e))
-    if type(base) is not type(new):
-        return _fail(2, f"{args.base} and {args.new}: one is a report (a result set), "
-                        "the other a single result; compare like with like")
+    options = dict(different_params=args.different_params,
+                   different_benchmarks=args.different_benchmarks,
+                   per_cpu=False if args.per_second else None,
+                   allow_emulated=args.allow_emulated)
     try:
-        if isinstance(base, report.ResultSet):
-            lines, regressed = report.compare_sets(base, new, args.alpha,
-                                                   args.fail_on_regression,
-                                                   allow_emulated=args.allow_emulated)
-        else:
-            lines, regressed = report.compare_results(base, new, args.alpha,
-                                                      args.fail_on_regression,
-                                                      allow_emulated=args.allow_emulated)
+        with warnings.catch_warnings():
+            warnings.showwarning = _one_line_warning
+            if isinstance(base, report.ResultSet) or isinstance(new, report.ResultSet):
+                # A single result is a set of one run (e.g. an old baseline
+                # against `benchbpf NAME --repeat N --json`).
+                lines, regressions, undecided = report.compare_sets(
+                    _as_set(base), _as_set(new), args.alpha, args.fail_on_regression,
+                    **options)
+            else:
+                lines, regressions, undecided = report.compare_results(
+                    base, new, args.alpha, args.fail_on_regression, **options)
     except ValueError as e:
         return _fail(2, str(e))
     try:
@@ -472,7 +499,25 @@ def _compare_main(argv):
     except BrokenPipeError:
         sys.stdout = open(os.devnull, "w")
         return 141
-    return 1 if regressed else 0
+    if regressions:
+        print(f"benchbpf compare: {len(regressions)} regression(s) beyond "
+              f"-{args.fail_on_regression:g}%:", file=sys.stderr)
+        for line in regressions:
+            print("  " + line, file=sys.stderr)
+        return 1
+    if undecided:
+        print(f"benchbpf compare: --fail-on-regression {args.fail_on_regression:g} cannot "
+              "decide: too few runs for the test across runs (record several: "
+              "`benchbpf NAME --repeat N --json`, `benchbpf report --repeat N`):",
+              file=sys.stderr)
+        for line in undecided:
+            print("  " + line, file=sys.stderr)
+        return 2
+    return 0
+
+
+def _as_set(x):
+    return x if isinstance(x, report.ResultSet) else report.ResultSet([x])
 
 
 def _kernels_main(args, flags):
@@ -659,6 +704,9 @@ def main(argv=None):
         print(f"benchbpf {__version__} (libbpf {_core.libbpf_version()})")
         return 0
     if args.kernel:
+        if args.repeat != 1:
+            return _fail(2, "--repeat with --kernel: repeated runs are taken on this "
+                            "kernel only")
         return _kernels_main(args, flags)
     if args.list:
         try:
@@ -715,21 +763,26 @@ def main(argv=None):
         if line is not None:
             print(line, flush=True)
 
-    if not args.quiet:
-        print(f"Setting up benchmark '{args.bench}'...", flush=True)
     def attempt():
+        results = []
         with warnings.catch_warnings():
             warnings.showwarning = _one_line_warning
-            return _runner.run(
-                args.bench, warmup=args.warmup, duration=duration,
-                interval=args.interval, producers=args.producers, consumers=args.consumers,
-                affinity=args.affinity, prod_affinity=args.prod_affinity,
-                cons_affinity=args.cons_affinity, verbose=args.verbose,
-                prog_stats=args.prog_stats,
-                callback=show, **params)
+            for _ in range(args.repeat):
+                if not args.quiet:
+                    print(f"Setting up benchmark '{args.bench}'...", flush=True)
+                result = _runner.run(
+                    args.bench, warmup=args.warmup, duration=duration,
+                    interval=args.interval, producers=args.producers,
+                    consumers=args.consumers, affinity=args.affinity,
+                    prod_affinity=args.prod_affinity, cons_affinity=args.cons_affinity,
+                    verbose=args.verbose, prog_stats=args.prog_stats,
+                    callback=show, **params)
+                results.append(result)
+                _print_summary(result, machine_readable=args.machine_readable)
+        return results
 
     try:
-        result, stopped = _interruptible(attempt)
+        results, stopped = _interruptible(attempt)
     except (ValueError, TypeError) as e:
         print(f"benchbpf: error: {_in_flag_terms(str(e), info)}", file=sys.stderr)
         return 2
@@ -744,10 +797,18 @@ def main(argv=None):
         return 1
     if stopped is not None:
         return stopped
-    _print_summary(result, machine_readable=args.machine_readable)
+    if len(results) > 1:
+        meds = [r.median for r in results]
+        over = sum(1 for r in results if (r.metadata.get("concurrent_runs") or 0) >= 1)
+        print(f"Runs: {len(results)}, hits median of run medians "
+              f"{statistics.median(meds):.3f} M/s (run medians "
+              + ", ".join(f"{m:.3f}" for m in meds) + ")"
+              + (f" [{over} overlapped another benchbpf run]" if over else ""))
     if args.json:
+        saved = results[0] if len(results) == 1 else report.ResultSet(
+            results, metadata={"repeat": len(results)})
         try:
-            result.to_json(args.json)
+            saved.to_json(args.json)
         except OSError as e:
             print(f"benchbpf: error: --json {args.json}: {e.strerror}", file=sys.stderr)
             return 1

@@ -8,8 +8,9 @@
 
 `pytest --benchbpf-baseline DIR --benchbpf-save` records baselines as
 DIR/<key>.json (the runs, as a ResultSet); `pytest --benchbpf-baseline DIR`
-compares against them.  Without DIR both use ``.benchbpf-baselines`` in
-pytest's rootdir.
+compares against them.  `--benchbpf-save` alone and `--benchbpf-compare` use
+``.benchbpf-baselines`` in pytest's rootdir.  --benchbpf-baseline always
+takes a directory; a test file there is a usage error.
 
 What is compared: a run's speed is the median of the fastest `top_pct`
 percent (default 10) of its per-interval rates, per CPU-second of the
@@ -32,12 +33,16 @@ baseline's reference AND a one-sided Mann-Whitney U test of its fastest
 rates against the baseline's gives p < alpha (default 0.01).  A check
 fails only when a slower run is confirmed by three more independent runs,
 each slower, after pauses of 2, 5 and 10 s (Gate.confirm_delays_s); the
-first run whose speed is within max_drop_pct passes it.  A run that
-overlapped another benchbpf run does not count as slower (it is measured
-again); a run with fewer samples than the baseline's spread needs is
-topped up by the next.  A failure names both speeds, the change and its
-bound, the p-value, the baseline's file and date, and what differs in the
-machine.
+first run whose speed is within max_drop_pct passes it; and the slower
+runs' speeds must be below the baseline runs' by the test across runs that
+`benchbpf compare` uses (analysis.across_runs, one-sided, at alpha).  A
+slower run that overlapped another benchbpf run is measured again, up to
+Gate.max_overlap_retries times, then counted and named; a check that cannot
+decide while runs overlapped is skipped saying so.  A run with fewer samples
+than the baseline's spread needs is topped up by the next.  A failure
+names both speeds, the change and its bound, the p-value, the baseline's
+file and date, and what differs in the machine.  An UnsupportedError
+inside check() skips the test with its reason.
 
 A baseline of another benchmark, other parameters or another trigger is
 refused, saying what differs.  Without --benchbpf-baseline nothing is
@@ -53,7 +58,13 @@ import warnings
 
 import pytest
 
-from .analysis import mann_whitney_u, median_ci, samples_needed
+from ._core import UnsupportedError
+from .analysis import (MIN_PRODUCER_CPU_NS, SIGNIFICANT, across_runs,
+                       configuration_differences, mann_whitney_u, median_ci, min_p_value,
+                       samples_needed)
+# The gate's speed of a run, shared with compare(): usable rates (per producer
+# CPU-second where recorded), the fastest of them, their median.
+from .analysis import _median, _per_cpu, fastest as _top, usable_rates as _rates  # noqa: F401
 from .fingerprint import machine_differences
 from .result import Result
 from .resultset import ResultSet
@@ -69,29 +80,42 @@ TIMING_PARAMS = ("warmup", "duration", "interval")
 
 _REPORTS = "benchbpf_reports"
 
-#: Intervals in which the producers ran less CPU time than this are left
-#: out of rates per CPU-second: the counters and the CPU-time clocks are
-#: read a microsecond or so apart, 0.5 % of this.
-MIN_PRODUCER_CPU_NS = 200_000
-
-
 class GateWarning(UserWarning):
     """The baseline was taken on a machine that differs (kernel, CPU, mitigations...)."""
 
 
 def pytest_addoption(parser):
     group = parser.getgroup("benchbpf", "BPF benchmark regression gates")
-    group.addoption("--benchbpf-baseline", metavar="DIR", nargs="?", default=None,
-                    const=DEFAULT_BASELINE_DIR,
-                    help="compare against the baselines in DIR (<key>.json); default "
-                         f"DIR: {DEFAULT_BASELINE_DIR} in the rootdir")
+    group.addoption("--benchbpf-baseline", metavar="DIR", default=None,
+                    help="the baselines' directory (<key>.json): compare against them, or "
+                         "with --benchbpf-save record them there")
+    group.addoption("--benchbpf-compare", action="store_true", default=False,
+                    help="compare against the baselines in --benchbpf-baseline DIR, else "
+                         f"in {DEFAULT_BASELINE_DIR} in the rootdir")
     group.addoption("--benchbpf-save", action="store_true", default=False,
                     help="save this run's results as baselines (to --benchbpf-baseline, "
                          f"else {DEFAULT_BASELINE_DIR} in the rootdir)")
 
 
+def _baseline_dir_error(value):
+    """Why `value` of --benchbpf-baseline looks like a test path, not a
+    baseline directory (`pytest --benchbpf-baseline test_rb.py` takes the
+    test file as the directory), or None."""
+    if "::" in value or value.endswith(".py") or os.path.isfile(value):
+        return (f"--benchbpf-baseline {value}: that is a test file, not a baseline "
+                "directory; --benchbpf-baseline takes a directory (write "
+                "--benchbpf-baseline=DIR), and --benchbpf-compare alone compares against "
+                f"{DEFAULT_BASELINE_DIR} in the rootdir")
+    return None
+
+
 def pytest_configure(config):
     setattr(config, _REPORTS, [])
+    value = config.getoption("--benchbpf-baseline", None)
+    if value is not None:
+        why = _baseline_dir_error(value)
+        if why:
+            raise pytest.UsageError(why)
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
@@ -105,41 +129,6 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
 
 class _Verdict:
     PASS, REGRESSION, UNCLEAR = "pass", "regression", "unclear"
-
-
-def _median(xs):
-    return statistics.median(xs) if xs else math.nan
-
-
-def _per_cpu(samples):
-    """Whether every sample carries its producers' CPU time."""
-    return bool(samples) and all(s.producer_cpu_ns is not None for s in samples)
-
-
-def _rates(result, counter, per_cpu=None):
-    """Per-sample rates of the kept samples, in M/s.
-
-    per_cpu (default: when the samples carry it): per CPU-second of the
-    producer threads, counting only intervals in which they ran at least
-    MIN_PRODUCER_CPU_NS (over a few microseconds of CPU the rate is noise);
-    else per second of the interval.  Either way without catch-up samples: intervals
-    shorter than half the sampling period (a late wake-up followed by
-    back-to-back samples) carry a few hits over a tiny time."""
-    period_ns = float(result.params.get("interval", 0) or 0) * 1e9
-    kept = [s for s in result.samples if s.interval_ns >= period_ns / 2]
-    if per_cpu is None:
-        per_cpu = _per_cpu(result.samples)
-    if not per_cpu:
-        return [s.rate_mps(counter) for s in kept]
-    return [s.rate_per_cpu_mps(counter) for s in kept
-            if s.producer_cpu_ns and s.producer_cpu_ns >= MIN_PRODUCER_CPU_NS]
-
-
-def _top(xs, top_pct):
-    """The fastest top_pct percent of xs (at least one)."""
-    xs = sorted(xs)
-    k = max(1, math.ceil(len(xs) * top_pct / 100.0))
-    return xs[-k:] if xs else []
 
 
 def _rel_spread(xs):
@@ -226,11 +215,17 @@ class Gate:
       len(confirm_delays_s) more independent runs, each slower, after
       pauses of confirm_delays_s; the first run whose speed is no more than
       max_drop_pct below the reference passes it.  The pauses grow: a CPU
-      slowed by the host stays slow for seconds.
+      slowed by the host stays slow for seconds;
+    - and, as `benchbpf compare` decides, the slower runs' speeds must be
+      below the baseline runs' speeds by across_runs (one-sided, at alpha):
+      the decision both share.  One baseline run can never reach it.
     """
 
     #: At most this many runs of a callable per check.
     max_runs = 8
+    #: At most this many slower runs that overlapped another benchbpf run
+    #: are measured again instead of counted.
+    max_overlap_retries = 3
     #: Runs a baseline is recorded from, given a callable, and the pause
     #: between them, seconds.
     baseline_runs = 5
@@ -260,20 +255,12 @@ class Gate:
 
     @staticmethod
     def mismatch(base, result, allow=()):
-        """What makes `base` no baseline for `result`: a list of lines, empty if none."""
-        why = []
-        if base.name != result.name:
-            why.append(f"benchmark: baseline {base.name}, this run {result.name}")
-        for k in sorted(set(base.params) | set(result.params)):
-            if k in TIMING_PARAMS or k in allow:
-                continue
-            a, b = base.params.get(k, "<absent>"), result.params.get(k, "<absent>")
-            if a != b:
-                why.append(f"parameter {k}: baseline {a!r}, this run {b!r}")
-        ta, tb = base.metadata.get("trigger"), result.metadata.get("trigger")
-        if ta != tb:
-            why.append(f"trigger: baseline {ta!r}, this run {tb!r}")
-        return why
+        """What makes `base` no baseline for `result`: a list of lines, empty if
+        none (analysis.configuration_differences, compare()'s own check, but
+        for TIMING_PARAMS: the gate's rates per CPU-second of fastest
+        intervals do not depend on the sampling interval as medians do)."""
+        return configuration_differences(base, result, ignore=TIMING_PARAMS + tuple(allow),
+                                         labels=("baseline", "this run"), strict=True)
 
     def required_samples(self, base, max_drop_pct, counter="hits", alpha=0.01, top_pct=10):
         """Samples a run needs to tell a max_drop_pct drop from the baseline's
@@ -347,7 +334,12 @@ class Gate:
         runner = result if callable(result) and not isinstance(result, Result) else None
 
         def get():
-            r = runner() if runner else result
+            try:
+                r = runner() if runner else result
+            except UnsupportedError as e:
+                # A kernel without the feature: nothing to gate here, not a failure.
+                self._note(f"{key}: SKIPPED, cannot run here: {e}")
+                pytest.skip(f"{key}: cannot run here: {e}")
             if not isinstance(r, Result):
                 raise TypeError(f"the callable returned {type(r).__name__}, not a "
                                 "benchbpf.Result")
@@ -393,6 +385,7 @@ class Gate:
             return verdict, speed, change, bound, p
 
         pool, runs_done, regressions, history = [], 0, 0, []
+        slower_speeds, overlapped_runs, retried = [], 0, 0
         first = None
         while True:
             r = get()
@@ -405,50 +398,92 @@ class Gate:
                                 "refusing to compare:\n  " + "\n  ".join(why),
                                 pytrace=False)
             before = list(pool)
-            pool.extend(_rates(r, counter, base.per_cpu))
+            own = _rates(r, counter, base.per_cpu)
+            pool.extend(own)
             verdict, speed, change, bound, p = decide(pool)
+            decided = list(pool)
             if len(pool) < need:
                 verdict = _Verdict.UNCLEAR
             overlapped = r.metadata.get("concurrent_runs") or 0
-            note = ""
+            overlapped_runs += bool(overlapped)
+            note = f" (overlapped {overlapped} other benchbpf run(s))" if overlapped else ""
+            if own:
+                what = (f"{len(own)} usable samples, median {_median(own):.3f} M/s; "
+                        f"{len(pool)} pooled, top {top_pct:g}% median {speed:.3f} M/s, "
+                        f"{change:+.1f}% (bound {bound:+.1f}%), p={p:.2g}")
+            else:
+                what = (f"no usable interval (its producers ran under "
+                        f"{MIN_PRODUCER_CPU_NS / 1e6:g} ms of CPU time in every one)")
             if verdict == _Verdict.REGRESSION and overlapped and runner is not None \
-                    and runs_done < self.max_runs:
-                # Another benchbpf run shared the CPUs: its drop may be
-                # that run's doing.  Measure again instead of counting it.
+                    and retried < self.max_overlap_retries and runs_done < self.max_runs:
+                # Another benchbpf run shared the CPUs: its drop may be that
+                # run's doing.  Measure again instead of counting it, a
+                # bounded number of times; after that overlapped runs count
+                # (rates per producer CPU-second do not drop for sharing a
+                # CPU) and the decision says how many there were.
+                retried += 1
                 verdict, note = _Verdict.UNCLEAR, f" (overlapped {overlapped} other " \
                     "benchbpf run(s): not counted, measuring again)"
                 pool = before
-            history.append(f"run {runs_done}: {len(pool)} samples, median {_median(pool):.3f} "
-                           f"M/s, top {top_pct:g}% median {speed:.3f} M/s, {change:+.1f}% "
-                           f"(bound {bound:+.1f}%), p={p:.2g} -> {verdict}{note}")
+            history.append(f"run {runs_done}: {what} -> {verdict}{note}")
             if verdict == _Verdict.REGRESSION:
                 regressions += 1
-                if runner is None or regressions >= self.regression_runs:
+                slower_speeds.append(speed)
+                if runner is None:
                     break
+                if regressions >= self.regression_runs:
+                    if across_runs(base.speeds, slower_speeds, alpha,
+                                   "less").verdict == SIGNIFICANT:
+                        break
+                    known = sum(1 for x in base.speeds if not math.isnan(x))
+                    if min_p_value(known, regressions + self.max_runs - runs_done,
+                                   "less") >= alpha:
+                        break   # no number of runs left could reach alpha
                 # Confirm with a fresh, independent run, later each time:
                 # a slowed CPU or a burst of load rarely lasts through all.
                 pool = []
-                time.sleep(self.confirm_delays_s[regressions - 1])
+                if runs_done < self.max_runs:
+                    time.sleep(self.confirm_delays_s[
+                        min(regressions, len(self.confirm_delays_s)) - 1])
             elif verdict == _Verdict.PASS:
                 break
             if runner is None or runs_done >= self.max_runs:
                 break
-        if verdict == _Verdict.REGRESSION and runner is not None \
-                and regressions < self.regression_runs:
-            verdict = _Verdict.UNCLEAR
-            history.append(f"{regressions} of the {self.regression_runs} slower runs in a row "
-                           f"a regression needs, in {self.max_runs} runs")
+        if verdict == _Verdict.REGRESSION:
+            # The decision compare() makes too: the slower runs' speeds
+            # against the baseline runs', one figure per run.
+            test = across_runs(base.speeds, slower_speeds, alpha, "less")
+            if test.verdict != SIGNIFICANT or regressions < self.regression_runs and \
+                    runner is not None:
+                verdict = _Verdict.UNCLEAR
+                history.append(
+                    f"{regressions} slower run(s) in {runs_done}, of the "
+                    f"{self.regression_runs} in a row a regression needs; across runs "
+                    f"(their speeds against the baseline's {len(base.speeds)}), one-sided "
+                    f"Mann-Whitney U p={test.p_value:.2g}: {test.verdict}"
+                    + ("" if test.verdict == SIGNIFICANT else
+                       f" (a baseline of {len(test.base)} run(s) can never reach alpha "
+                       f"{alpha:g} within {self.max_runs} runs: record it from a callable, "
+                       f"{self.baseline_runs} runs)"
+                       if min_p_value(len(test.base), self.max_runs, "less") >= alpha else
+                       " (too few slower runs for alpha "
+                       f"{alpha:g}{'' if runner else ': pass a callable'})"))
 
         diffs = machine_differences(base.first.metadata.get("fingerprint"),
                                     first.metadata.get("fingerprint"))
         which = "median" if top_pct == 100 else f"median of the fastest {top_pct:g}%"
         detail = (f"{first.name} {counter} {_unit(base.per_cpu)}, {which}: "
-                  f"{_median(_top(pool, top_pct)):.3f} M/s vs baseline {base.describe()} "
+                  f"{_median(_top(decided, top_pct)):.3f} M/s vs baseline {base.describe()} "
                   f"({change:+.1f}%, upper {100 * (1 - alpha):g}% bound {bound:+.1f}%, limit "
                   f"-{max_drop_pct:g}%), one-sided Mann-Whitney U p={p:.2g} (alpha "
-                  f"{alpha:g}); all-sample medians {_median(pool):.3f} vs "
-                  f"{_median(base.all_rates):.3f} M/s, {len(pool)} vs {len(base.all_rates)} "
+                  f"{alpha:g}); all-sample medians {_median(decided):.3f} vs "
+                  f"{_median(base.all_rates):.3f} M/s, {len(decided)} vs {len(base.all_rates)} "
                   f"samples; baseline {path} recorded {when}")
+        if not decided:
+            detail = (f"{first.name} {counter} {_unit(base.per_cpu)}: no speed, no interval "
+                      f"in which the producers ran {MIN_PRODUCER_CPU_NS / 1e6:g} ms of CPU "
+                      f"time, against baseline {base.describe()}; baseline {path} recorded "
+                      f"{when}")
         fp_note = ""
         if diffs:
             fp_note = "\nthe machine differs from the baseline's:\n  " + "\n  ".join(diffs)
@@ -457,15 +492,33 @@ class Gate:
         decision = {"key": key, "verdict": verdict, "change_pct": change,
                     "bound_pct": bound, "p_value": p, "speed_mps": speed,
                     "baseline_mps": ref, "baseline_speeds_mps": tuple(base.speeds),
-                    "samples": len(pool), "needed_samples": need, "runs": runs_done,
+                    "samples": len(decided), "needed_samples": need, "runs": runs_done,
                     "slower_runs": regressions,
                     "history": tuple(history), "fingerprint_differences": tuple(diffs)}
+        overlap_note = ""
+        if overlapped_runs:
+            overlap_note = (f"\n{overlapped_runs} of its {runs_done} runs overlapped other "
+                            f"benchbpf runs (each run records it in metadata"
+                            f"['concurrent_runs']); {retried} slower one(s) measured again")
         if verdict == _Verdict.REGRESSION:
-            self._note(f"{key}: REGRESSION {detail}")
+            self._note(f"{key}: REGRESSION {detail}"
+                       + (f" [{overlapped_runs} runs overlapped other benchbpf runs]"
+                          if overlapped_runs else ""))
             pytest.fail(f"{key}: regression: {detail}"
                         + (f"\nconfirmed by {regressions} independent runs"
-                           if regressions > 1 else "")
+                           if regressions > 1 else "") + overlap_note
                         + fp_note + "\n" + "\n".join(history), pytrace=False)
+        known = sum(1 for x in base.speeds if not math.isnan(x))
+        decidable = min_p_value(known, self.max_runs if runner else 1, "less") < alpha
+        if verdict == _Verdict.UNCLEAR and overlapped_runs and decidable:
+            # Other benchbpf runs competed for the CPUs: say so plainly
+            # rather than "cannot decide" as if the code were at fault.
+            self._note(f"{key}: SKIPPED, {overlapped_runs} of {runs_done} runs overlapped "
+                       f"other benchbpf runs; {detail}")
+            pytest.skip(f"{key}: cannot decide because other benchbpf runs were going on: "
+                        f"{overlapped_runs} of its {runs_done} runs overlapped them "
+                        f"(retried {retried} time(s)); run the gate alone. {detail}\n"
+                        + "\n".join(history))
         if verdict == _Verdict.UNCLEAR:
             self._note(f"{key}: UNDECIDED {detail}")
             pytest.fail(f"{key}: cannot decide: {detail}; the baseline's spread needs "
@@ -474,17 +527,19 @@ class Gate:
                            "more, or a longer duration)")
                         + fp_note + "\n" + "\n".join(history), pytrace=False)
         self._note(f"{key}: ok {detail}" + (f" [{len(diffs)} fingerprint differences]"
-                                             if diffs else ""))
+                                             if diffs else "")
+                   + (f" [{overlapped_runs} runs overlapped other benchbpf runs]"
+                      if overlapped_runs else ""))
         return decision
 
 
 @pytest.fixture
 def benchbpf_gate(request):
-    """A Gate bound to --benchbpf-baseline / --benchbpf-save."""
+    """A Gate bound to --benchbpf-baseline / --benchbpf-compare / --benchbpf-save."""
     cfg = request.config
     directory = cfg.getoption("--benchbpf-baseline")
     save = cfg.getoption("--benchbpf-save")
-    if directory is None and save:
+    if directory is None and (save or cfg.getoption("--benchbpf-compare")):
         directory = DEFAULT_BASELINE_DIR
     if directory == DEFAULT_BASELINE_DIR:
         directory = os.path.join(str(cfg.rootdir), DEFAULT_BASELINE_DIR)

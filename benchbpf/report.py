@@ -24,7 +24,7 @@ import time
 from . import _runner
 from ._report import summary_latency_ns
 from ._core import BenchmarkError, UnsupportedError
-from .analysis import compare, median_ci
+from .analysis import NOT_ENOUGH_RUNS, compare, median_ci
 from .fingerprint import differences, fingerprint
 from .result import Result, emulation
 from .resultset import ResultSet, Unsupported
@@ -142,14 +142,19 @@ def _now():
     return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
 
 
-def run_suite(quick=False, only=None, progress=None, prog_stats=True):
-    """Run every selected benchmark once and return a ResultSet.
+def run_suite(quick=False, only=None, progress=None, prog_stats=True, repeat=1):
+    """Run every selected benchmark `repeat` times and return a ResultSet.
 
-    A benchmark this kernel refuses (UnsupportedError, or no privilege to
-    load BPF) is listed in .unsupported with the reason; one that fails
-    (BenchmarkError) in metadata["failed"].  progress(line) is called with
-    one line per benchmark as it finishes.  Options are checked for every
-    benchmark before the first run."""
+    Repetitions go round the suite (every benchmark once, then again), so
+    that each benchmark's runs are spread over the whole suite's time and
+    meet its changing conditions as a later suite's runs will: compare()
+    tests across them.  A benchmark this kernel refuses (UnsupportedError,
+    or no privilege to load BPF) is listed in .unsupported with the reason,
+    once; one that fails (BenchmarkError) in metadata["failed"].
+    progress(line) is called with one line per run as it finishes.  Options
+    are checked for every benchmark before the first run."""
+    if isinstance(repeat, bool) or not isinstance(repeat, int) or not 1 <= repeat <= 1000:
+        raise ValueError(f"repeat={repeat!r} out of range: an integer in 1..1000")
     runs = plan(quick, only, prog_stats)
     for name, options, cost in runs:
         _runner.check(name, **options)
@@ -158,32 +163,45 @@ def run_suite(quick=False, only=None, progress=None, prog_stats=True):
     started, t0 = _now(), time.monotonic()
     machine = fingerprint()
     results, unsupported, failed = [], [], []
-    for i, (name, options, cost) in enumerate(runs, 1):
-        head = f"[{i}/{len(runs)}] {name} ..."
-        t = time.monotonic()
-        try:
-            r = _runner.run(name, **options)
-            if cost is not None:
-                r = _with_cost(r, _runner.run(name, **cost))
-        except (UnsupportedError, PermissionError) as e:
-            unsupported.append(Unsupported(name, str(e), options))
-            line = f"{head} unsupported: {e}"
-        except BenchmarkError as e:
-            failed.append({"name": name, "error": str(e), "params": options})
-            line = f"{head} FAILED: {e}"
-        else:
-            results.append(r)
-            trig = r.metadata.get("trigger")
-            what = "" if counter_for(r) == "hits" else f" {counter_for(r)}"
-            line = f"{head} {_fmt_rate(_median(r))} M/s{what}" + \
-                (f" ({trig})" if trig else "") + \
-                f", {time.monotonic() - t:.1f} s"
-        if progress is not None:
-            progress(line)
+    refused, costs = set(), {}
+    total = len(runs) * repeat
+    for rep in range(repeat):
+        for i, (name, options, cost) in enumerate(runs, 1):
+            if name in refused:
+                continue
+            head = f"[{rep * len(runs) + i}/{total}] {name} ..." if repeat > 1 else \
+                f"[{i}/{len(runs)}] {name} ..."
+            t = time.monotonic()
+            try:
+                r = _runner.run(name, **options)
+                if cost is not None:
+                    # Program cost is the programs', not the run's: once is enough.
+                    if name not in costs:
+                        costs[name] = _runner.run(name, **cost)
+                    r = _with_cost(r, costs[name])
+            except (UnsupportedError, PermissionError) as e:
+                unsupported.append(Unsupported(name, str(e), options))
+                refused.add(name)
+                line = f"{head} unsupported: {e}"
+            except BenchmarkError as e:
+                failed.append({"name": name, "error": str(e), "params": options})
+                line = f"{head} FAILED: {e}"
+            else:
+                results.append(r)
+                trig = r.metadata.get("trigger")
+                what = "" if counter_for(r) == "hits" else f" {counter_for(r)}"
+                over = r.metadata.get("concurrent_runs") or 0
+                line = f"{head} {_fmt_rate(_median(r))} M/s{what}" + \
+                    (f" ({trig})" if trig else "") + \
+                    f", {time.monotonic() - t:.1f} s" + \
+                    (f" [overlapped {over} other benchbpf run(s)]" if over else "")
+            if progress is not None:
+                progress(line)
     meta = {
         "fingerprint": machine,
         "report": {
             "quick": bool(quick), "only": _patterns(only), "prog_stats": bool(prog_stats),
+            "repeat": repeat,
             "common_options": dict(QUICK) if quick else
             {k: _runner.COMMON_OPTIONS[k] for k in _TIMING},
             "quick_params": {n: p for n, p in QUICK_PARAMS.items()
@@ -278,7 +296,7 @@ def _results_table(rs):
             "<th>median M/s</th>"
             "<th>95 % CI of median</th><th>mean &plusmn; stdev</th><th>latency ns/op</th>"
             "<th>trigger</th><th>program cost</th><th>kernel bench summary</th></tr>")
-    rows, ranged = [], False
+    rows, ranged, overlapped = [], False, 0
     for r in rs:
         med, (lo, hi), mean, sd, lat = row_stats(r)
         n = len(r.samples)
@@ -286,6 +304,11 @@ def _results_table(rs):
         if _ci_is_range(n):
             ranged, mark = True, "*"
         late = f" <span class=dim>({r.late_samples} late)</span>" if r.late_samples else ""
+        over = r.metadata.get("concurrent_runs") or 0
+        if over:
+            overlapped += 1
+            late += (f" <span class=warn>overlapped {_e(over)} other benchbpf "
+                     "run(s)</span>")
         rows.append(
             f"<tr><td><code>{_e(_label(r))}</code></td><td>{_e(r.metadata.get('family', '?'))}"
             f"</td><td class=num>{_e(n)}{late}</td><td>{_e(counter_for(r))}</td>"
@@ -297,6 +320,10 @@ def _results_table(rs):
             f"<td>{_prog_cell(r)}</td><td><pre>{_e(r.summary())}</pre></td></tr>")
     note = ("<p class=dim>* too few samples for a 95 % interval: min..max of the "
             "samples.</p>") if ranged else ""
+    if overlapped:
+        note += (f"<p class=note>{overlapped} run(s) overlapped another benchbpf run on "
+                 "this machine (marked in the samples column): both competed for the "
+                 "CPUs, so their figures are disturbed.</p>")
     if not rows:
         return "<p>No benchmark ran.</p>"
     return f"<table>{head}{''.join(rows)}</table>{note}"
@@ -401,6 +428,7 @@ pre{margin:0;font-size:85%;white-space:pre-wrap}
 figure{display:inline-block;margin:.5em}
 img{max-width:100%}
 .note{background:#fff7e0;border-left:4px solid #e0a000;padding:.4em .8em}
+.warn{color:#b00;font-weight:bold}
 """
 
 
@@ -427,6 +455,9 @@ def to_html(resultset):
     ]
     if only:
         lines.append("Selected with --only " + ", ".join(only) + ".")
+    if (opts.get("repeat") or 1) > 1:
+        lines.append(f"Each benchmark ran {opts['repeat']} times, round the suite; "
+                     "one row per run.")
     if opts.get("started"):
         lines.append(f"Started {opts['started']}, finished {opts.get('finished', '?')} "
                      f"({opts.get('elapsed_s', '?')} s).")
@@ -487,14 +518,46 @@ def _varying(results):
     return {n: [k for k, vs in ps.items() if len(vs) > 1] for n, ps in seen.items()}
 
 
-def compare_sets(base, new, alpha=0.05, fail_on_regression=None, allow_emulated=False):
-    """Compare two suite runs (ResultSets): (lines, regressed).
+def _groups(results):
+    """Results by configuration (_pair_key), in run order: the repetitions of each."""
+    groups = {}
+    for r in results:
+        groups.setdefault(_pair_key(r), []).append(r)
+    return groups
 
-    Results pair by benchmark name and parameters (timing options aside);
-    each pair gives both medians, the change and whether the Mann-Whitney U
-    test calls it significant.  Then what is only in one of them, and what
-    differs between the machines' fingerprints.  regressed: a significant
-    drop of more than fail_on_regression percent (False when it is None)."""
+
+def _regression(label, c, threshold):
+    """The line naming a regression beyond threshold percent, or None.  The
+    threshold applies to the figure the verdict is on (with per_cpu, the
+    runs' speeds per producer CPU-second, as the gate's max_drop_pct)."""
+    if threshold is None or not c.significant or not c.figure_change_pct < -threshold:
+        return None
+    on = f", {c.figure_text()} {c.figure_change_pct:+.1f}%" if c.per_cpu else ""
+    return (f"{label}: {c.figure_change_pct:+.1f}% beyond -{threshold:g}% (baseline "
+            f"{c.base_median:.4g} -> new {c.new_median:.4g} M/s {c.counter}, "
+            f"{c.change_pct:+.1f}%{on}), Mann-Whitney U across {len(c.base_runs)} -> "
+            f"{len(c.new_runs)} runs p={c.p_value():.2g} < alpha {c.alpha:g}")
+
+
+def compare_sets(base, new, alpha=0.05, fail_on_regression=None, different_params=False,
+                 different_benchmarks=False, per_cpu=None, allow_emulated=False):
+    """Compare two suite runs (ResultSets): (lines, regressions, undecided).
+
+    Results group by benchmark name and parameters (warm-up, duration and
+    interval aside): the repetitions of one configuration (`report --repeat
+    N`) are one side, and analysis.compare() tests across them.  Each pair
+    gives the medians baseline -> new, the change and the verdict:
+    "significant", "within noise" or "not enough runs".  A configuration
+    left alone on each side under one benchmark name pairs with the other
+    as runs of different parameters, and paired runs whose interval or
+    trigger differ, are refused (ValueError naming every difference) unless
+    different_params=True.  Then what is only in one of them, and what
+    differs between the machines' fingerprints.
+
+    regressions: one line per benchmark whose drop is significant and larger
+    than fail_on_regression percent (empty when it is None).  undecided:
+    the benchmarks with too few runs to tell (when fail_on_regression is
+    given), one line each."""
     varying = _varying(list(base) + list(new))
 
     def label(r):
@@ -502,38 +565,76 @@ def compare_sets(base, new, alpha=0.05, fail_on_regression=None, allow_emulated=
         return r.name + ("" if not keys else
                          " [" + ", ".join(f"{k}={r.params.get(k)}" for k in keys) + "]")
 
-    pending = {}
-    for r in base:
-        pending.setdefault(_pair_key(r), []).append(r)
-    lines, only_new, regressed = [], [], False
+    pending = _groups(base)
+    pairs, only_new = [], []
+    for key, runs in _groups(new).items():
+        if key in pending:
+            pairs.append((pending.pop(key), runs))
+        else:
+            only_new.append(runs)
+    # One configuration left on each side under one name: the same
+    # benchmark run with other parameters; compared only if that is the point.
+    for runs in list(only_new):
+        name = runs[0].name
+        mine = [k for k in pending if k[0] == name]
+        if len(mine) == 1 and sum(1 for rs in only_new if rs[0].name == name) == 1:
+            pairs.append((pending.pop(mine[0]), runs))
+            only_new.remove(runs)
+    refused, rows = [], []
+    for b, n in pairs:
+        if not b[0].samples or not n[0].samples:
+            rows.append((b, n, None))
+            continue
+        try:
+            c = compare(b, n, counter=counter_for(n[0]), alpha=alpha,
+                        different_params=different_params,
+                        different_benchmarks=different_benchmarks, per_cpu=per_cpu,
+                        allow_emulated=allow_emulated)
+        except ValueError as e:
+            refused.append(str(e))
+            continue
+        rows.append((b, n, c))
+    if refused:
+        raise ValueError("\n".join(refused))
+    lines, regressions, undecided = [], [], []
     width = max([len(label(r)) for r in list(base) + list(new)] + [len("benchmark")])
-    lines.append(f"{'benchmark':<{width}}  {'first':>10}    {'second':>10} M/s  "
-                 f"{'change':>8}  Mann-Whitney U at alpha {alpha:g}")
-    for r in new:
-        queue = pending.get(_pair_key(r))
-        if not queue:
-            only_new.append(r)
+    lines.append(f"{'benchmark':<{width}}  {'baseline':>10} -> {'new':>10} M/s  "
+                 f"{'change':>8}  runs  verdict (Mann-Whitney U across runs, alpha {alpha:g})")
+    for b, n, c in rows:
+        name = label(n[0])
+        if c is None:
+            lines.append(f"{name:<{width}}  no samples to compare")
             continue
-        b = queue.pop(0)
-        if not b.samples or not r.samples:
-            lines.append(f"{label(r):<{width}}  no samples to compare")
-            continue
-        c = compare(b, r, counter=counter_for(r), alpha=alpha, allow_emulated=allow_emulated)
-        p = c.p_value()
-        verdict = "significant" if p < alpha else "within noise"
+        t = c.test()
+        if t.verdict == NOT_ENOUGH_RUNS:
+            verdict = f"not enough runs (needs {t.runs_needed} per side)"
+        elif c.per_cpu:
+            verdict = f"{t.verdict} (p={t.p_value:.2g}; per producer CPU-second " \
+                f"{c.figure_change_pct:+.1f}%)"
+        else:
+            verdict = f"{t.verdict} (p={t.p_value:.2g}; run medians)"
         what = "" if c.counter == "hits" else f" ({c.counter})"
-        lines.append(f"{label(r):<{width}}  {c.base_median:10.4g} -> {c.new_median:10.4g} M/s"
-                     f"  {c.change_pct:+7.1f}%  {verdict} (p={p:.2g}){what}")
-        if fail_on_regression is not None and p < alpha and \
-                c.change_pct < -fail_on_regression:
-            regressed = True
+        runs = f"{len(c.base_runs)}->{len(c.new_runs)}"
+        mark = c.overlap_text()
+        lines.append(f"{name:<{width}}  {c.base_median:10.4g} -> {c.new_median:10.4g} M/s"
+                     f"  {c.change_pct:+7.1f}%  {runs:>4}  {verdict}{what}"
+                     + (f" {mark}" if mark else ""))
+        lines += [f"{'':<{width}}  differs: {d}" for d in c.differences]
+        hit = _regression(name, c, fail_on_regression)
+        if hit:
+            regressions.append(hit)
+        elif fail_on_regression is not None and t.verdict == NOT_ENOUGH_RUNS:
+            undecided.append(f"{name}: {c.change_pct:+.1f}% over {len(c.base_runs)} -> "
+                             f"{len(c.new_runs)} runs (needs {t.runs_needed} per side)")
     only_base = [r for q in pending.values() for r in q]
+    only_second = [r for q in only_new for r in q]
     why_a = {u.name: u.reason for u in base.unsupported}
     why_b = {u.name: u.reason for u in new.unsupported}
-    for side, rs, other_why in (("first", only_base, why_b), ("second", only_new, why_a)):
-        for r in rs:
-            why = other_why.get(r.name)
-            lines.append(f"only in the {side}: {label(r)}"
+    for side, rs, other_why in (("first", only_base, why_b), ("second", only_second, why_a)):
+        for r in dict.fromkeys(label(r) for r in rs):
+            name = r.split(" [")[0]
+            why = other_why.get(name)
+            lines.append(f"only in the {side}: {r}"
                          + (f" (the other could not run it: {why})" if why else ""))
     ran = {r.name for r in list(base) + list(new)}
     for side, why in (("first", why_a), ("second", why_b)):
@@ -545,17 +646,24 @@ def compare_sets(base, new, alpha=0.05, fail_on_regression=None, allow_emulated=
     if diffs:
         lines.append("fingerprint differences:")
         lines += ["  " + d for d in diffs]
-    return lines, regressed
+    return lines, regressions, undecided
 
 
-def compare_results(base, new, alpha=0.05, fail_on_regression=None, allow_emulated=False):
-    """Compare two Results as analysis.compare does: (lines, regressed).
-    ValueError when they are different benchmarks, or one is from an
-    emulated guest and the other not (unless allow_emulated)."""
-    c = compare(base, new, alpha=alpha, allow_emulated=allow_emulated)
-    regressed = fail_on_regression is not None and c.significant and \
-        c.change_pct < -fail_on_regression
-    return str(c).splitlines(), regressed
+def compare_results(base, new, alpha=0.05, fail_on_regression=None, different_params=False,
+                    different_benchmarks=False, per_cpu=None, allow_emulated=False):
+    """Compare two Results as analysis.compare does: (lines, regressions,
+    undecided), as compare_sets.  ValueError when they are different
+    benchmarks or configurations, or one is from an emulated guest and the
+    other not (unless allow_emulated)."""
+    c = compare(base, new, alpha=alpha, different_params=different_params,
+                different_benchmarks=different_benchmarks, per_cpu=per_cpu,
+                allow_emulated=allow_emulated)
+    hit = _regression(base.name, c, fail_on_regression)
+    undecided = []
+    if fail_on_regression is not None and c.verdict == NOT_ENOUGH_RUNS:
+        undecided.append(f"{base.name}: {c.change_pct:+.1f}% over 1 -> 1 runs (needs "
+                         f"{c.test().runs_needed} per side)")
+    return str(c).splitlines(), [hit] if hit else [], undecided
 
 
 def load(path):

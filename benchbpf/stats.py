@@ -6,8 +6,11 @@ nothing of benchbpf.  benchbpf.analysis re-exports every public name."""
 import functools
 import math
 import statistics
+from dataclasses import dataclass
 
-__all__ = ["mann_whitney_u", "median_ci", "mean_ci", "samples_needed"]
+__all__ = ["mann_whitney_u", "median_ci", "mean_ci", "samples_needed", "across_runs",
+           "RunTest", "runs_needed", "min_p_value", "SIGNIFICANT", "WITHIN_NOISE",
+           "NOT_ENOUGH_RUNS"]
 
 
 def _ranks(values):
@@ -172,3 +175,110 @@ def samples_needed(rel_spread, min_change, alpha=0.01, power=0.95):
     while 1.0 / math.comb(2 * floor, floor) > alpha:
         floor += 1
     return max(n, floor)
+
+
+#: Verdicts of a test across runs (across_runs, Comparison.verdict).
+SIGNIFICANT, WITHIN_NOISE, NOT_ENOUGH_RUNS = "significant", "within noise", "not enough runs"
+
+def min_p_value(n1, n2, alternative="two-sided"):
+    """The smallest p-value an exact Mann-Whitney U test of n1 against n2
+    values can give: every ordering is equally likely under no change, and
+    the most extreme one has probability 1 / C(n1 + n2, n1) (doubled for a
+    two-sided test)."""
+    if n1 < 1 or n2 < 1:
+        return 1.0
+    p = 1.0 / math.comb(n1 + n2, n1)
+    return min(1.0, 2.0 * p) if alternative == "two-sided" else p
+
+
+def runs_needed(alpha=0.05, alternative="two-sided"):
+    """Runs per side with which the exact test across runs can reach alpha at
+    all (4 at 0.05 two-sided: 2 / C(8, 4) = 0.029)."""
+    n = 1
+    while min_p_value(n, n, alternative) >= alpha:
+        n += 1
+    return n
+
+
+def _exact_rank_p(xs, ys, alternative):
+    """Exact permutation p-value of the rank sum of xs among xs + ys, ties
+    given their average rank: the same ordering convention as
+    mann_whitney_u, exact with ties too (by counting rank sums)."""
+    n1 = len(xs)
+    ranks = _ranks(list(xs) + list(ys))
+    twice = [int(round(2 * r)) for r in ranks]   # average ranks are halves
+    observed = sum(twice[:n1])
+    # ways[k][s]: subsets of k values whose doubled ranks sum to s.
+    ways = [dict() for _ in range(n1 + 1)]
+    ways[0][0] = 1
+    for w in twice:
+        for k in range(min(n1, len(twice)), 0, -1):
+            for s, c in ways[k - 1].items():
+                ways[k][s + w] = ways[k].get(s + w, 0) + c
+    total = sum(ways[n1].values())
+    p_le = sum(c for s, c in ways[n1].items() if s <= observed) / total
+    p_ge = sum(c for s, c in ways[n1].items() if s >= observed) / total
+    if alternative == "less":
+        return p_le
+    if alternative == "greater":
+        return p_ge
+    return min(1.0, 2.0 * min(p_le, p_ge))
+
+
+@dataclass(frozen=True)
+class RunTest:
+    """A test across runs: one figure per run on each side.
+
+    p_value: the exact Mann-Whitney U (rank-sum) test of the new runs'
+    figures against the baseline runs' (permutation distribution, ties
+    included); alternative "less": new is lower, "greater": higher.
+    verdict: NOT_ENOUGH_RUNS when even the most extreme ordering of this
+    many runs could not reach alpha; else SIGNIFICANT when p < alpha, else
+    WITHIN_NOISE."""
+    base: tuple
+    new: tuple
+    alpha: float
+    alternative: str
+    p_value: float
+    verdict: str
+
+    @property
+    def significant(self):
+        return self.verdict == SIGNIFICANT
+
+    @property
+    def runs_needed(self):
+        return runs_needed(self.alpha, self.alternative)
+
+
+#: Above this many runs in all the rank-sum distribution is approximated.
+_EXACT_RUNS = 60
+
+
+def across_runs(base, new, alpha=0.05, alternative="two-sided"):
+    """The decision compare() and the pytest gate share: does the new runs'
+    figure differ from the baseline runs'?  base, new: one figure per run
+    (a run's median, or the gate's speed).  Runs, not samples, are the unit:
+    samples of one run follow each other and share its conditions (the CPU
+    it got, the host's phase), so they are not independent draws of what
+    another run would measure, and a test over them calls run-to-run noise
+    significant.  Separate runs are independent; under no change their
+    figures are exchangeable and the exact test is calibrated.  NaN
+    figures (runs with no usable sample) are left out."""
+    if alternative not in ("two-sided", "less", "greater"):
+        raise ValueError(f"alternative={alternative!r}: 'two-sided', 'less' or 'greater'")
+    if not 0 < alpha < 1:
+        raise ValueError(f"alpha={alpha!r} out of range: 0 < alpha < 1")
+    xs = tuple(x for x in base if not math.isnan(x))
+    ys = tuple(y for y in new if not math.isnan(y))
+    if not xs or not ys:
+        return RunTest(xs, ys, alpha, alternative, math.nan, NOT_ENOUGH_RUNS)
+    if len(xs) + len(ys) <= _EXACT_RUNS:
+        p = _exact_rank_p(ys, xs, alternative)
+    else:
+        p = mann_whitney_u(ys, xs, alternative)[1]
+    if min_p_value(len(xs), len(ys), alternative) >= alpha:
+        verdict = NOT_ENOUGH_RUNS
+    else:
+        verdict = SIGNIFICANT if p < alpha else WITHIN_NOISE
+    return RunTest(xs, ys, alpha, alternative, p, verdict)

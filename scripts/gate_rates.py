@@ -2,7 +2,7 @@
 """How often the pytest regression gate fails without a change, and how often it
 catches a real slowdown, measured on this machine.
 
-    python3 scripts/gate_rates.py                       # 60 unchanged, 25 slowed
+    PYTHONPATH=. python3 scripts/gate_rates.py          # 60 unchanged, 25 slowed (this checkout)
     python3 scripts/gate_rates.py --unchanged 100 --slowed 30 --out results/gate-2cpu.md
 
 The gate under test is benchbpf.pytest_plugin.Gate itself, as a test calls it:

@@ -57,7 +57,10 @@ QUICKSTART = [
     ("md", "## Ring buffer vs perf buffer\nThe headline family: libbpf consumer, sampled notifications."),
     ("code", "rb = benchbpf.ringbuf(producers=1, **RUN)\n"
              "pb = benchbpf.perfbuf(sampled=True, **RUN)\n"
-             "print(rb)\nprint(pb)\nprint(benchbpf.compare(pb, rb))"),
+             "print(rb)\nprint(pb)\n"
+             "# Sampled against unsampled notifications: a difference compare() refuses\n"
+             "# unless told that it is the point.\n"
+             "print(benchbpf.compare(pb, rb, different_params=True))"),
     ("md", "## Sweep and plot\nA list value is an axis of the sweep. Batching amortises the "
            "`BPF_PROG_TEST_RUN` syscall of kernel-driven triggers."),
     ("code", "rs = benchbpf.sweep(\"trig-rawtp\", trig_batch_iters=[1, 10, 100, 1000], **RUN)\n"

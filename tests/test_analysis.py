@@ -63,27 +63,70 @@ def made(rates_mps, name="count-local", **metadata):
         metadata=metadata)
 
 
+def runs(*medians, name="count-local", **metadata):
+    """One made Result per median, each of three samples around it."""
+    return [made([m - 1, m, m + 1], name, **metadata) for m in medians]
+
+
 def test_compare_hand_computed():
-    # medians 20 and 35: ratio 1.75, +75 %; ranks of new are 4..6 of 6, U = 9,
-    # exact two-sided p = 2/20.
-    c = benchbpf.compare(made([10, 20, 30]), made([31, 35, 50]))
+    # Run medians 10 20 30 against 31 35 50: medians 20 and 35, ratio 1.75,
+    # +75 %; the new runs rank 4..6 of 6, U = 9, exact two-sided p = 2/20.
+    # Three runs per side can never reach 0.05: not enough runs.
+    c = benchbpf.compare(runs(10, 20, 30), runs(31, 35, 50))
+    assert c.base_figures == (10, 20, 30) and c.new_figures == (31, 35, 50)
     assert c.base_median == 20.0 and c.new_median == 35.0
     assert c.ratio == pytest.approx(1.75) and c.change_pct == pytest.approx(75.0)
     assert c.p_value() == pytest.approx(0.1) and c.p_value("greater") == pytest.approx(0.05)
-    assert not c.significant
-    assert "count-local vs count-local: hits median 35.000 vs 20.000 M/s (+75.0%" in str(c)
-    # Even-length sets: the median is the mean of the middle two.
-    c = benchbpf.compare(made([4, 1, 3, 2]), made([1, 2, 2, 9]))
+    assert c.verdict == "not enough runs" and not c.significant
+    assert str(c).startswith("count-local: hits median 20.000 -> 35.000 M/s (+75.0%), "
+                             "3 -> 3 runs: not enough runs")
+    # Even numbers of runs: the median is the mean of the middle two.
+    c = benchbpf.compare(runs(4, 1, 3, 2), runs(1, 2, 2, 9))
     assert (c.base_median, c.new_median, c.ratio) == (2.5, 2.0, pytest.approx(0.8))
 
 
-def test_two_samples_each_are_never_significant():
-    # Two samples per side never separate at 5 %: the smallest exact
-    # two-sided p is 2 / C(4, 2) = 1/3, however far apart they are.
-    c = benchbpf.compare(made([100, 101]), made([105, 106]))
-    assert c.p_value() == pytest.approx(1 / 3) and not c.significant
+def test_one_run_per_side_is_never_significant_however_many_samples():
+    # Samples of one run are not independent draws of another run: ten
+    # samples each, far apart, are still one run against one.
     c = benchbpf.compare(made(range(100, 110)), made(range(120, 130)))
-    assert c.p_value() == pytest.approx(2 / 184756) and c.significant
+    assert c.verdict == "not enough runs" and not c.significant
+    assert c.base_median == 104.5 and c.new_median == 124.5
+    assert "1 -> 1 runs: not enough runs to call it significant (at alpha 0.05 the test " \
+        "across runs needs 4 per side)" in str(c)
+    # Four runs each, every new one above every baseline one: 2 / C(8, 4).
+    c = benchbpf.compare(runs(100, 101, 102, 103), runs(110, 111, 112, 113))
+    assert c.p_value() == pytest.approx(2 / 70) and c.verdict == "significant"
+    c = benchbpf.compare(runs(100, 111, 102, 113), runs(110, 101, 112, 103))
+    assert c.verdict == "within noise"
+
+
+def test_the_test_across_runs_never_exceeds_alpha():
+    """Under no change every ordering of the runs is equally likely: the
+    share of orderings called significant is the test's false-alarm rate.
+    It stays at or under alpha for every size, ties included."""
+    import itertools
+    from benchbpf.analysis import across_runs, runs_needed
+    for n1 in range(1, 7):
+        for n2 in range(1, 7):
+            for alpha in (0.05, 0.01):
+                for alternative in ("two-sided", "less"):
+                    values = list(range(n1 + n2))
+                    flagged = total = 0
+                    for pick in itertools.combinations(values, n1):
+                        rest = [v for v in values if v not in pick]
+                        flagged += across_runs(pick, rest, alpha, alternative).significant
+                        total += 1
+                    assert flagged / total <= alpha, (n1, n2, alpha, alternative)
+    # Ties (quantised run medians): still never above alpha.
+    values = [1, 1, 2, 2, 2, 3, 4, 4, 5, 5]
+    flagged = total = 0
+    for pick in itertools.combinations(range(10), 5):
+        xs = [values[i] for i in pick]
+        ys = [values[i] for i in range(10) if i not in pick]
+        flagged += across_runs(xs, ys, 0.05).significant
+        total += 1
+    assert flagged / total <= 0.05
+    assert runs_needed(0.05) == 4 and runs_needed(0.01, "less") == 5
 
 
 def test_mann_whitney_u_hand_computed():
@@ -99,8 +142,13 @@ def test_mann_whitney_u_hand_computed():
 
 
 def test_compare_refuses_different_benchmarks():
-    with pytest.raises(ValueError, match="base is count-global and new is rb-libbpf"):
+    with pytest.raises(ValueError, match="base is count-global and new is rb-libbpf") as e:
         benchbpf.compare(made([1, 2], "count-global"), made([3, 4], "rb-libbpf"))
+    # The flag it names exists on the command line.
+    assert "different_benchmarks=True (command line: --different-benchmarks)" in str(e.value)
+    from benchbpf.cli import _compare_parser
+    assert _compare_parser().parse_args(["a", "b", "--different-benchmarks"]) \
+        .different_benchmarks
     with pytest.warns(benchbpf.analysis.BenchmarkMismatchWarning):
         c = benchbpf.compare(made([1, 2], "count-global"), made([3, 4], "rb-libbpf"),
                              different_benchmarks=True)
@@ -109,6 +157,39 @@ def test_compare_refuses_different_benchmarks():
     rb = made([3, 4], "rb-libbpf", family="ringbuf", report="hits_drops")
     pb = made([1, 2], "pb-libbpf", family="ringbuf", report="hits_drops")
     assert "DIFFERENT" not in str(benchbpf.compare(pb, rb))
+
+
+def test_compare_refuses_other_parameters_trigger_and_interval_naming_each():
+    a = benchbpf.run("count-local", **SHORT)
+    b = benchbpf.run("count-local", **{**SHORT, "interval": 0.1}, work_per_hit=10)
+    with pytest.raises(ValueError) as e:
+        benchbpf.compare(a, b)
+    text = str(e.value)
+    assert "parameter interval: baseline 0.2, new 0.1" in text
+    assert "parameter work_per_hit: baseline 0, new 10" in text
+    assert "different_params=True (command line: --different-params)" in text
+    c = benchbpf.compare(a, b, different_params=True)
+    assert "configuration differs (accepted):\n  parameter interval" in str(c)
+    assert len(c.differences) == 2
+    # Warm-up and duration only say how long it ran: compared as they are.
+    d = benchbpf.run("count-local", **{**SHORT, "duration": 0.4})
+    assert not benchbpf.compare(a, d).differences
+    # Another trigger (as recorded in the run's metadata) is another setup.
+    other = made([1, 2, 3], trigger="raw_tp/sys_enter")
+    with pytest.raises(ValueError, match="trigger: baseline None, new 'raw_tp/sys_enter'"):
+        benchbpf.compare(made([1, 2, 3]), other)
+    # The runs of one side must be one configuration.
+    with pytest.raises(ValueError, match="base holds runs of different configurations"):
+        benchbpf.compare([a, b], [a])
+
+
+def test_compare_marks_runs_that_overlapped_other_benchbpf_runs():
+    c = benchbpf.compare(runs(10, 11, 12, 13, concurrent_runs=1),
+                         runs(10, 11, 12, 13) + runs(12, concurrent_runs=2))
+    assert c.overlapped == (4, 1)
+    assert "[OVERLAPPED other benchbpf runs: baseline 4 of 4, new 1 of 5 runs]" in str(c)
+    assert "OVERLAPPED" in c._repr_html_()
+    assert "OVERLAPPED" not in str(benchbpf.compare(runs(1, 2), runs(1, 2)))
 
 
 def test_compare_lists_fingerprint_differences_and_has_html():
@@ -127,14 +208,33 @@ def test_compare_lists_fingerprint_differences_and_has_html():
 
 def test_compare_two_runs():
     a = benchbpf.run("count-local", **SHORT)
-    b = benchbpf.run("count-local", **SHORT, producers=2)
+    b = benchbpf.run("count-local", **SHORT)
     c = benchbpf.compare(a, b)
     assert not c.fingerprint_differences
-    assert "count-local vs count-local" in str(c)
+    assert str(c).startswith("count-local: hits median ")
     with pytest.raises(TypeError, match="base must be a benchbpf.Result"):
         benchbpf.compare("x", b)
     with pytest.raises(KeyError, match="no counter 'nope'"):
         benchbpf.compare(a, b, counter="nope")
+
+
+def test_compare_repeated_runs():
+    a = [benchbpf.run("count-local", **SHORT) for _ in range(4)]
+    b = benchbpf.ResultSet([benchbpf.run("count-local", **SHORT) for _ in range(4)])
+    c = benchbpf.compare(a, b)
+    assert len(c.base_runs) == len(c.new_runs) == 4
+    assert c.verdict in ("significant", "within noise")
+    # Real runs record their producers' CPU time: decided on the gate's speeds.
+    assert c.per_cpu and "4 -> 4 runs, Mann-Whitney U across runs on per producer " \
+        "CPU-second, median of the fastest 50% (" in str(c)
+    from benchbpf.analysis import run_speed
+    assert c.base_figures == tuple(run_speed(r) for r in a)
+    assert 0 < c.p_value() <= 1
+    # Or on the medians it prints.
+    c = benchbpf.compare(a, b, per_cpu=False)
+    assert c.base_figures == tuple(r.median for r in a) and not c.per_cpu
+    with pytest.raises(ValueError, match="per_cpu=True: some runs were recorded without"):
+        benchbpf.compare(made([1, 2, 3]), made([1, 2, 3]), per_cpu=True)
 
 
 def test_plot_draws_samples():

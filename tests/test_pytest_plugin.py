@@ -119,8 +119,26 @@ def test_save_without_directory_uses_the_default(pytester):
     saved = pytester.path / ".benchbpf-baselines" / "count-local.json"
     assert saved.exists()
     out.stdout.fnmatch_lines([f"count-local: saved baseline {saved}*"])
-    # And --benchbpf-baseline without a directory reads it back.
-    pytester.runpytest("--benchbpf-baseline").assert_outcomes(passed=1)
+    # And --benchbpf-compare reads it back.
+    pytester.runpytest("--benchbpf-compare").assert_outcomes(passed=1)
+
+
+def test_a_test_file_is_not_taken_for_the_baseline_directory(pytester):
+    # `pytest --benchbpf-baseline test_x.py` used to take the test file as
+    # the baseline directory: now a usage error saying how to write it.
+    gated(pytester)
+    name = next(pytester.path.glob("test_*.py")).name
+    for args in (["--benchbpf-baseline", name], ["--benchbpf-baseline", f"{name}::test_gate"]):
+        out = pytester.runpytest(*args)
+        assert out.ret == pytest.ExitCode.USAGE_ERROR
+        out.stderr.fnmatch_lines([f"*--benchbpf-baseline {args[1]}: that is a test file, not "
+                                  "a baseline directory*--benchbpf-baseline=DIR*"
+                                  "--benchbpf-compare*"])
+    # A directory, in either form, is a directory.
+    out = pytester.runpytest("--benchbpf-baseline", "bases", "--benchbpf-save", name)
+    out.assert_outcomes(passed=1)
+    assert (pytester.path / "bases" / "count-local.json").exists()
+    pytester.runpytest("--benchbpf-baseline=bases", name).assert_outcomes(passed=1)
 
 
 def test_too_few_samples_cannot_decide(pytester, tmp_path):
@@ -177,7 +195,9 @@ def _made(rates, concurrent=0):
 def test_a_regression_needs_a_confirming_run_without_overlap(tmp_path, monkeypatch):
     from benchbpf.pytest_plugin import Gate
     monkeypatch.setattr(Gate, "confirm_delays_s", (0, 0, 0))
-    Gate(str(tmp_path), True, _Request()).check("k", _made([30 + i % 3 for i in range(200)]))
+    monkeypatch.setattr(Gate, "baseline_delay_s", 0)
+    Gate(str(tmp_path), True, _Request()).check(
+        "k", lambda: _made([30 + i % 3 for i in range(200)]))
     gate = Gate(str(tmp_path), False, _Request())
     slow = [20 + i % 3 for i in range(200)]
     # Overlapped runs are measured again, not counted; then four clean runs confirm.
@@ -236,7 +256,8 @@ def test_a_cpu_slowed_for_a_while_is_not_a_regression(tmp_path, monkeypatch):
     monkeypatch.setattr(Gate, "confirm_delays_s", (0, 0, 0))
     normal = [30 + i % 3 for i in range(200)]
     slow = [24 + i % 3 for i in range(200)]
-    Gate(str(tmp_path), True, _Request()).check("k", _cpu_made(normal))
+    monkeypatch.setattr(Gate, "baseline_delay_s", 0)
+    Gate(str(tmp_path), True, _Request()).check("k", lambda: _cpu_made(normal))
     gate = Gate(str(tmp_path), False, _Request())
     runs = iter([_cpu_made(slow)] * 3 + [_cpu_made(normal)])
     decision = gate.check("k", lambda: next(runs), max_drop_pct=15)
@@ -304,3 +325,84 @@ def test_a_run_whose_producers_hardly_ran_is_undecided_not_an_error(tmp_path):
     Gate(str(tmp_path), True, _Request()).check("k", _cpu_made([30] * 200, cpu_share=0.1))
     with pytest.raises(pytest.fail.Exception, match="has no usable interval"):
         gate.check("k", _cpu_made([30] * 200), max_drop_pct=15)
+
+
+def _counting(make):
+    """A callable returning make(), and the list it appends to at each call."""
+    calls = []
+
+    def run():
+        calls.append(1)
+        return make()
+    return run, calls
+
+
+def test_a_baseline_of_one_run_cannot_make_a_regression(tmp_path, monkeypatch):
+    # The gate decides as compare() does, across runs: one baseline run
+    # against slower runs can never reach alpha, so it cannot decide and
+    # says how to record a baseline that can.
+    from benchbpf.pytest_plugin import Gate
+    monkeypatch.setattr(Gate, "confirm_delays_s", (0, 0, 0))
+    Gate(str(tmp_path), True, _Request()).check("k", _cpu_made([30 + i % 3 for i in range(200)]))
+    gate = Gate(str(tmp_path), False, _Request())
+    slow, calls = _counting(lambda: _cpu_made([20 + i % 3 for i in range(200)]))
+    with pytest.raises(pytest.fail.Exception, match="cannot decide") as e:
+        gate.check("k", slow, max_drop_pct=15)
+    assert "a baseline of 1 run(s) can never reach alpha 0.01" in str(e.value)
+    assert "not enough runs" in str(e.value)
+    assert len(calls) == 4       # stops when no number of runs left could decide
+    # A Result instead of a callable: one run, never a regression either.
+    with pytest.raises(pytest.fail.Exception, match="cannot decide"):
+        gate.check("k", slow(), max_drop_pct=15)
+
+
+def test_runs_overlapping_other_benchbpf_runs_are_retried_then_counted_or_skipped(
+        tmp_path, monkeypatch):
+    from benchbpf.pytest_plugin import Gate
+    monkeypatch.setattr(Gate, "confirm_delays_s", (0, 0, 0))
+    monkeypatch.setattr(Gate, "baseline_delay_s", 0)
+    Gate(str(tmp_path), True, _Request()).check(
+        "k", lambda: _made([30 + i % 3 for i in range(200)]))
+    gate = Gate(str(tmp_path), False, _Request())
+    overlapped, calls = _counting(lambda: _made([20 + i % 3 for i in range(200)],
+                                                concurrent=1))
+    # Every run overlapped another benchbpf run: measured again a bounded
+    # number of times, then counted, and the failure says so.
+    with pytest.raises(pytest.fail.Exception, match="regression") as e:
+        gate.check("k", overlapped, max_drop_pct=15)
+    text = str(e.value)
+    assert text.count("not counted, measuring again") == Gate.max_overlap_retries
+    assert len(calls) == Gate.max_overlap_retries + gate.regression_runs <= Gate.max_runs
+    assert f"{len(calls)} of its {len(calls)} runs overlapped other benchbpf runs" in text
+    assert ": 0 samples" not in text and "nan" not in text
+    # Runs whose producers got no CPU while other runs went on: no speed to
+    # judge, and the check says plainly why (a skip, not "cannot decide").
+    starved = _cpu_made([30] * 200, cpu_share=0.1)
+    starved = benchbpf.Result(starved.name, starved.params, starved.samples,
+                              metadata={"concurrent_runs": 1})
+    Gate(str(tmp_path), True, _Request()).check("s", lambda: _cpu_made([30] * 200))
+    with pytest.raises(pytest.skip.Exception) as e:
+        gate.check("s", lambda: starved, max_drop_pct=15)
+    text = str(e.value)
+    assert "cannot decide because other benchbpf runs were going on" in text
+    assert "no usable interval" in text and ": 0 samples" not in text and "nan" not in text
+
+
+def test_an_unsupported_benchmark_inside_check_skips_the_test(tmp_path):
+    from benchbpf.features import features, missing_features
+    from benchbpf.pytest_plugin import Gate
+    if not missing_features("trig-fentry", features()):
+        pytest.skip("this kernel runs fentry programs")
+    def fentry():
+        return benchbpf.run("trig-fentry", warmup=0, duration=0.2, interval=0.1)
+
+    # Recording a baseline, and checking against one (from another machine).
+    benchbpf.ResultSet([_made([30] * 200)]).to_json(tmp_path / "fentry.json")
+    for save in (True, False):
+        reports = []
+        gate = Gate(str(tmp_path), save, _Request(), reports)
+        with pytest.raises(pytest.skip.Exception, match="trig-fentry: fentry programs "
+                           "unavailable") as e:
+            gate.check("fentry", fentry)
+        assert str(e.value).startswith("fentry: cannot run here: ")
+        assert reports and "SKIPPED, cannot run here" in reports[0]

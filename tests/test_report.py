@@ -1,6 +1,7 @@
 """The suite report (benchbpf report) and the comparison of two runs (benchbpf compare)."""
 import base64
 import json
+from dataclasses import replace as dataclasses_replace
 import os
 import re
 import signal
@@ -222,7 +223,8 @@ def test_compare_two_reports(suite, tmp_path):
     lines = res.stdout.splitlines()
     pair = [line for line in lines if line.startswith("count-local ")]
     assert len(pair) == 1 and "->" in pair[0] and "%" in pair[0]
-    assert re.search(r"(significant|within noise) \(p=", pair[0])
+    # One run per side: medians and change, but no verdict of significance.
+    assert "1->1  not enough runs (needs 4 per side)" in pair[0]
     assert "only in the first: count-global" in lines
     assert "only in the first: trig-rawtp" in lines
     assert "only in the second: trig-syscall-count" in lines
@@ -231,18 +233,119 @@ def test_compare_two_reports(suite, tmp_path):
                    for line in lines)
 
 
+def _runs(name, medians, **kw):
+    return [_result(name, [m - 0.1, m, m + 0.1], **kw) for m in medians]
+
+
 def test_compare_fails_on_a_significant_regression(tmp_path):
-    base = benchbpf.ResultSet([_result("count-local", [10, 10.1, 9.9, 10.2, 9.8, 10, 10.1])])
-    new = benchbpf.ResultSet([_result("count-local", [5, 5.1, 4.9, 5.2, 4.8, 5, 5.1])])
+    # Four runs a side, every new one about half as fast.
+    base = benchbpf.ResultSet(_runs("count-local", [10, 10.2, 9.8, 10.4])
+                              + _runs("count-global", [3, 3.1, 2.9, 3.2]))
+    new = benchbpf.ResultSet(_runs("count-local", [5, 5.1, 4.9, 5.2])
+                             + _runs("count-global", [3.05, 3.0, 3.15, 2.95]))
     base.save(tmp_path / "a.json")
     new.save(tmp_path / "b.json")
     a, b = str(tmp_path / "a.json"), str(tmp_path / "b.json")
     res = run_cli("compare", a, b, "--fail-on-regression", "20")
     assert res.returncode == 1
-    assert "-50.0%  significant" in res.stdout
+    assert "-50.0%  4->4  significant (p=0.029; run medians)" in res.stdout
+    # The exit says which benchmark crossed the threshold, by how much, at what p.
+    assert "1 regression(s) beyond -20%:" in res.stderr
+    assert "count-local: -50.0% beyond -20% (baseline 10.1 -> new 5.05 M/s hits, " \
+        "-50.0%), Mann-Whitney U across 4 -> 4 runs p=0.029 < alpha 0.05" in res.stderr
+    assert "count-global" not in res.stderr
     assert run_cli("compare", a, b, "--fail-on-regression", "60").returncode == 0
     assert run_cli("compare", b, a, "--fail-on-regression", "20").returncode == 0  # faster
     assert run_cli("compare", a, b).returncode == 0
+
+
+def test_one_run_a_side_cannot_fail_on_regression_but_says_why(tmp_path):
+    # Seven samples each, half as fast: the samples of one run say nothing
+    # of the next run, so neither "significant" nor a failed gate.
+    a = _result("count-local", [10, 10.1, 9.9, 10.2, 9.8, 10, 10.1])
+    b = _result("count-local", [5, 5.1, 4.9, 5.2, 4.8, 5, 5.1])
+    a.to_json(tmp_path / "a.json")
+    b.to_json(tmp_path / "b.json")
+    res = run_cli("compare", str(tmp_path / "a.json"), str(tmp_path / "b.json"))
+    assert res.returncode == 0 and "significant" not in res.stdout.replace(
+        "call it significant", "")
+    # Baseline first, then new, as in the report's line.
+    assert res.stdout.startswith("count-local: hits median 10.000 -> 5.000 M/s (-50.0%), "
+                                 "1 -> 1 runs: not enough runs")
+    res = run_cli("compare", str(tmp_path / "a.json"), str(tmp_path / "b.json"),
+                  "--fail-on-regression", "20")
+    assert res.returncode == 2
+    assert "cannot decide: too few runs" in res.stderr
+    assert "count-local: -50.0% over 1 -> 1 runs (needs 4 per side)" in res.stderr
+
+
+def test_compare_refuses_other_parameters_and_names_the_flag(tmp_path):
+    # The user review's case: a sampled ring buffer run against an unsampled baseline.
+    common = ["-q", "-w0", "-d0.3", "--interval", "0.1"]
+    a, b = str(tmp_path / "a.json"), str(tmp_path / "b.json")
+    assert run_cli(*common, "rb-libbpf", "--json", a).returncode == 0
+    assert run_cli(*common, "--rb-sampled", "rb-libbpf", "--json", b).returncode == 0
+    res = run_cli("compare", a, b, "--fail-on-regression", "10")
+    assert res.returncode == 2, res.stdout
+    assert "parameter rb_sampled: baseline False, new True" in res.stderr
+    assert "--different-params" in res.stderr and res.stdout == ""
+    res = run_cli("compare", a, b, "--different-params")
+    assert res.returncode == 0, res.stderr
+    assert "configuration differs (accepted):\n  parameter rb_sampled" in res.stdout
+    # Reports too: the same benchmark under other parameters is named, not
+    # listed as two unrelated benchmarks.
+    ra, rb = (benchbpf.ResultSet([Result.from_json(p)]) for p in (a, b))
+    ra.save(tmp_path / "ra.json")
+    rb.save(tmp_path / "rb.json")
+    res = run_cli("compare", str(tmp_path / "ra.json"), str(tmp_path / "rb.json"))
+    assert res.returncode == 2 and "parameter rb_sampled: baseline False, new True" \
+        in res.stderr
+    res = run_cli("compare", str(tmp_path / "ra.json"), str(tmp_path / "rb.json"),
+                  "--different-params")
+    assert res.returncode == 0 and "differs: parameter rb_sampled" in res.stdout
+
+
+def test_repeated_runs_from_the_command_line_compare_across_runs(tmp_path):
+    common = ["-q", "-w0", "-d0.3", "--interval", "0.1", "--repeat", "4"]
+    a, b = str(tmp_path / "a.json"), str(tmp_path / "b.json")
+    res = run_cli(*common, "count-local", "--json", a)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.count("Summary: hits") == 4 and "Runs: 4, hits median" in res.stdout
+    assert run_cli(*common, "count-local", "--json", b).returncode == 0
+    rs = benchbpf.ResultSet.load(a)
+    assert len(rs) == 4 and rs.names == ("count-local",)
+    res = run_cli("compare", a, b)
+    assert res.returncode == 0, res.stderr
+    line = [x for x in res.stdout.splitlines() if x.startswith("count-local")][0]
+    assert re.search(r"4->4  (significant|within noise) \(p=", line)
+    # An old single result as the baseline of repeated runs: a set of one run.
+    rs[0].to_json(tmp_path / "one.json")
+    res = run_cli("compare", str(tmp_path / "one.json"), b)
+    assert res.returncode == 0 and "1->4  not enough runs" in res.stdout
+
+
+def test_report_repeats_round_the_suite():
+    rs = report.run_suite(quick=True, only="count-local,count-global", prog_stats=False,
+                          repeat=2)
+    assert [r.name for r in rs] == list(report.select("count-local,count-global")) * 2
+    assert rs.metadata["report"]["repeat"] == 2
+    assert "Each benchmark ran 2 times" in report.to_html(rs)
+    with pytest.raises(ValueError, match="repeat=0 out of range"):
+        report.run_suite(quick=True, only="count-local", repeat=0)
+
+
+def test_overlapping_runs_are_marked_in_the_report_and_the_dataframe():
+    quiet = _result("count-local", [1, 2, 3])
+    loud = dataclasses_replace(_result("count-global", [1, 2, 3]),
+                               metadata={"family": "count", "report": "hits_drops",
+                                         "concurrent_runs": 2})
+    page = report.to_html(benchbpf.ResultSet([quiet, loud]))
+    assert page.count("overlapped 2 other benchbpf run(s)") == 1
+    assert "1 run(s) overlapped another benchbpf run" in page
+    pandas = pytest.importorskip("pandas")
+    df = benchbpf.ResultSet([quiet, loud]).to_dataframe()
+    assert isinstance(df, pandas.DataFrame)
+    assert list(df["concurrent_runs"].fillna(0)) == [0, 2]
 
 
 def test_compare_two_results(suite, tmp_path):
@@ -252,14 +355,21 @@ def test_compare_two_results(suite, tmp_path):
     benchbpf.run("count-local", **report.QUICK).to_json(tmp_path / "b.json")
     res = run_cli("compare", str(tmp_path / "a.json"), str(tmp_path / "b.json"))
     assert res.returncode == 0, res.stderr
-    assert res.stdout.startswith("count-local vs count-local: hits median ")
-    # Different benchmarks are refused, as analysis.compare refuses them.
+    assert res.stdout.startswith("count-local: hits median ")
+    # Different benchmarks are refused, as analysis.compare refuses them,
+    # naming the flag that compares them anyway.
     rs.where("trig-rawtp")[0].to_json(tmp_path / "c.json")
     res = run_cli("compare", str(tmp_path / "a.json"), str(tmp_path / "c.json"))
     assert res.returncode == 2 and "measure different things" in res.stderr
-    # A report against a single result: like with like only.
+    assert "--different-benchmarks" in res.stderr
+    res = run_cli("compare", str(tmp_path / "a.json"), str(tmp_path / "c.json"),
+                  "--different-benchmarks")
+    assert res.returncode == 0 and "DIFFERENT BENCHMARKS" in res.stdout
+    # A report against a single result: the result is a set of one run.
     res = run_cli("compare", str(d / "r.json"), str(tmp_path / "a.json"))
-    assert res.returncode == 2 and "compare like with like" in res.stderr
+    assert res.returncode == 0, res.stderr
+    assert any(x.startswith("count-local ") for x in res.stdout.splitlines())
+    assert "only in the first: count-global" in res.stdout
     (tmp_path / "x.json").write_text(json.dumps({"format": "other"}))
     res = run_cli("compare", str(tmp_path / "x.json"), str(tmp_path / "a.json"))
     assert res.returncode == 2 and "neither a benchbpf report" in res.stderr
@@ -275,7 +385,7 @@ def test_bloom_hashmap_rows_report_total_operations():
     assert report.row_stats(r)[0] == pytest.approx(21.0)
     assert "<td>total_ops</td><td class=num><b>21.000</b>" in \
         report.to_html(benchbpf.ResultSet([r]))
-    lines, _ = report.compare_sets(benchbpf.ResultSet([r]), benchbpf.ResultSet([r]))
+    lines = report.compare_sets(benchbpf.ResultSet([r]), benchbpf.ResultSet([r]))[0]
     assert lines[1].startswith("hashmap-without-bloom") and "(total_ops)" in lines[1]
 
 
