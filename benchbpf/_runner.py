@@ -127,7 +127,7 @@ def _lookup(name):
         raise ValueError(f"unknown benchmark {name!r}{hint}") from None
 
 
-def _seconds(name, value, minimum, allow_zero):
+def _seconds(name, value, minimum, allow_zero, why=""):
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name}={value!r}: must be a number of seconds")
     given = value
@@ -140,7 +140,8 @@ def _seconds(name, value, minimum, allow_zero):
             (value and value < minimum):
         # Between 0 and one interval is not allowed either: say so.
         lo = f"0 or {minimum:g}" if allow_zero else f"{minimum:g}"
-        raise ValueError(f"{name}={given!r} out of range: seconds in {lo}..{MAX_SECONDS}")
+        raise ValueError(f"{name}={given!r} out of range: seconds in {lo}..{MAX_SECONDS}"
+                         f"{why}")
     return value
 
 
@@ -182,8 +183,10 @@ def _has_bpf_privilege():
 
 def _build_env(info, opts):
     interval = _seconds("interval", opts["interval"], 0.001, allow_zero=False)
-    warmup = _seconds("warmup", opts["warmup"], interval, allow_zero=True)
-    duration = _seconds("duration", opts["duration"], interval, allow_zero=False)
+    # The least is one sample: say so, or `duration=0.5` reads as "1..86400" unexplained.
+    why = f" (at least one interval: interval={opts['interval']!r} s)"
+    warmup = _seconds("warmup", opts["warmup"], interval, allow_zero=True, why=why)
+    duration = _seconds("duration", opts["duration"], interval, allow_zero=False, why=why)
     producers = _count("producers", opts["producers"], 1, info.max_producers,
                        f" for {info.name}")
     consumers = opts["consumers"]

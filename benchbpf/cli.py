@@ -7,6 +7,7 @@
     benchbpf compare before.json after.json
 """
 import argparse
+import functools
 import os
 import re
 import signal
@@ -32,6 +33,13 @@ def _family_options():
 def _flag(p):
     """A parameter's CLI flag: the kernel bench's, else --name with '-' for '_'."""
     return p.cli or "--" + p.name.replace("_", "-")
+
+
+def _dest(flag):
+    """Where argparse stores a benchmark flag: the flag itself, spelled as given, since
+    --value_size (bloom) and --value-size (htab-mem) are different flags of different
+    benchmarks, as in the kernel bench."""
+    return "opt" + flag
 
 
 #: Common option -> CLI flag, for error messages.
@@ -156,7 +164,7 @@ def build_parser(flags=None, add_help=True):
     for flag, users in sorted(flags.items()):
         p = users[0][1]
         benches = ", ".join(sorted({b for b, _ in users}))
-        dest = "opt_" + flag.lstrip("-").replace("-", "_")
+        dest = _dest(flag)
         if p.type == "bool":
             group.add_argument(flag, dest=dest, action="store_true", default=None,
                                help=f"{p.help} [{benches}]")
@@ -174,7 +182,7 @@ def build_parser(flags=None, add_help=True):
 def _bench_params(args, bench, flags):
     params = {}
     for flag, users in flags.items():
-        value = getattr(args, "opt_" + flag.lstrip("-").replace("-", "_"))
+        value = getattr(args, _dest(flag))
         if value is None:
             continue
         mine = [p for b, p in users if b == bench]
@@ -229,18 +237,35 @@ def _list(out):
 
 
 def _check_json_path(path, flag="--json"):
-    """Refuse an output path (--json, -o) that could not be written to, before running."""
+    """Refuse an output path (--json, -o) that could not be written to, before running:
+    the file is really opened for writing (created and removed again if it did not
+    exist; an existing file is opened to append, so its contents stay), since
+    permission bits say nothing of /proc, read-only mounts or full directories."""
+    if not path:
+        return f"{flag} {path!r}: empty path"
     target = os.path.abspath(path)
     if os.path.isdir(target):
         return f"{flag} {path}: is a directory"
     parent = os.path.dirname(target)
     if not os.path.isdir(parent):
         return f"{flag} {path}: directory {parent} does not exist"
-    if os.path.exists(target):
-        if not os.access(target, os.W_OK):
-            return f"{flag} {path}: not writable"
-    elif not os.access(parent, os.W_OK | os.X_OK):
-        return f"{flag} {path}: cannot create files in {parent}"
+    existed = os.path.lexists(target)
+    try:
+        fd = os.open(target, os.O_WRONLY | (os.O_APPEND if existed else
+                                            os.O_CREAT | os.O_EXCL), 0o644)
+    except OSError as e:
+        return f"{flag} {path}: cannot write: {e.strerror}"
+    try:
+        os.write(fd, b"")   # a zero-byte write: refused by files like /proc's
+    except OSError as e:
+        return f"{flag} {path}: cannot write: {e.strerror}"
+    finally:
+        os.close(fd)
+    if not existed:
+        try:
+            os.unlink(target)
+        except OSError as e:
+            return f"{flag} {path}: cannot remove the test file: {e.strerror}"
     return None
 
 
@@ -299,10 +324,10 @@ def _report_parser():
 
 def _report_main(argv):
     args = _report_parser().parse_args(argv)
-    if not args.output and not args.json:
+    if args.output is None and args.json is None:
         return _fail(2, "report needs -o FILE (HTML) and/or --json FILE")
     outputs = [(flag, path) for flag, path in (("-o", args.output), ("--json", args.json))
-               if path]
+               if path is not None]
     for flag, path in outputs:
         why = _check_json_path(path, flag)
         if why:
@@ -392,6 +417,43 @@ def _compare_main(argv):
     return 1 if regressed else 0
 
 
+def _run_kwargs(args, params):
+    """run()'s keywords for a parsed command line."""
+    return dict(warmup=args.warmup, duration=args.duration, interval=args.interval,
+                producers=args.producers, consumers=args.consumers,
+                affinity=args.affinity, prod_affinity=args.prod_affinity,
+                cons_affinity=args.cons_affinity, verbose=args.verbose,
+                prog_stats=args.prog_stats, **params)
+
+
+@functools.lru_cache(maxsize=1)
+def _checking_parser():
+    # check_command() may check thousands of command lines (a kernel script's).
+    return build_parser()
+
+
+def check_command(argv):
+    """Check a `benchbpf NAME ...` command line as main() does before running it
+    (flags, their benchmark, -c, and benchbpf.check() of every value), without
+    running: returns (name, run keywords); raises ValueError/TypeError naming the
+    flag, or SystemExit(2) for what argparse refuses."""
+    flags = _family_options()
+    args = _checking_parser().parse_args(list(argv))
+    if not args.bench:
+        raise ValueError("benchmark name is not specified")
+    info = _runner.describe(args.bench)
+    params = _bench_params(args, args.bench, flags)
+    why = _consumer_error(args.consumers, info, params)
+    if why:
+        raise ValueError(why)
+    kwargs = _run_kwargs(args, params)
+    try:
+        _runner.check(args.bench, **kwargs)
+    except (ValueError, TypeError) as e:
+        raise type(e)(_in_flag_terms(str(e), info)) from None
+    return args.bench, kwargs
+
+
 def _fail(status, message, prefix="error: "):
     print(f"benchbpf: {prefix}{message}", file=sys.stderr)
     return status
@@ -413,6 +475,14 @@ def main(argv=None):
         if names:
             print(_bench_help(_runner.describe(names[0])))
             return 0
+        # `benchbpf NOSUCH --help`: the unknown name, not the generic help.
+        known, _ = build_parser(flags, add_help=False).parse_known_args(
+            [a for a in argv if a not in ("-h", "--help")])
+        if known.bench:
+            try:
+                _runner.describe(known.bench)
+            except ValueError as e:
+                return _fail(2, str(e), prefix="")
     ap = build_parser(flags)
     args = ap.parse_args(argv)
     if args.version:
@@ -444,13 +514,14 @@ def main(argv=None):
         print(f"benchbpf: error: {e}", file=sys.stderr)
         return 2
     why = _consumer_error(args.consumers, info, params)
-    if why is None and args.json:
+    if why is None and args.json is not None:
         why = _check_json_path(args.json)
     if why:
         print(f"benchbpf: error: {why}", file=sys.stderr)
         return 2
     producers = args.producers
     interval_ns = int(round(args.interval * 1e9))
+    kwargs = _run_kwargs(args, params)
 
     def show(sample, index, warmup):
         if index == 0 and not args.quiet:
@@ -463,13 +534,7 @@ def main(argv=None):
     try:
         with warnings.catch_warnings():
             warnings.showwarning = _one_line_warning
-            result = _runner.run(
-                args.bench, warmup=args.warmup, duration=args.duration,
-                interval=args.interval, producers=args.producers, consumers=args.consumers,
-                affinity=args.affinity, prod_affinity=args.prod_affinity,
-                cons_affinity=args.cons_affinity, verbose=args.verbose,
-                prog_stats=args.prog_stats,
-                callback=show, **params)
+            result = _runner.run(args.bench, callback=show, **kwargs)
     except (ValueError, TypeError) as e:
         print(f"benchbpf: error: {_in_flag_terms(str(e), info)}", file=sys.stderr)
         return 2

@@ -16,7 +16,7 @@ SHORT_SAMPLES = 3
 
 
 #: What the getpgid() triggers are called in a Result's metadata.
-FENTRY = "fentry/sys_getpgid"
+FENTRY = "fentry/__x64_sys_getpgid"   # the program's section: what libbpf attached
 TP = "tp/syscalls/sys_enter_getpgid"
 TRIGGERS = (FENTRY, TP)
 #: errno names a refused program kind is reported with.
