@@ -45,9 +45,9 @@ def wanted(progress):
             return env
         isatty = getattr(sys.stderr, "isatty", None)
         return bool(isatty and isatty()) or _in_jupyter()
-    if not isinstance(progress, bool):
+    if not _runner.is_bool(progress):
         raise TypeError(f"progress={progress!r}: must be True, False or None")
-    return progress
+    return bool(progress)
 
 
 class _Lines:

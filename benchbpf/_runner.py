@@ -55,7 +55,7 @@ class ParamInfo:
     def to_core(self, value):
         """Check one value and convert it to the int the C core takes."""
         if self.type == "bool":
-            if isinstance(value, bool) or (isinstance(value, int) and value in (0, 1)):
+            if is_bool(value) or (isinstance(value, int) and value in (0, 1)):
                 return int(value)
             raise TypeError(f"{self.name}={value!r}: must be {self.allowed()}")
         if self.type == "choice":
@@ -125,6 +125,14 @@ def _lookup(name):
         hint = f"; did you mean {', '.join(close)}?" if close else \
             "; benchbpf.list_benchmarks() lists them"
         raise ValueError(f"unknown benchmark {name!r}{hint}") from None
+
+
+def is_bool(value):
+    """True or False, numpy's booleans included (np.False_, as df.col.unique() gives:
+    numpy scalars are accepted wherever a plain value is)."""
+    t = type(value)
+    return isinstance(value, bool) or (t.__module__ == "numpy" and
+                                       t.__name__ in ("bool_", "bool"))
 
 
 def _seconds(name, value, minimum, allow_zero, why=""):
@@ -197,9 +205,9 @@ def _build_env(info, opts):
         raise ValueError(f"consumers={consumers!r}: {info.name} takes no consumer "
                          "(allowed 0..0)")
     consumers = _count("consumers", consumers, 0, info.max_consumers, f" for {info.name}")
-    if not isinstance(opts["affinity"], bool):
+    if not is_bool(opts["affinity"]):
         raise TypeError(f"affinity={opts['affinity']!r}: must be True or False")
-    if not isinstance(opts["verbose"], bool):
+    if not is_bool(opts["verbose"]):
         raise TypeError(f"verbose={opts['verbose']!r}: must be True or False")
     _check_prog_stats(info, opts["prog_stats"])
     nr_cpus = _online_cpus()
@@ -209,9 +217,9 @@ def _build_env(info, opts):
         "duration_samples": _intervals("duration", duration, interval),
         "producers": producers,
         "consumers": consumers,
-        "affinity": opts["affinity"],
-        "verbose": opts["verbose"],
-        "prog_stats": opts["prog_stats"],
+        "affinity": bool(opts["affinity"]),
+        "verbose": bool(opts["verbose"]),
+        "prog_stats": bool(opts["prog_stats"]),
     }
     if env["warmup_samples"] + env["duration_samples"] > _core.MAX_SAMPLES:
         raise ValueError(
@@ -264,7 +272,7 @@ def _run_metadata(env, raw):
 
 
 def _check_prog_stats(info, value):
-    if not isinstance(value, bool):
+    if not is_bool(value):
         raise TypeError(f"prog_stats={value!r}: must be True or False")
     if value and not info.needs_bpf:
         raise ValueError(f"prog_stats=True: {info.name} loads no BPF program, there is "

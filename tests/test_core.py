@@ -328,3 +328,22 @@ def test_params_hold_plain_values_whatever_the_caller_passed():
     assert r.params["duration"] == 0.4 and r.params["setup_delay_ms"] == 1
     assert r.params["prod_affinity"] == (0,)
     assert Result.from_json(r.to_json()) == r
+
+
+def test_numpy_booleans_are_booleans():
+    # As a DataFrame gives them back: df.rb_sampled.unique() -> [np.False_, np.True_].
+    np = pytest.importorskip("numpy")
+    for value in (np.False_, np.True_, np.bool_(True)):
+        benchbpf.check("rb-libbpf", rb_sampled=value, rb_b2b=value, affinity=value,
+                       verbose=np.False_, prog_stats=value)
+    try:
+        r = benchbpf.run("rb-libbpf", rb_sampled=np.True_, affinity=np.False_,
+                         prog_stats=np.False_, **SHORT)
+    except benchbpf.UnsupportedError as e:
+        pytest.skip(str(e))
+    assert r.params["rb_sampled"] is True and r.params["affinity"] is False
+    assert benchbpf.trigger.uprobe_name("nop", ret=np.True_, multi=np.False_) == \
+        "trig-uretprobe-nop"
+    # A boolean is still no count.
+    with pytest.raises(TypeError, match=r"producers=np\.True_: must be an int"):
+        benchbpf.check("rb-libbpf", producers=np.True_)

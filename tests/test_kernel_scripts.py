@@ -211,7 +211,7 @@ def _refused(argv, rc, err):
     """The reason benchbpf gave for a benchmark the kernel cannot run, else None."""
     name = _bench_name(argv)
     if rc == 3 and "cannot run here" in err and missing_features(name, features()):
-        return err.strip()
+        return next(l for l in err.splitlines() if "cannot run here" in l).strip()
     return None
 
 
