@@ -25,6 +25,7 @@ from . import hashmap, htab_mem, rcu_tasks_trace
 from . import ringbuf
 from .ringbuf import perfbuf, study as ringbuf_study
 from .features import Feature, Features, features
+from ._progress import Interrupted
 
 
 
@@ -53,5 +54,5 @@ __all__ = [
     "Feature", "Features", "features",
     "bpf_loop", "strncmp",
     "bloom", "local_storage",
-    "hashmap", "htab_mem", "rcu_tasks_trace", "quick",
+    "hashmap", "htab_mem", "rcu_tasks_trace", "quick", "Interrupted",
 ]

@@ -147,8 +147,26 @@ def sweep(name, *args, progress=None, **axes_and_options):
     progress: True shows a progress bar on stderr (tqdm.auto, also in
     Jupyter; without tqdm one line per run), False none; None (default) shows
     it when stderr is a terminal or in a Jupyter kernel."""
-    if args or ("param" in axes_and_options and "values" in axes_and_options):
-        return _sweep_one(name, *args, progress=progress, **axes_and_options)
+    if args or "param" in axes_and_options or "values" in axes_and_options:
+        given = dict(zip(("param", "values"), args))
+        for key in ("param", "values"):
+            if key in axes_and_options:
+                if key in given:
+                    raise TypeError(f"sweep() got {key} both by position and by keyword")
+                given[key] = axes_and_options.pop(key)
+        if len(args) > 2:
+            raise TypeError(f"sweep(name, param, values, **options) takes at most two "
+                            f"arguments after the name, got {len(args)}: {args!r}")
+        missing = [k for k in ("param", "values") if k not in given]
+        if missing:
+            what = repr(given["param"]) if "param" in given else "the parameter"
+            raise TypeError(
+                f"sweep({name!r}, {', '.join(repr(a) for a in args)}): missing "
+                f"{' and '.join(missing)}: give the values to take for {what}, as "
+                f"sweep({name!r}, 'producers', [1, 2, 4]) or sweep({name!r}, "
+                "producers=[1, 2, 4])")
+        return _sweep_one(name, given["param"], given["values"], progress=progress,
+                          **axes_and_options)
     axes = {k: tuple(v) for k, v in axes_and_options.items() if _is_axis(k, v)}
     fixed = {k: v for k, v in axes_and_options.items() if k not in axes}
     for k, values in axes.items():
@@ -166,6 +184,10 @@ def sweep(name, *args, progress=None, **axes_and_options):
 
 
 def _sweep_one(name, param, values, progress=None, **options):
+    if not isinstance(param, str):
+        raise TypeError(f"param={param!r}: the name of the parameter to sweep, a str")
+    if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
+        raise TypeError(f"values={values!r}: a list of values for {param!r}")
     values = tuple(values)
     if not values:
         raise ValueError(f"values for {param!r} is empty: give at least one value")

@@ -102,7 +102,16 @@ class ResultSet(JsonFile, Sequence):
         return tuple(dict.fromkeys(r.name for r in self._results))
 
     def where(self, name=None, **params):
-        """The Results of benchmark `name` (if given) whose params equal `params`."""
+        """The Results of benchmark `name` (if given) whose params equal `params`.
+        A parameter no Result has is a mistake (a typo), not an empty answer:
+        ValueError naming it and the parameters there are."""
+        known = self._param_names()
+        unknown = [k for k in params if k not in known]
+        if unknown and self._results:
+            raise ValueError(f"where({', '.join(f'{k}=' for k in unknown)}...): "
+                             f"{', '.join(map(repr, unknown))} is not a parameter of these "
+                             f"results; parameters: {', '.join(known)}")
+
         def keep(r):
             if name is not None and r.name != name:
                 return False

@@ -380,3 +380,69 @@ def test_runs_without_pandas_and_tqdm():
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["2", "2", "True"]
     assert "count-global [2/2] producers=2" in out.stderr
+
+
+def test_sweep_without_values_names_what_is_missing():
+    before = benchbpf._core.setup_count()
+    with pytest.raises(TypeError, match=r"sweep\('rb-libbpf', 'producers'\): missing "
+                                        r"values: give the values to take for 'producers'"):
+        benchbpf.sweep("rb-libbpf", "producers")
+    with pytest.raises(TypeError, match="values=4: a list of values for 'producers'"):
+        benchbpf.sweep("rb-libbpf", "producers", 4)
+    with pytest.raises(TypeError, match="missing param"):
+        benchbpf.sweep("rb-libbpf", values=[1, 2])
+    assert benchbpf._core.setup_count() == before
+
+
+def test_where_refuses_a_parameter_no_result_has():
+    rs = benchbpf.sweep("count-local", producers=[1, 2], **SHORT)
+    assert [r.params["producers"] for r in rs.where(producers=2)] == [2]
+    assert len(rs.where(producers=3)) == 0          # a known parameter, no such value
+    with pytest.raises(ValueError, match=r"'nosuch' is not a parameter of these results; "
+                                         r"parameters: .*producers.*work_per_hit"):
+        rs.where(nosuch=1)
+
+
+def _interrupt_during_run(at_run, samples_per_run):
+    """A callback for run(callback=): SIGINT (Ctrl-C, delivered by the kernel to this
+    process from another thread) while run number `at_run` (from 1) is sampling."""
+    import os
+    import signal
+    import threading
+    seen = {"samples": 0}
+
+    def callback(sample, index, warmup):
+        seen["samples"] += 1
+        if seen["samples"] == (at_run - 1) * samples_per_run + 1:
+            threading.Timer(0.01, os.kill, (os.getpid(), signal.SIGINT)).start()
+    return callback
+
+
+def test_ctrl_c_during_a_sweep_keeps_the_finished_runs(monkeypatch, tmp_path, capsys):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    opts = dict(warmup=0, duration=0.6, interval=0.2)
+    with pytest.raises(KeyboardInterrupt) as info:
+        benchbpf.sweep("count-local", producers=[1, 2], work_per_hit=[0, 10],
+                       callback=_interrupt_during_run(3, 3), progress=False, **opts)
+    e = info.value
+    assert isinstance(e, benchbpf.Interrupted)
+    partial = e.partial
+    assert len(partial) == 2 and partial.metadata["incomplete"] is True
+    assert (partial.metadata["finished_runs"], partial.metadata["planned_runs"]) == (2, 4)
+    assert [(r.params["producers"], r.params["work_per_hit"]) for r in partial] == \
+        [(1, 0), (1, 10)]
+    assert all(len(r.samples) == 3 and r.mean > 0 for r in partial)
+    assert e.path.startswith(str(tmp_path)) and benchbpf.ResultSet.load(e.path) == partial
+    err = capsys.readouterr().err
+    assert f"interrupted after 2 of 4 runs; the finished runs are saved to {e.path}" in err
+    # The one-parameter form and the studies go through the same session.
+    with pytest.raises(benchbpf.Interrupted) as info:
+        benchbpf.sweep("count-local", "producers", [1, 2, 1],
+                       callback=_interrupt_during_run(2, 3), progress=False, **opts)
+    assert len(info.value.partial) == 1 and info.value.partial.metadata["incomplete"]
+    # Interrupted before anything finished: nothing saved, said so.
+    with pytest.raises(benchbpf.Interrupted) as info:
+        benchbpf.sweep("count-local", "producers", [1, 2],
+                       callback=_interrupt_during_run(1, 3), progress=False, **opts)
+    assert len(info.value.partial) == 0 and info.value.path is None
+    assert "interrupted before any run finished" in capsys.readouterr().err
