@@ -349,20 +349,27 @@ def _report_main(argv):
             warnings.showwarning = _one_line_warning
             rs = report.run_suite(args.quick, args.only, None if args.quiet else progress,
                                   prog_stats)
-    except KeyboardInterrupt:
-        return _fail(130, "interrupted: nothing written", prefix="")
+    except KeyboardInterrupt as e:
+        partial = getattr(e, "partial", None)
+        if partial is None or not (len(partial) or partial.unsupported):
+            return _fail(130, "interrupted: nothing finished, nothing written", prefix="")
+        # What finished is kept: written where asked, marked incomplete.
+        try:
+            _write_report(args, partial)
+        except OSError as err:
+            return _fail(130, f"interrupted; writing the partial report: {err.filename}: "
+                              f"{err.strerror} (it is also in {e.path})", prefix="")
+        meta = partial.metadata
+        return _fail(130, f"interrupted after {meta['finished_runs']} of "
+                          f"{meta['planned_runs']} benchmarks: wrote what finished, marked "
+                          f"incomplete, to {' and '.join(p for _, p in outputs)}", prefix="")
     except Terminated:
         return _fail(143, "terminated (SIGTERM): runs stopped and cleaned up, nothing "
                           "written", prefix="")
     finally:
         signal.signal(signal.SIGTERM, previous)
     try:
-        if args.json:
-            rs.save(args.json)
-        if args.output:
-            page = report.to_html(rs)
-            with open(args.output, "w", encoding="utf-8") as f:
-                f.write(page)
+        _write_report(args, rs)
     except OSError as e:
         return _fail(1, f"{e.filename}: {e.strerror}")
     failed = rs.metadata.get("failed") or ()
@@ -372,6 +379,15 @@ def _report_main(argv):
               f"{len(failed)} failed, {rs.metadata['report']['elapsed_s']:.0f} s; "
               f"wrote {where}", file=sys.stderr)
     return 1 if failed else 0
+
+
+def _write_report(args, rs):
+    if args.json is not None:
+        rs.save(args.json)
+    if args.output is not None:
+        page = report.to_html(rs)
+        with open(args.output, "w", encoding="utf-8") as f:
+            f.write(page)
 
 
 def _compare_parser():

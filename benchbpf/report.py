@@ -21,7 +21,7 @@ import math
 import statistics
 import time
 
-from . import _runner
+from . import _progress, _runner
 from ._report import summary_latency_ns
 from ._core import BenchmarkError, UnsupportedError
 from .analysis import compare, median_ci
@@ -147,6 +147,42 @@ def run_suite(quick=False, only=None, progress=None, prog_stats=True):
     started, t0 = _now(), time.monotonic()
     machine = fingerprint()
     results, unsupported, failed = [], [], []
+
+    def metadata():
+        return {
+            "fingerprint": machine,
+            "report": {
+                "quick": bool(quick), "only": _patterns(only),
+                "prog_stats": bool(prog_stats),
+                "common_options": dict(QUICK) if quick else
+                {k: _runner.COMMON_OPTIONS[k] for k in _TIMING},
+                "quick_params": {n: p for n, p in QUICK_PARAMS.items()
+                                 if quick and n in {name for name, *_ in runs}},
+                "cost_run": dict(COST_RUN) if prog_stats else None,
+                "excluded": dict(EXCLUDED),
+                "started": started, "finished": _now(),
+                "elapsed_s": round(time.monotonic() - t0, 3),
+            },
+            "failed": failed,
+        }
+    try:
+        _run_all(runs, results, unsupported, failed, progress)
+    except KeyboardInterrupt:
+        # Keep what finished: a partial report, marked so, saved and said where.
+        done = len(results) + len(unsupported) + len(failed)
+        partial = ResultSet(results, unsupported=unsupported, metadata={
+            **metadata(), "incomplete": True, "interrupted": "benchbpf report",
+            "finished_runs": done, "planned_runs": len(runs)})
+        path = _progress.save_partial(partial, "report")
+        where = f"saved to {path}" if path else "in the exception's .partial"
+        raise _progress.Interrupted(
+            f"report interrupted after {done} of {len(runs)} benchmarks; what finished is "
+            f"{where}", partial, path) from None
+    return ResultSet(results, unsupported=unsupported, metadata=metadata())
+
+
+def _run_all(runs, results, unsupported, failed, progress):
+    """run_suite's runs, appending to its lists as each ends."""
     for i, (name, options, cost) in enumerate(runs, 1):
         head = f"[{i}/{len(runs)}] {name} ..."
         t = time.monotonic()
@@ -169,22 +205,6 @@ def run_suite(quick=False, only=None, progress=None, prog_stats=True):
                 f", {time.monotonic() - t:.1f} s"
         if progress is not None:
             progress(line)
-    meta = {
-        "fingerprint": machine,
-        "report": {
-            "quick": bool(quick), "only": _patterns(only), "prog_stats": bool(prog_stats),
-            "common_options": dict(QUICK) if quick else
-            {k: _runner.COMMON_OPTIONS[k] for k in _TIMING},
-            "quick_params": {n: p for n, p in QUICK_PARAMS.items()
-                             if quick and n in {name for name, *_ in runs}},
-            "cost_run": dict(COST_RUN) if prog_stats else None,
-            "excluded": dict(EXCLUDED),
-            "started": started, "finished": _now(),
-            "elapsed_s": round(time.monotonic() - t0, 3),
-        },
-        "failed": failed,
-    }
-    return ResultSet(results, unsupported=unsupported, metadata=meta)
 
 
 def _with_cost(r, cost):
@@ -412,6 +432,9 @@ def to_html(resultset):
         f"Mode: {mode} ({settings or 'each benchmark defaults'}); the benchmarks' own "
         f"options are their defaults" + (f", except {qp_text}" if qp_text else "") + ".",
     ]
+    if meta.get("incomplete"):
+        lines.insert(0, f"INCOMPLETE: interrupted after {meta.get('finished_runs')} of "
+                        f"{meta.get('planned_runs')} benchmarks; only those are below.")
     if only:
         lines.append("Selected with --only " + ", ".join(only) + ".")
     if opts.get("started"):

@@ -340,3 +340,28 @@ def test_report_html_parses_with_every_section(suite):
         for src in page.images:
             assert src.startswith("data:image/png;base64,")
             assert base64.b64decode(src.split(",", 1)[1])[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_ctrl_c_during_a_report_writes_what_finished(tmp_path):
+    import signal
+    import subprocess
+    import sys
+    out_json, out_html = tmp_path / "r.json", tmp_path / "r.html"
+    p = subprocess.Popen(
+        [sys.executable, "-m", "benchbpf", "report", "--quick", "--no-prog-stats",
+         "--only", "count-local,count-global,trig-syscall-count,trig-usermode-count",
+         "--json", str(out_json), "-o", str(out_html)],
+        stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
+    lines = []
+    for line in p.stderr:
+        lines.append(line)
+        if line.startswith("[1/4]"):
+            p.send_signal(signal.SIGINT)     # Ctrl-C while the second one runs
+            break
+    err = "".join(lines) + p.stderr.read()
+    assert p.wait(timeout=60) == 130, err
+    assert "interrupted after" in err and f"{out_html} and {out_json}" in err, err
+    rs = benchbpf.ResultSet.load(out_json)
+    assert rs.metadata["incomplete"] is True and rs.metadata["planned_runs"] == 4
+    assert 1 <= rs.metadata["finished_runs"] < 4 and len(rs) >= 1
+    assert "INCOMPLETE: interrupted after" in out_html.read_text()
