@@ -9,53 +9,52 @@ from dataclasses import dataclass
 
 from . import _progress, _runner
 from .result import Result
-from .resultset import ResultSet
+from .resultset import ResultSet, format_table, format_table_html, table_rows
 
 __all__ = ["Sweep", "sweep", "Comparison", "compare", "plot", "mann_whitney_u",
            "median_ci", "mean_ci", "samples_needed", "BenchmarkMismatchWarning"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Sweep:
-    """Results of one benchmark over the values of one parameter."""
+    """Results of one benchmark over the values of one parameter.
+
+    As a ResultSet, it iterates over its Results and prints a table of Rows;
+    items() gives (value, Result) pairs and sw[value] the Result of one value."""
     name: str
     param: str
     values: tuple
     results: tuple
 
     def __iter__(self):
-        return iter(zip(self.values, self.results))
+        return iter(self.results)
+
+    def items(self):
+        """(value, Result) pairs, in run order."""
+        return list(zip(self.values, self.results))
 
     def __len__(self):
         return len(self.values)
 
     def __getitem__(self, value):
-        for v, r in self:
+        for v, r in self.items():
             if v == value:
                 return r
         raise KeyError(value)
 
     def table(self, counter="hits"):
-        """Rows of (value, mean, stdev, median) of a counter's rate, M/s."""
-        rows = []
-        for v, r in self:
-            mean, sd = r.stat(counter)
-            xs = r.rates_mps(counter)
-            rows.append((v, mean, sd, statistics.median(xs) if xs else math.nan))
-        return rows
+        """A Row per value (label: the value): median, mean, stdev, drops, latency,
+        and the control and adjusted latencies where runs have a control."""
+        return table_rows(self.items(), counter)
 
     def __str__(self):
-        head = f"{self.param:>16} {'mean M/s':>12} {'stdev':>10} {'median':>12}"
-        lines = [f"{self.name} over {self.param}", head]
-        lines += [f"{v!s:>16} {m:12.3f} {s:10.3f} {md:12.3f}" for v, m, s, md in self.table()]
-        return "\n".join(lines)
+        return format_table(f"{self.name} over {self.param}", self.param, self.table())
+
+    def __repr__(self):
+        return f"<Sweep of {len(self)} results: {self.name}, axes=[{self.param!r}]>"
 
     def _repr_html_(self):
-        rows = "".join(f"<tr><td>{v}</td><td>{m:.3f}</td><td>{s:.3f}</td><td>{md:.3f}</td></tr>"
-                       for v, m, s, md in self.table())
-        return (f"<b>{self.name}</b> over <code>{self.param}</code><table><tr><th>"
-                f"{self.param}</th><th>mean M/s</th><th>stdev</th><th>median</th></tr>"
-                f"{rows}</table>")
+        return format_table_html(f"{self.name} over {self.param}", self.param, self.table())
 
     def plot(self, ax=None, counter="hits", confidence=0.95):
         """Median per swept value with its confidence interval (needs matplotlib).
@@ -66,7 +65,7 @@ class Sweep:
         decades or more get a logarithmic x axis.  The y axis starts at 0."""
         ax = _axes(ax)
         xs, meds, lo, hi, wide = [], [], [], [], False
-        for v, r in self:
+        for v, r in self.items():
             rates = r.rates_mps(counter)
             med = statistics.median(rates) if rates else math.nan
             low, high = median_ci(rates, confidence)

@@ -83,7 +83,6 @@ trigger.
 which returns a ``Study``: a mapping of label to Result with ``table()``,
 an HTML view and ``plot()``.
 """
-import html
 import math
 import os
 import statistics
@@ -95,7 +94,7 @@ from . import _progress
 from ._runner import run
 from .analysis import Sweep
 from .result import Result
-from .resultset import ResultSet
+from .resultset import ResultSet, format_table, format_table_html, table_rows
 
 __all__ = [
     "ringbuf", "perfbuf", "BENCHMARKS", "CONSUMERS", "TRIGGERS", "STUDIES", "study", "Study",
@@ -405,32 +404,22 @@ class Study(Mapping):
         return len(self._results)
 
     def table(self, counter="hits"):
-        """Rows of (label, median, mean, stdev, drops mean) of the counter, M/s."""
-        rows = []
-        for label, r in self._results.items():
-            mean, sd = r.stat(counter)
-            xs = r.rates_mps(counter)
-            rows.append((label, statistics.median(xs) if xs else math.nan, mean, sd,
-                         r.drops_mps))
-        return rows
+        """A Row per label (benchbpf.resultset.Row, as Sweep.table()): median,
+        mean, stdev, drops, latency."""
+        return table_rows(self._results.items(), counter)
+
+    def items(self):
+        return list(self._results.items())
 
     def __str__(self):
-        lines = [f"ring buffer study {self.name}",
-                 f"{'':>20} {'median M/s':>12} {'mean':>10} {'stdev':>9} {'drops M/s':>10}"]
-        lines += [f"{label!s:>20} {md:12.3f} {m:10.3f} {sd:9.3f} {d:10.3f}"
-                  for label, md, m, sd, d in self.table()]
-        return "\n".join(lines)
+        return format_table(f"ring buffer study {self.name}", "", self.table())
 
     def __repr__(self):
-        return f"<Study {self.name}: {', '.join(map(str, self._results))}>"
+        return f"<Study of {len(self)} results: {self.name}: " \
+               f"{', '.join(map(str, self._results))}>"
 
     def _repr_html_(self):
-        rows = "".join(f"<tr><td>{html.escape(str(label))}</td><td>{md:.3f}</td>"
-                       f"<td>{m:.3f}</td><td>{sd:.3f}</td><td>{d:.3f}</td></tr>"
-                       for label, md, m, sd, d in self.table())
-        return (f"<b>ring buffer study {html.escape(self.name)}</b><table><tr><th></th>"
-                f"<th>median M/s</th><th>mean</th><th>stdev</th><th>drops M/s</th></tr>"
-                f"{rows}</table>")
+        return format_table_html(f"ring buffer study {self.name}", "", self.table())
 
     def to_resultset(self):
         """The Results as a ResultSet (the swept parameter its axis, if any)."""

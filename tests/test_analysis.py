@@ -446,3 +446,28 @@ def test_ctrl_c_during_a_sweep_keeps_the_finished_runs(monkeypatch, tmp_path, ca
                        callback=_interrupt_during_run(1, 3), progress=False, **opts)
     assert len(info.value.partial) == 0 and info.value.path is None
     assert "interrupted before any run finished" in capsys.readouterr().err
+
+
+def test_tables_of_runs_share_one_vocabulary():
+    from benchbpf.resultset import Row
+    sw = benchbpf.sweep("count-local", "producers", [1, 2], **SHORT)
+    rs = benchbpf.sweep("count-local", producers=[1, 2], **SHORT)
+    study = benchbpf.ringbuf.Study("demo", {"one": sw.results[0], "two": sw.results[1]})
+    for table in (sw.table(), rs.table(), study.table()):
+        assert all(type(row) is Row for row in table)
+        assert [row.median for row in table] == [row[1] for row in table]
+        assert all(row.median > 0 and row.mean > 0 and row.control_latency_ns is None
+                   for row in table)
+    assert [row.label for row in sw.table()] == [row.label for row in rs.table()] == [1, 2]
+    assert [row.label for row in study.table()] == ["one", "two"]
+    # The same printout (a title, a header, a row per run) and the same iteration.
+    for text in (str(sw), str(rs)):
+        lines = text.splitlines()
+        assert lines[0] == "count-local over producers" and len(lines) == 4
+        assert lines[1].split()[:3] == ["producers", "median", "hits"]
+    assert str(study).splitlines()[1].split()[:2] == ["median", "hits"]
+    assert all(isinstance(r, benchbpf.Result) for r in sw) and list(sw) == list(sw.results)
+    assert all(isinstance(r, benchbpf.Result) for r in rs)
+    assert [v for v, _ in sw.items()] == [v for v, _ in rs.items()] == [1, 2]
+    assert repr(sw) == "<Sweep of 2 results: count-local, axes=['producers']>"
+    assert repr(rs) == "<ResultSet of 2 results: count-local, axes=['producers']>"

@@ -9,6 +9,11 @@ import time
 
 import pytest
 
+try:    # imported before any leak check: importing it starts a thread
+    import pandas
+except ImportError:
+    pandas = None
+
 import benchbpf
 from benchbpf import _core, local_storage
 from benchbpf._report import progress_line, summary_line
@@ -134,6 +139,19 @@ def test_cliff_adjusts_overhead_and_checks_every_count_first(no_leaks):
     for r in sw.results:
         assert r.control is not None and r.control.params["skip_access"] is True
         assert r.adjusted_latency_ns == r.latency_ns - r.control_latency_ns
+    # The point of the study, in its printout and its table.
+    text = str(sw).splitlines()
+    assert "control ns/op" in text[1] and "adjusted ns/op" in text[1]
+    for line, r in zip(text[2:], sw.results):
+        assert f"{r.control_latency_ns:.2f}" in line and f"{r.adjusted_latency_ns:.2f}" in line
+    row = sw.table()[0]
+    assert (row.control_latency_ns, row.adjusted_latency_ns) == \
+        (sw.results[0].control_latency_ns, sw.results[0].adjusted_latency_ns)
+    if pandas is None:
+        pytest.skip("pandas is not installed")
+    df = sw.to_dataframe()
+    assert list(df.control_latency_ns) == [r.control_latency_ns for r in sw.results]
+    assert list(df.adjusted_latency_ns) == [r.adjusted_latency_ns for r in sw.results]
 
 
 def test_no_control_means_no_adjusted_figure():
