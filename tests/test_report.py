@@ -365,3 +365,17 @@ def test_ctrl_c_during_a_report_writes_what_finished(tmp_path):
     assert rs.metadata["incomplete"] is True and rs.metadata["planned_runs"] == 4
     assert 1 <= rs.metadata["finished_runs"] < 4 and len(rs) >= 1
     assert "INCOMPLETE: interrupted after" in out_html.read_text()
+
+
+def test_program_cost_leaves_out_the_setup_helper():
+    # The producers' whoami runs once at set-up, before the measured window.
+    try:
+        r = benchbpf.run("rb-libbpf", prog_stats=True, warmup=0.2, duration=0.4,
+                         interval=0.2)
+    except benchbpf.UnsupportedError as e:
+        pytest.skip(str(e))
+    names = [p.name for p in r.prog_stats]
+    assert "producer_whoami" in names          # the Result keeps every loaded program
+    cell = report._prog_cell(r)
+    assert "producer_whoami" not in cell and "did not run" not in cell, cell
+    assert re.search(r"\w+: \d+\.\d ns/run", cell), cell
