@@ -64,26 +64,26 @@ class Sweep:
         its min..max and the legend says so.  Numeric values spanning two
         decades or more get a logarithmic x axis.  The y axis starts at 0."""
         ax = _axes(ax)
-        xs, meds, lo, hi, wide = [], [], [], [], False
+        xs, meds, lo, hi, wide = [], [], [], [], []
         for v, r in self.items():
             rates = r.rates_mps(counter)
             med = statistics.median(rates) if rates else math.nan
             low, high = median_ci(rates, confidence)
-            wide = wide or (len(rates) and (low, high) == (min(rates), max(rates)))
+            wide.append(bool(rates) and (low, high) == (min(rates), max(rates)))
             xs.append(v)
             meds.append(med)
             lo.append(med - low)
             hi.append(high - med)
-        label = f"{self.name}: median, {confidence:.0%} CI" + \
-            (" (min..max where too few samples)" if wide else "")
-        ax.errorbar(xs, meds, yerr=[lo, hi], marker="o", capsize=3, label=label)
+        ax.errorbar(xs, meds, yerr=[lo, hi], marker="o", capsize=3,
+                    label=f"{self.name}: median, {confidence:.0%} CI")
+        mark_min_max(ax, [(x, m) for x, m, w in zip(xs, meds, wide) if w])
         if log_scale_fits(xs):
             ax.set_xscale("log")
         ax.set_ylim(bottom=0)
         ax.set_xlabel(self.param)
         ax.set_ylabel(f"{counter}, M/s")
         ax.set_title(f"{self.name}: {counter} vs {self.param}")
-        ax.legend()
+        legend_outside(ax)
         return ax
 
     def to_resultset(self):
@@ -479,14 +479,45 @@ def compare(base, new, counter="hits", alpha=0.05, different_benchmarks=False):
     return Comparison(base, new, counter, alpha)
 
 
-def _axes(ax):
-    if ax is not None:
-        return ax
+def _figure(**kw):
+    """A new figure whose layout keeps a legend outside the axes inside the figure."""
     try:
         import matplotlib.pyplot as plt
     except ImportError:
         raise ImportError("plotting needs matplotlib: pip install 'benchbpf[plot]'") from None
-    return plt.figure().gca()
+    return plt.figure(layout="constrained", **kw)
+
+
+def _axes(ax):
+    if ax is not None:
+        return ax
+    return _figure().gca()
+
+
+def legend_outside(ax, **kw):
+    """The legend right of the axes, where it covers no point; a figure made by
+    benchbpf lays itself out around it (for axes of your own, save with
+    bbox_inches="tight")."""
+    if "handles" not in kw:     # the lines first, the min..max note last
+        pairs = list(zip(*ax.get_legend_handles_labels()))
+        pairs.sort(key=lambda hl: hl[1] == MIN_MAX_LABEL)
+        kw["handles"] = [h for h, _ in pairs]
+    return ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1), borderaxespad=0,
+                     fontsize="small", **kw)
+
+
+#: What mark_min_max() says in the legend.
+MIN_MAX_LABEL = "min..max bars: too few samples for a CI"
+
+
+def mark_min_max(ax, points):
+    """Ring the (x, y) points whose bars are min..max, not a confidence interval
+    (too few samples for one), with a legend entry saying so."""
+    if points:
+        shown = any(c.get_label() == MIN_MAX_LABEL for c in ax.collections)
+        ax.scatter([x for x, _ in points], [y for _, y in points], s=120,
+                   facecolors="none", edgecolors="black", zorder=3,
+                   label="_nolegend_" if shown else MIN_MAX_LABEL)
 
 
 def plot(result, ax=None, counter="hits"):
@@ -516,5 +547,5 @@ def plot(result, ax=None, counter="hits"):
     ax.set_xlabel("time, s")
     ax.set_ylabel(f"{counter}, M/s")
     ax.set_title(result.name)
-    ax.legend()
+    legend_outside(ax)
     return ax

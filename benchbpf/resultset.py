@@ -274,11 +274,26 @@ class ResultSet(JsonFile, Sequence):
         x: a parameter (default: the first axis).  y: a numeric column of
         to_dataframe(): "median" has the 95 % confidence interval of the
         median as error bars, "mean" Student's t 95 % interval of the mean,
-        other columns none; the legend says which.  hue: a parameter or a
-        list of them; None: the axes other than x (and the benchmark name
+        other columns none; the legend says which, and rings the points whose
+        bars are min..max (too few samples for an interval).  A list of
+        columns, e.g. ``y=["median", "drops_mps"]``, draws one panel each side
+        by side (a new figure; returns the list of axes).  hue: a parameter or
+        a list of them; None: the axes other than x (and the benchmark name
         when the set holds several), so each line is one combination.
-        Numeric x spanning two decades or more gets a log axis; y starts at 0."""
-        from .analysis import _axes, _is_number, log_scale_fits, mean_ci
+        Numeric x spanning two decades or more gets a log axis; y starts at 0.
+        The legend stands right of the axes."""
+        if isinstance(y, (list, tuple)):
+            if ax is not None:
+                raise ValueError("y=[...] draws one panel per column in a new figure: "
+                                 "leave ax=None")
+            if not y:
+                raise ValueError("y=[]: name at least one column")
+            from .analysis import _figure
+            fig = _figure(figsize=(6.4 * len(y), 4.8))
+            axes = fig.subplots(1, len(y), squeeze=False)[0]
+            return [self.plot(x=x, y=col, hue=hue, ax=a) for col, a in zip(y, axes)]
+        from .analysis import (_axes, _is_number, legend_outside, log_scale_fits,
+                               mark_min_max, mean_ci)
         rows = self._rows()[1]
         params = self._param_names()
         if x is None:
@@ -307,9 +322,6 @@ class ResultSet(JsonFile, Sequence):
         xs_all = [row[x] for row in rows]
         numeric = all(_is_number(v) for v in xs_all)
         what = {"median": ": median, 95% CI", "mean": ": mean, 95% CI (t)"}.get(y, "")
-        if y == "median" and any(_spans_all(r, (row["ci_low"], row["ci_high"]))
-                                 for r, row in zip(self._results, rows)):
-            what += " (min..max where too few samples)"
         ax = _axes(ax)
         for key, members in lines.items():
             xs = [row[x] if numeric else str(row[x]) for _, row in members]
@@ -326,6 +338,9 @@ class ResultSet(JsonFile, Sequence):
                 [[v - lo for v, (lo, _) in zip(ys, bounds)],
                  [hi - v for v, (_, hi) in zip(ys, bounds)]]
             ax.errorbar(xs, ys, yerr=yerr, marker="o", capsize=3, label=name + what)
+            if y == "median":
+                mark_min_max(ax, [(xv, yv) for xv, yv, (r, row) in zip(xs, ys, members)
+                                  if _spans_all(r, (row["ci_low"], row["ci_high"]))])
         if numeric and log_scale_fits(xs_all):
             ax.set_xscale("log")
         elif numeric and all(isinstance(v, int) for v in xs_all):
@@ -335,7 +350,7 @@ class ResultSet(JsonFile, Sequence):
         ax.set_xlabel(x)
         ax.set_ylabel(_axis_label(y))
         ax.set_title(f"{', '.join(self.names)}: {y} vs {x}")
-        ax.legend()
+        legend_outside(ax)
         return ax
 
     # ---- serialisation ----

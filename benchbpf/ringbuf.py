@@ -436,9 +436,10 @@ class Study(Mapping):
         with its confidence interval.  Needs matplotlib."""
         if self.sweep is not None:
             return self.sweep.plot(ax=ax, counter=counter, confidence=confidence)
-        from .analysis import _axes, median_ci
+        from .analysis import (MIN_MAX_LABEL, _axes, legend_outside, log_scale_fits,
+                               median_ci)
         ax = _axes(ax)
-        labels, meds, lo, hi = [], [], [], []
+        labels, meds, lo, hi, wide = [], [], [], [], []
         for label, r in self._results.items():
             xs = r.rates_mps(counter)
             med = statistics.median(xs) if xs else math.nan
@@ -447,10 +448,29 @@ class Study(Mapping):
             meds.append(med)
             lo.append(med - low)
             hi.append(high - med)
-        ax.bar(labels, meds, yerr=[lo, hi], capsize=3)
-        ax.set_ylim(bottom=0)
+            wide.append(bool(xs) and (low, high) == (min(xs), max(xs)))
+        bars = ax.bar(labels, meds, yerr=[lo, hi], capsize=3,
+                      label=f"median, {confidence:.0%} CI")
+        for bar, w in zip(bars, wide):
+            if w:   # hatched: its bar is min..max
+                bar.set_hatch("//")
+        if any(wide):
+            from matplotlib.patches import Patch
+            ax.add_artist(legend_outside(ax, handles=[
+                Patch(facecolor="white", edgecolor="black", hatch="//",
+                      label=MIN_MAX_LABEL)]))
+        # Rates here span decades (perf buffer 0.14 vs ring buffer 18 M/s): a
+        # linear axis would show the small ones as nothing.
+        positive = [m for m in meds if m > 0]
+        if len(positive) == len(meds) and log_scale_fits(positive):
+            ax.set_yscale("log")
+            ax.set_ylim(bottom=min([m - d for m, d in zip(meds, lo) if m - d > 0]
+                                   or positive) / 2)
+        else:
+            ax.set_ylim(bottom=0)
         ax.set_ylabel(f"{counter}, M/s (median, {confidence:.0%} CI)")
         ax.set_title(f"ring buffer study {self.name}")
+        ax.tick_params(axis="x", labelrotation=30)
         return ax
 
 

@@ -471,3 +471,70 @@ def test_tables_of_runs_share_one_vocabulary():
     assert [v for v, _ in sw.items()] == [v for v, _ in rs.items()] == [1, 2]
     assert repr(sw) == "<Sweep of 2 results: count-local, axes=['producers']>"
     assert repr(rs) == "<ResultSet of 2 results: count-local, axes=['producers']>"
+
+
+def _inside(inner, outer):
+    return outer.x0 - 1 <= inner.x0 and inner.x1 <= outer.x1 + 1 and \
+        outer.y0 - 1 <= inner.y0 and inner.y1 <= outer.y1 + 1
+
+
+def _rendered(ax, path):
+    """Save the figure as a PNG, as a user would, and return its renderer."""
+    fig = ax.figure
+    fig.savefig(path)
+    assert path.stat().st_size > 0
+    return fig.canvas.get_renderer()
+
+
+def test_plots_keep_legends_inside_the_figure_and_ring_min_max_points(tmp_path):
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from benchbpf.analysis import MIN_MAX_LABEL
+    # 3 samples per run: too few for a 95 % interval, so every bar is min..max.
+    sw = benchbpf.sweep("count-local", "producers", [1, 2], **SHORT)
+    rs = benchbpf.sweep("count-local", producers=[1, 2], work_per_hit=[0, 10], **SHORT)
+    for name, ax in (("sweep", sw.plot()), ("grid", rs.plot(x="producers"))):
+        renderer = _rendered(ax, tmp_path / f"{name}.png")
+        legend = ax.get_legend()
+        box = legend.get_window_extent(renderer)
+        assert _inside(box, ax.figure.bbox), (name, box, ax.figure.bbox)
+        # Beside the axes, not over the points.
+        assert box.x0 >= ax.get_window_extent(renderer).x1, name
+        labels = [t.get_text() for t in legend.get_texts()]
+        assert labels.count(MIN_MAX_LABEL) == 1, labels
+        plt.close(ax.figure)
+    # Drops beside hits: one panel each.
+    axes = rs.plot(x="producers", y=["median", "drops_mps"])
+    assert [a.get_ylabel() for a in axes] == ["hits median, M/s", "drops, M/s"]
+    renderer = _rendered(axes[0], tmp_path / "grid2.png")
+    for a in axes:
+        assert _inside(a.get_legend().get_window_extent(renderer), a.figure.bbox)
+    plt.close(axes[0].figure)
+    with pytest.raises(ValueError, match="leave ax=None"):
+        rs.plot(y=["median", "drops_mps"], ax=axes[0])
+
+
+def test_study_bars_spanning_decades_use_a_log_scale(tmp_path):
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from benchbpf import Result, Sample
+
+    def result(name, mps):
+        # Nine samples: enough for a 95 % interval of the median narrower than min..max.
+        return Result(name=name, params={}, samples=[
+            Sample(10**9, int(mps * 1e6 * (1 + k / 100))) for k in range(9)])
+    study = benchbpf.ringbuf.Study("demo", {"rb-libbpf": result("rb-libbpf", 18.0),
+                                            "pb-libbpf": result("pb-libbpf", 0.14)})
+    ax = study.plot()
+    _rendered(ax, tmp_path / "study.png")
+    assert ax.get_yscale() == "log"
+    low, high = ax.get_ylim()
+    assert 0 < low < 0.14 and high > 18
+    assert ax.get_legend() is None               # no min..max bar to explain
+    plt.close(ax.figure)
+    near = benchbpf.ringbuf.Study("near", {"a": result("a", 10.0), "b": result("b", 5.0)})
+    ax = near.plot()
+    assert ax.get_yscale() == "linear" and ax.get_ylim()[0] == 0
+    plt.close(ax.figure)
