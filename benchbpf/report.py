@@ -292,7 +292,7 @@ def _results_table(rs):
             "<th>median M/s</th>"
             "<th>95 % CI of median</th><th>mean &plusmn; stdev</th><th>latency ns/op</th>"
             "<th>trigger</th><th>program cost</th><th>kernel bench summary</th></tr>")
-    rows, ranged = [], False
+    rows, ranged, stepped = [], False, False
     for r in rs:
         med, (lo, hi), mean, sd, lat = row_stats(r)
         n = len(r.samples)
@@ -300,17 +300,26 @@ def _results_table(rs):
         if _ci_is_range(n):
             ranged, mark = True, "*"
         late = f" <span class=dim>({r.late_samples} late)</span>" if r.late_samples else ""
+        step = r.coarse_step_mps(counter_for(r))
+        # The resolution of the samples, beside the figure it limits.
+        steps = f"<br><span class=dim>in steps of {_e(f'{step:.3g}')}</span>" if step else ""
+        stepped = stepped or bool(step)
         rows.append(
             f"<tr><td><code>{_e(_label(r))}</code></td><td>{_e(r.metadata.get('family', '?'))}"
             f"</td><td class=num>{_e(n)}{late}</td><td>{_e(counter_for(r))}</td>"
-            f"<td class=num><b>{_e(_fmt_rate(med))}</b>"
+            f"<td class=num><b>{_e(_fmt_rate(med))}</b>{steps}"
             f"</td><td class=num>{_e(_fmt_rate(lo))} .. {_e(_fmt_rate(hi))}{_e(mark)}</td>"
             f"<td class=num>{_e(_fmt_rate(mean))} &plusmn; {_e(_fmt_rate(sd))}</td>"
             f"<td class=num>{_e(_fmt_rate(lat)) if lat is not None else '-'}</td>"
             f"<td><code>{_e(r.metadata.get('trigger') or '-')}</code></td>"
             f"<td>{_prog_cell(r)}</td><td><pre>{_e(r.summary())}</pre></td></tr>")
-    note = ("<p class=dim>* too few samples for a 95 % interval: min..max of the "
-            "samples.</p>") if ranged else ""
+    note = ("<p class=dim>\"in steps of X\": the benchmark counts a batch per event "
+            "(local storage 10000 gets, bpf-hashmap-lookup nr_loops lookups per "
+            "getpgid(), as the kernel bench), so each sample's rate is a whole number of "
+            "X M/s (Result.step_mps()); a longer interval makes X smaller.</p>"
+            if stepped else "") + \
+        ("<p class=dim>* too few samples for a 95 % interval: min..max of the "
+         "samples.</p>" if ranged else "")
     if not rows:
         return "<p>No benchmark ran.</p>"
     return f"<table>{head}{''.join(rows)}</table>{note}"

@@ -15,8 +15,8 @@ FORMAT = "benchbpf-resultset"
 FORMAT_VERSION = 1
 
 #: Statistics columns of to_dataframe(), after the parameters.
-STAT_COLUMNS = ("mean", "stdev", "median", "ci_low", "ci_high", "samples", "drops_mps",
-                "latency_ns", "control_latency_ns", "adjusted_latency_ns")
+STAT_COLUMNS = ("mean", "stdev", "median", "ci_low", "ci_high", "samples", "step_mps",
+                "drops_mps", "latency_ns", "control_latency_ns", "adjusted_latency_ns")
 #: Metadata columns of to_dataframe(), last.
 METADATA_COLUMNS = ("trigger", "kernel", "started", "cpu_model", "nr_cpus",
                     "concurrent_runs")
@@ -229,7 +229,7 @@ class ResultSet(JsonFile, Sequence):
             low, high = median_ci(rates, _CONFIDENCE)
             row = {"name": r.name, **{k: r.params.get(k) for k in params}}
             row.update(mean=r.mean, stdev=r.stdev, median=r.median, ci_low=low, ci_high=high,
-                       samples=len(rates),
+                       samples=len(rates), step_mps=r.step_mps(),
                        drops_mps=r.drops_mps if r.report == "hits_drops" else math.nan,
                        latency_ns=r.latency_ns, control_latency_ns=r.control_latency_ns,
                        adjusted_latency_ns=r.adjusted_latency_ns)
@@ -249,6 +249,8 @@ class ResultSet(JsonFile, Sequence):
           interval of the median (analysis.median_ci; min..max with fewer
           than 6 samples), M/s;
         - ``samples``: how many samples the statistics are over;
+        - ``step_mps``: the resolution of the per-sample rates (Result.step_mps:
+          benchmarks counting a batch per event move in steps), M/s;
         - ``drops_mps``: mean drops, M/s, for benchmarks that report drops
           (report "hits_drops"), else NaN;
         - ``latency_ns``: time per hit per producer, ns (Result.latency_ns);

@@ -379,3 +379,23 @@ def test_program_cost_leaves_out_the_setup_helper():
     cell = report._prog_cell(r)
     assert "producer_whoami" not in cell and "did not run" not in cell, cell
     assert re.search(r"\w+: \d+\.\d ns/run", cell), cell
+
+
+def test_coarse_sample_steps_are_stated_beside_the_figure():
+    # Local storage gets are counted 10000 per getpgid() (as the kernel bench):
+    # at 0.1 s a sample reads a whole number of 0.1 M/s.
+    try:
+        r = benchbpf.run("local-storage-cache-seq-get", nr_maps=1000, warmup=0.2,
+                         duration=0.9, interval=0.1)
+    except benchbpf.UnsupportedError as e:
+        pytest.skip(str(e))
+    assert all(s.hits % 10000 == 0 for s in r.samples)
+    step = r.count_step()
+    assert step % 10000 == 0 and step > 0
+    assert r.step_mps() == pytest.approx(step * 1e-6 / 0.1)
+    if r.coarse_step_mps():                      # over 1 % of the median
+        assert f"in steps of {r.step_mps():.3g} M/s" in repr(r)
+        page = report._results_table(benchbpf.ResultSet([r]))
+        assert f"in steps of {r.step_mps():.3g}" in page and "counts a batch per event" in page
+    fine = benchbpf.run("count-local", warmup=0, duration=0.4, interval=0.2)
+    assert fine.coarse_step_mps() is None and "steps" not in repr(fine)
