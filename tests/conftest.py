@@ -23,6 +23,22 @@ TRIGGERS = (FENTRY, TP)
 ERRNO_NAMES = ("EPERM", "ENOENT", "EOPNOTSUPP", "ENOTSUPP", "ENOSYS", "EINVAL")
 
 
+def producer_ran(sample):
+    """The producers had CPU for at least half of the sample's interval: only then
+    may a test demand that they counted something.  On a loaded machine a 200 ms
+    sample can pass without the producer running at all (hits=0, producer_cpu_ns=0),
+    and a local storage loop of 10000 gets over 1000 maps takes 25 ms of CPU."""
+    cpu = sample.producer_cpu_ns
+    return cpu is None or cpu >= sample.interval_ns // 2
+
+
+def counts_where_ran(samples, count=lambda s: s.hits):
+    """Something was counted, and in every sample in which the producers ran."""
+    samples = list(samples)
+    return sum(count(s) for s in samples) > 0 and \
+        all(count(s) > 0 or not producer_ran(s) for s in samples)
+
+
 def run_or_skip(bench, **kw):
     """Run a benchmark (a name, or a family's function) with SHORT; skip,
     with the kernel's reason, where this kernel lacks a feature."""

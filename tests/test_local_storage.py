@@ -20,7 +20,8 @@ from benchbpf._report import progress_line, summary_line
 from benchbpf.result import Result, Sample
 
 from leakcheck import held_ids
-from conftest import (SHORT, SHORT_SAMPLES, TRIGGERS, fentry_runs_or_says_why,
+from conftest import (SHORT, SHORT_SAMPLES, TRIGGERS, counts_where_ran, producer_ran,
+                      fentry_runs_or_says_why,
                       ours_left_behind, rejected_before_loading, run_in_own_pid_namespace,
                       run_or_skip)
 
@@ -65,8 +66,10 @@ def test_seq_get_counts_gets_and_important_gets(no_leaks, nr_maps):
     assert len(r.samples) == SHORT_SAMPLES
     assert r.metadata["report"] == "local_storage"
     assert r.metadata["trigger"] in TRIGGERS
+    assert r.total_hits > 0
     for s in r.samples + r.warmup_samples:
-        assert s.hits > 0 and s.hits % 10000 == 0, s    # whole loops of 10000 gets
+        assert s.hits % 10000 == 0, s                   # whole loops of 10000 gets
+        assert s.hits > 0 or not producer_ran(s), s
         assert s.extra["failed_gets"] == 0
         # map 0 is every nr_maps-th get of a loop starting at index 0
         per_loop = -(-10000 // nr_maps)
@@ -78,7 +81,8 @@ def test_int_get_adds_four_important_gets_in_ten(no_leaks):
     r = run(CACHE[1], nr_maps=10)
     for s in r.samples:
         loops = s.hits // 14000
-        assert s.hits == loops * 14000 and loops > 0        # 10 + 4 gets per 10 indices
+        assert s.hits == loops * 14000                      # 10 + 4 gets per 10 indices
+        assert loops > 0 or not producer_ran(s), s
         assert s.important_hits == loops * 5000             # 1 + 4 per 10
 
 
@@ -89,7 +93,9 @@ def test_hashmap_control_fills_the_whole_map_once(no_leaks):
     t0 = time.monotonic()
     r = run(CACHE[2], nr_maps=1, hashmap_nr_keys_used=local_storage.HASHMAP_SZ)
     assert time.monotonic() - t0 < 60
-    assert all(s.hits > 0 and s.extra["failed_gets"] == 0 for s in r.samples)
+    assert r.total_hits > 0
+    assert all((s.hits > 0 or not producer_ran(s)) and s.extra["failed_gets"] == 0
+               for s in r.samples)
     assert all(s.important_hits == s.hits for s in r.samples)
 
 
@@ -174,7 +180,7 @@ def test_create_task_storage(no_leaks):
 @pytest.mark.parametrize("batch_size", [1, 1024])
 def test_create_batch_size_edges(no_leaks, batch_size):
     r = run(CREATE, storage_type="task", batch_size=batch_size, producers=1)
-    assert all(s.hits > 0 for s in r.samples)
+    assert counts_where_ran(r.samples)
 
 
 def test_create_socket_runs_or_names_the_lsm(no_leaks):
@@ -186,7 +192,7 @@ def test_create_socket_runs_or_names_the_lsm(no_leaks):
         assert _core.setup_count() == setups + 1
         assert ours_left_behind(PREFIXES) == []
         pytest.skip(str(e))
-    assert all(s.hits > 0 for s in r.samples)
+    assert counts_where_ran(r.samples)
 
 
 @pytest.mark.parametrize("name, kw, exc, words", [
@@ -218,14 +224,14 @@ def test_adjust_overhead_contradiction_rejected_before_loading():
 def test_fentry_trigger_runs_or_says_why(no_leaks):
     r = fentry_runs_or_says_why(local_storage.seq_get, "local-storage-cache-seq-get",
                                 PREFIXES)
-    assert all(s.hits > 0 for s in r.samples)
+    assert counts_where_ran(r.samples)
 
 
 @pytest.mark.parametrize("name", CACHE)
 def test_explicit_tracepoint_trigger(no_leaks, name):
     r = run(name, nr_maps=2, trigger="tp")
     assert r.metadata["trigger"] == TRIGGERS[1] and r.params["trigger"] == "tp"
-    assert all(s.hits > 0 for s in r.samples)
+    assert counts_where_ran(r.samples)
 
 
 def test_counts_inside_its_own_pid_namespace():
