@@ -351,7 +351,8 @@ def test_ctrl_c_during_a_report_writes_what_finished(tmp_path):
         [sys.executable, "-m", "benchbpf", "report", "--quick", "--no-prog-stats",
          "--only", "count-local,count-global,trig-syscall-count,trig-usermode-count",
          "--json", str(out_json), "-o", str(out_html)],
-        stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
+        stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True,
+        env={**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")})
     lines = []
     for line in p.stderr:
         lines.append(line)
@@ -365,6 +366,8 @@ def test_ctrl_c_during_a_report_writes_what_finished(tmp_path):
     assert rs.metadata["incomplete"] is True and rs.metadata["planned_runs"] == 4
     assert 1 <= rs.metadata["finished_runs"] < 4 and len(rs) >= 1
     assert "INCOMPLETE: interrupted after" in out_html.read_text()
+    saved = list((tmp_path / "cache" / "benchbpf" / "interrupted").iterdir())
+    assert len(saved) == 1 and benchbpf.ResultSet.load(saved[0]) == rs
 
 
 def test_program_cost_leaves_out_the_setup_helper():
