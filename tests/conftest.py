@@ -39,6 +39,12 @@ def counts_where_ran(samples, count=lambda s: s.hits):
         all(count(s) > 0 or not producer_ran(s) for s in samples)
 
 
+def nested_counts_where_ran(got):
+    """counts_where_ran() of what run_in_own_pid_namespace() reports."""
+    ran = [cpu is None or cpu >= iv // 2 for cpu, iv in zip(got["cpu_ns"], got["interval_ns"])]
+    return sum(got["hits"]) > 0 and all(h > 0 or not r for h, r in zip(got["hits"], ran))
+
+
 def run_or_skip(bench, **kw):
     """Run a benchmark (a name, or a family's function) with SHORT; skip,
     with the kernel's reason, where this kernel lacks a feature."""
@@ -151,6 +157,8 @@ every = r.warmup_samples + r.samples
 totals = dict(hits=sum(s.hits for s in every), drops=sum(s.drops for s in every))
 totals.update({{k: sum(s.extra[k] for s in every) for k in every[0].extra}})
 print(json.dumps(dict(hits=[s.hits for s in r.samples], totals=totals, params=dict(r.params),
+                      cpu_ns=[s.producer_cpu_ns for s in r.samples],
+                      interval_ns=[s.interval_ns for s in r.samples],
                       filter_tgids=tgids, pid=os.getpid())))
 """
 

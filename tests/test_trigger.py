@@ -46,7 +46,7 @@ def test_registry_has_the_whole_family():
 def test_runs_and_counts_hits(name):
     r = run_or_skip(name)
     assert len(r.samples) == SHORT_SAMPLES
-    assert all(s.hits > 0 and s.drops == 0 for s in r.samples), r.samples
+    assert counts_where_ran(r.samples) and all(s.drops == 0 for s in r.samples), r.samples
     assert r.mean > 0
     assert r.metadata["trigger"]
     if name in KERNEL_DRIVEN:
