@@ -5,7 +5,7 @@
     >>> print(r)            # the kernel bench's summary line
     >>> r.mean, r.stdev, r.median, r.percentile(90)
 """
-__version__ = "0.1.0"
+from ._version import __version__
 
 
 from ._core import BenchmarkError, UnsupportedError

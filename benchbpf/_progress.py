@@ -9,7 +9,7 @@ import contextvars
 import os
 import sys
 
-from . import _runner
+from .result import is_bool
 
 _session = contextvars.ContextVar("benchbpf_progress", default=None)
 
@@ -45,7 +45,7 @@ def wanted(progress):
             return env
         isatty = getattr(sys.stderr, "isatty", None)
         return bool(isatty and isatty()) or _in_jupyter()
-    if not _runner.is_bool(progress):
+    if not is_bool(progress):
         raise TypeError(f"progress={progress!r}: must be True, False or None")
     return bool(progress)
 
@@ -202,7 +202,9 @@ def step(label):
         bar.done()
 
 
-def run(name, label=None, **options):
-    """benchbpf.run(name, **options) as one step, shown as `label` (default: the name)."""
+def run(fn, name, label=None, **options):
+    """fn(name, **options) (benchbpf.run, given by the caller so that progress
+    imports nothing of the runner) as one step, shown as `label` (default:
+    the name)."""
     with step(label or name):
-        return finished(_runner.run(name, **options))
+        return finished(fn(name, **options))

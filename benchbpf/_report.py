@@ -1,10 +1,32 @@
-"""The kernel bench's output lines, by report kind."""
+"""The kernel bench's output lines, by report kind.
+
+The kinds several families share are formatted here; a kind that is one
+family's own (htab_mem, tasks_trace, hashmap_*) is formatted by that family
+module, which registers its formatters at import (register()), so that
+this module, at the bottom of the package with result.py, names no family."""
 
 PLUS_MINUS = "\u00b1"
+
+#: report kind -> summary(result), and -> progress(index, sample,
+#: producers, interval_ns), registered by the families that own them.
+_SUMMARIES = {}
+_PROGRESS = {}
+
+
+def register(report, summary=None, progress=None):
+    """Format report kind `report` with a family's own functions: summary(r)
+    gives Result r's summary line(s), progress(index, sample, producers,
+    interval_ns) an interval's line(s); None keeps the shared format."""
+    if summary is not None:
+        _SUMMARIES[report] = summary
+    if progress is not None:
+        _PROGRESS[report] = progress
 
 
 def progress_line(report, index, sample, producers, interval_ns=1_000_000_000):
     """The per-interval 'Iter' line the kernel bench prints."""
+    if report in _PROGRESS:
+        return _PROGRESS[report](index, sample, producers, interval_ns)
     delta_ns = sample.interval_ns
     head = f"Iter {index:3d} ({(delta_ns - interval_ns) / 1000.0:7.3f}us): "
     if report == "ops":
@@ -18,12 +40,6 @@ def progress_line(report, index, sample, producers, interval_ns=1_000_000_000):
         return head + (f"creates {creates_k:8.3f}k/s ({creates_k / producers:7.3f}k/prod), "
                        f"{_ratio(sample.extra.get('kmallocs', 0), sample.hits):3.2f} "
                        "kmallocs/create")
-    if report == "htab_mem":
-        from .htab_mem import progress_line as htab_mem_line
-        return htab_mem_line(index, sample, producers, interval_ns)
-    if report == "tasks_trace":
-        from .rcu_tasks_trace import progress_lines
-        return progress_lines(index, sample)
     if report in ("hashmap_lookup", "hashmap_full_update"):
         what = "lookups" if report == "hashmap_lookup" else "updates"
         return head + (f"{what} {sample.hits_mps:8.3f}M/s in {sample.extra.get('runs', 0)} "
@@ -68,15 +84,8 @@ def summary_latency_ns(r):
 def summary_line(r):
     """The kernel bench's 'Summary:' line for result r."""
     report = r.report
-    if report == "htab_mem":
-        from .htab_mem import summary_line as htab_mem_summary
-        return htab_mem_summary(r)
-    if report == "tasks_trace":
-        from .rcu_tasks_trace import summary_lines
-        return summary_lines(r)
-    if report in ("hashmap_lookup", "hashmap_full_update"):
-        from .hashmap import report_lines
-        return report_lines(r)
+    if report in _SUMMARIES:
+        return _SUMMARIES[report](r)
     if report == "false_hits":
         false_hits, total = false_hits_totals(r.samples)
         return (f"Summary: {false_hits} false hits of {total} total operations. "

@@ -11,8 +11,9 @@ from types import MappingProxyType
 from . import _core
 from ._concurrency import RunMarker
 from ._cpuset import parse_cpuset, place_threads
-from .fingerprint import fingerprint
-from .result import ProgStats, Result, Sample
+from ._version import __version__
+from .fingerprint import _cpu_model, fingerprint
+from .result import ProgStats, Result, Sample, is_bool
 
 __all__ = ["run", "list_benchmarks", "describe", "COMMON_OPTIONS"]
 
@@ -125,14 +126,6 @@ def _lookup(name):
         hint = f"; did you mean {', '.join(close)}?" if close else \
             "; benchbpf.list_benchmarks() lists them"
         raise ValueError(f"unknown benchmark {name!r}{hint}") from None
-
-
-def is_bool(value):
-    """True or False, numpy's booleans included (np.False_, as df.col.unique() gives:
-    numpy scalars are accepted wherever a plain value is)."""
-    t = type(value)
-    return isinstance(value, bool) or (t.__module__ == "numpy" and
-                                       t.__name__ in ("bool_", "bool"))
 
 
 def _seconds(name, value, minimum, allow_zero, why=""):
@@ -288,30 +281,11 @@ def _prog_stats(raw):
     return progs, {"prog_stats_boundary_ns": raw["prog_stats_boundary_ns"]}
 
 
-_CPU_MODEL = None
-
-
-def _cpu_model():
-    global _CPU_MODEL
-    if _CPU_MODEL is None:
-        _CPU_MODEL = platform.processor() or "unknown"
-        try:
-            with open("/proc/cpuinfo") as f:
-                for line in f:
-                    if line.startswith("model name"):
-                        _CPU_MODEL = line.split(":", 1)[1].strip()
-                        break
-        except OSError:
-            pass
-    return _CPU_MODEL
-
-
 def _rlimit(value):
     return "unlimited" if value in (-1, resource.RLIM_INFINITY) else value
 
 
 def _metadata(info, raw, started, concurrent):
-    from . import __version__
     return {
         "kernel": platform.release(),
         "machine": platform.machine(),

@@ -502,7 +502,8 @@ def main(argv=None):
     ap = build_parser(flags)
     args = ap.parse_args(argv)
     if args.version:
-        from . import __version__, _core
+        from . import _core
+        from ._version import __version__
         print(f"benchbpf {__version__} (libbpf {_core.libbpf_version()})")
         return 0
     if args.list:

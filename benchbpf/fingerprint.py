@@ -15,6 +15,8 @@ import os
 import platform
 import subprocess
 
+from ._version import __version__
+
 __all__ = ["fingerprint", "differences", "FINGERPRINT_KEYS"]
 
 _VULNERABILITIES = "/sys/devices/system/cpu/vulnerabilities"
@@ -97,10 +99,27 @@ def _git_commit():
     return commit + "-dirty" if dirty.returncode == 0 and dirty.stdout.strip() else commit
 
 
+_CPU_MODEL = None
+
+
+def _cpu_model():
+    global _CPU_MODEL
+    if _CPU_MODEL is None:
+        _CPU_MODEL = platform.processor() or "unknown"
+        try:
+            with open("/proc/cpuinfo") as f:
+                for line in f:
+                    if line.startswith("model name"):
+                        _CPU_MODEL = line.split(":", 1)[1].strip()
+                        break
+        except OSError:
+            pass
+    return _CPU_MODEL
+
+
 def fingerprint():
     """The machine's fingerprint now, as a dict of FINGERPRINT_KEYS."""
-    from . import __version__, _core
-    from ._runner import _cpu_model
+    from . import _core
     return {
         "kernel_release": platform.release(),
         "kernel_version": platform.version(),

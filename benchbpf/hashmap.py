@@ -70,7 +70,7 @@ import re
 import statistics
 from dataclasses import dataclass
 
-from . import _progress
+from . import _progress, _report
 from ._runner import run
 
 __all__ = ["lookup", "full_update", "fill_sweep", "cpu_stats", "CpuStats", "FillSweep",
@@ -142,6 +142,11 @@ def report_lines(result):
         f"(approximated from {s.n} samples of ~{int(s.mean_time_ns // 1e6)}ms)"
         for cpu, s in stats.items())
 
+
+
+# The per-interval lines are the shared format of the hashmap_* kinds.
+_report.register("hashmap_lookup", summary=report_lines)
+_report.register("hashmap_full_update", summary=report_lines)
 
 def lookup(key_size=4, map_flags=0, max_entries=1000, nr_entries=500, nr_loops=1000000, *,
            min_sample_ms=10, trigger="auto", **options):

@@ -40,6 +40,7 @@ The extra counters are ``memory_bytes`` (at each sample) and
 import math
 import statistics
 
+from . import _report
 from ._runner import run
 
 __all__ = ["htab_mem", "summary_line", "progress_line", "USE_CASES", "BENCHMARKS"]
@@ -82,3 +83,6 @@ def summary_line(r):
     peak = max((s.extra["peak_memory_bytes"] for s in r.samples), default=0) / _MIB
     return (f"Summary: per-prod-op {om:7.2f} \u00b1 {osd:7.2f}k/s, memory usage "
             f"{mm:7.2f} \u00b1 {msd:7.2f}MiB, peak memory usage {peak:7.2f}MiB")
+
+
+_report.register("htab_mem", summary=summary_line, progress=progress_line)

@@ -72,7 +72,7 @@ import dataclasses
 
 from . import _progress
 from ._runner import check, is_bool, run
-from .analysis import Sweep
+from ._sweep import Sweep
 
 __all__ = ["seq_get", "int_get", "hashmap_control", "create", "cliff", "BENCHMARKS",
            "MAX_NR_MAPS", "HASHMAP_SZ", "CLIFF_NR_MAPS", "STORAGE_TYPES", "TRIGGERS"]
@@ -172,6 +172,6 @@ def cliff(nr_maps=CLIFF_NR_MAPS, *, benchmark="seq_get", adjust_overhead=False,
     with _progress.session(name, len(values) * runs_per_point, progress):
         for v in values:
             def runner(n, _label=f"nr_maps={v}", **kw):
-                return _progress.run(n, label=_label, **kw)
+                return _progress.run(run, n, label=_label, **kw)
             results.append(_cache(name, adjust_overhead, {"nr_maps": v}, options, runner))
     return Sweep(name, "nr_maps", values, tuple(results))

@@ -49,6 +49,7 @@ that forked them.
 import math
 import statistics
 
+from . import _report
 from ._runner import run
 
 __all__ = ["tasks_trace", "gp_latency_us", "ticks_per_gp", "summary_lines",
@@ -110,3 +111,8 @@ def progress_lines(index, sample):
     ticks = e["kthread_ticks"] / e["gp_count"] if e["gp_count"] else math.nan
     return (f"Iter {index}\t avg tasks_trace grace period latency\t{lat:f} ns\n"
             f"Iter {index}\t avg ticks per tasks_trace grace period\t{ticks:f}")
+
+
+_report.register("tasks_trace", summary=summary_lines,
+                 progress=lambda index, sample, producers, interval_ns:
+                 progress_lines(index, sample))

@@ -9,6 +9,8 @@ import statistics
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
+from . import _plot, _report
+
 __all__ = ["Sample", "Result", "ProgStats", "FORMAT_VERSION"]
 
 #: Version of the JSON layout written by Result.to_json().
@@ -46,6 +48,14 @@ def _thawed(value):
 def _rebuild(cls, state):
     return cls(**state)
 
+
+
+def is_bool(value):
+    """True or False, numpy's booleans included (np.False_, as df.col.unique() gives:
+    numpy scalars are accepted wherever a plain value is)."""
+    t = type(value)
+    return isinstance(value, bool) or (t.__module__ == "numpy" and
+                                       t.__name__ in ("bool_", "bool"))
 
 class JsonFile:
     """to_json()/from_json() for classes with as_dict()/from_dict()."""
@@ -389,8 +399,7 @@ class Result(JsonFile, _Picklable):
             raise ValueError(f"{self.name} counts no false hits: false_positive_pct is "
                              "for benchmarks whose report is 'false_hits' "
                              "(bloom-false-positive)")
-        from ._report import false_hits_totals
-        false_hits, total = false_hits_totals(self.samples)
+        false_hits, total = _report.false_hits_totals(self.samples)
         return false_hits / total * 100 if total else math.nan
 
     @property
@@ -423,16 +432,14 @@ class Result(JsonFile, _Picklable):
 
     def summary(self):
         """The kernel bench's final summary line for this benchmark's report kind."""
-        from ._report import summary_line
-        return summary_line(self)
+        return _report.summary_line(self)
 
     def __str__(self):
         return self.summary()
 
     def plot(self, ax=None, counter="hits"):
         """Per-sample rate over time (needs matplotlib)."""
-        from .analysis import plot
-        return plot(self, ax=ax, counter=counter)
+        return _plot.plot(self, ax=ax, counter=counter)
 
     def _repr_html_(self):
         rows = "".join(
@@ -457,8 +464,7 @@ class Result(JsonFile, _Picklable):
 
     def __repr__(self):
         if self.report == "false_hits":
-            from ._report import false_hits_totals
-            false_hits, total = false_hits_totals(self.samples)
+            false_hits, total = _report.false_hits_totals(self.samples)
             return (f"<Result {self.name}: false positives {self.false_positive_pct:.2f}% "
                     f"({false_hits} of {total} operations) over {len(self.samples)} samples>")
         progs = f", {len(self.prog_stats)} programs' stats" if self.prog_stats else ""

@@ -7,7 +7,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
+from ._plot import (_axes, _figure, _is_number, legend_outside, log_scale_fits,
+                    mark_min_max)
 from .result import JsonFile, Result, _frozen, _thawed
+from .stats import mean_ci, median_ci
 
 __all__ = ["ResultSet", "Unsupported", "Row"]
 
@@ -220,7 +223,6 @@ class ResultSet(JsonFile, Sequence):
 
     def _rows(self):
         """(column names, one dict per run) of to_dataframe(), without pandas."""
-        from .analysis import median_ci
         params = self._param_names()
         meta = {k: f"{k}_used" if k in params else k for k in METADATA_COLUMNS}
         rows = []
@@ -246,7 +248,7 @@ class ResultSet(JsonFile, Sequence):
           benchmark's own), one column each; None where a run lacks it;
         - ``mean``, ``stdev``, ``median``: of the per-sample hit rates, M/s;
         - ``ci_low``, ``ci_high``: the distribution-free 95 % confidence
-          interval of the median (analysis.median_ci; min..max with fewer
+          interval of the median (stats.median_ci; min..max with fewer
           than 6 samples), M/s;
         - ``samples``: how many samples the statistics are over;
         - ``step_mps``: the resolution of the per-sample rates (Result.step_mps:
@@ -290,12 +292,9 @@ class ResultSet(JsonFile, Sequence):
                                  "leave ax=None")
             if not y:
                 raise ValueError("y=[]: name at least one column")
-            from .analysis import _figure
             fig = _figure(figsize=(6.4 * len(y), 4.8))
             axes = fig.subplots(1, len(y), squeeze=False)[0]
             return [self.plot(x=x, y=col, hue=hue, ax=a) for col, a in zip(y, axes)]
-        from .analysis import (_axes, _is_number, legend_outside, log_scale_fits,
-                               mark_min_max, mean_ci)
         rows = self._rows()[1]
         params = self._param_names()
         if x is None:

@@ -91,10 +91,12 @@ import types
 from collections.abc import Mapping
 
 from . import _progress
+from ._plot import MIN_MAX_LABEL, _axes, legend_outside, log_scale_fits
 from ._runner import run
-from .analysis import Sweep
+from ._sweep import Sweep
 from .result import Result
 from .resultset import ResultSet, format_table, format_table_html, table_rows
+from .stats import median_ci
 
 __all__ = [
     "ringbuf", "perfbuf", "BENCHMARKS", "CONSUMERS", "TRIGGERS", "STUDIES", "study", "Study",
@@ -248,7 +250,7 @@ def _opts(options, producers=1, consumers=1):
 def _run_all(title, calls, progress):
     """The Results of calls (label, benchmark, options) in order, one progress bar."""
     with _progress.session(f"ringbuf {title}", len(calls), progress):
-        return [_progress.run(name, label=str(label), **kw) for label, name, kw in calls]
+        return [_progress.run(run, name, label=str(label), **kw) for label, name, kw in calls]
 
 
 def _runs(title, calls, progress):
@@ -436,8 +438,6 @@ class Study(Mapping):
         with its confidence interval.  Needs matplotlib."""
         if self.sweep is not None:
             return self.sweep.plot(ax=ax, counter=counter, confidence=confidence)
-        from .analysis import (MIN_MAX_LABEL, _axes, legend_outside, log_scale_fits,
-                               median_ci)
         ax = _axes(ax)
         labels, meds, lo, hi, wide = [], [], [], [], []
         for label, r in self._results.items():

@@ -240,6 +240,7 @@ struct bench_ctx {
 /* ---- registry ---- */
 const struct bench *bench_find(const char *name);
 const struct bench *const *bench_all(int *count);
+/* Index of parameter `name` in b->params, or -1 (util.c: families use it). */
 int bench_param_index(const struct bench *b, const char *name);
 
 /* ---- run lifecycle (harness.c) ----
@@ -253,14 +254,16 @@ int bench_start(struct bench_ctx *ctx);
  * Returns the number of samples taken so far and, read under the same
  * lock, whether sampling is over (then no sample follows that count). */
 int bench_wait(struct bench_ctx *ctx, int seen, int timeout_ms, bool *done);
-void bench_request_stop(struct bench_ctx *ctx);
 void bench_finish(struct bench_ctx *ctx);
 void bench_ctx_destroy(struct bench_ctx *ctx);
 /* How many runs got as far as setup since the core was loaded: lets tests
  * prove that a rejected option loaded nothing. */
 unsigned long bench_setup_count(void);
 
-/* ---- helpers for families ---- */
+/* ---- helpers for families ----
+ * The clock, the CPU count, errors, stop, notes and series are util.c's,
+ * below everything else of the core; bench_fail_bpf and the tgid and errno
+ * helpers are the loader's, bench_getpgid_producer is producer.c's. */
 static inline bool bench_stopping(struct bench_ctx *ctx)
 {
 	return atomic_load_explicit(&ctx->stop, memory_order_relaxed);
@@ -276,6 +279,8 @@ static inline int64_t bench_param(struct bench_ctx *ctx, const char *name)
 /* Record the first error and ask every thread to stop.  Returns -err. */
 int bench_fail(struct bench_ctx *ctx, enum bench_err_kind kind, int err,
 	       const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* Ask every thread to stop (bench_stopping() turns true) and wake the sampler. */
+void bench_request_stop(struct bench_ctx *ctx);
 
 /* Classify a libbpf load/attach failure: EPERM/EINVAL/ENOENT/EOPNOTSUPP of a
  * program kind the kernel refuses => UNSUPPORTED naming `what`. */

@@ -34,6 +34,11 @@
  *   nothing but a perf event can end libbpf's wait on its perf buffers.
  * - The BPF side emits only for this process's getpgid() calls, so that
  *   other processes calling getpgid() add no records.
+ *
+ * This file holds the ops tables, the checks, the producers, setup and
+ * teardown, and the sampling; the readers are in bench_ringbuf_libbpf.c
+ * (*-libbpf) and bench_ringbuf_custom.c (*-custom), and bench_ringbuf.h is
+ * what the three share.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -42,9 +47,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
-#include <sys/eventfd.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -52,82 +54,9 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "bench.h"
-#include "ringbuf.h"
+#include "bench_ringbuf.h"
 #include "ringbuf.skel.h"
 #include "perfbuf.skel.h"
-
-#define POLL_MS 100
-
-/* Ring buffer record header bits (include/uapi/linux/bpf.h). */
-#define RB_BUSY_BIT	(1u << 31)
-#define RB_DISCARD_BIT	(1u << 30)
-
-struct rb_counter {
-	_Alignas(128) atomic_ullong value;
-};
-
-/* One CPU's perf buffer, for pb-custom. */
-struct pb_cpu {
-	int fd;
-	void *base;		/* perf_event_mmap_page, then the data pages */
-};
-
-struct rb_state {
-	struct rb_counter hits;		/* records read by the consumer */
-	struct rb_counter polls;	/* poll returns with data */
-	/* getpgid() calls this process made: one slot per producer, then the
-	 * back-to-back consumer's */
-	struct rb_counter *calls;
-	uint64_t calls_last;
-
-	bool perf;			/* pb-*: perf buffer, else ring buffer */
-	bool custom;			/* *-custom reader */
-	bool b2b;
-	bool bench_producer;
-
-	struct bench_producer producer;	/* ringbuf_bpf or perfbuf_bpf */
-	struct ringbuf_bpf *rskel;	/* producer.skel, typed */
-	struct perfbuf_bpf *pskel;
-	long *dropped;			/* in the skeleton's .bss */
-	long *bpf_hits;
-	struct rb_run_slot *runs;	/* the producer program's runs, per CPU */
-	uint64_t runs_last;		/* their total at the previous sample */
-
-	/* Before the last sample, threads leave their loops (quiesce) and
-	 * say so (parked), so that what is left can be read at rest. */
-	atomic_bool quiesce;
-	atomic_int parked;
-
-	/* rb-libbpf / pb-libbpf */
-	struct ring_buffer *rb;
-	struct perf_buffer *pb;
-
-	/* rb-custom */
-	int epfd;
-	/* rb-/pb-custom: in epfd with a NULL data.ptr; written to wake the
-	 * reader at the end, so it can wait without a timeout, as the kernel
-	 * bench's reader does */
-	int wake_fd;
-	/* rb-libbpf: wake_reader, whose record wakes the reader at the end */
-	int wake_prog_fd;
-	void *cons_page;		/* consumer position, writable */
-	bool count_once;		/* rb_count_once */
-	void *prod_area;		/* producer position page + data twice */
-	size_t ring_sz;
-	size_t prod_area_len;
-
-	/* pb-custom */
-	struct pb_cpu *cpus;
-	int nr_cpus;
-	size_t page_sz;
-	size_t pb_data_sz;		/* data bytes per CPU */
-	struct epoll_event *events;
-
-	/* The consumer thread's /proc status, for its sleep count. */
-	int status_fd;
-	uint64_t last_vcsw;
-};
 
 /* ---- parameters ---- */
 
@@ -212,21 +141,6 @@ static bool is_pow2(uint64_t x)
 	return x && !(x & (x - 1));
 }
 
-static uint64_t roundup_pow2(uint64_t x)
-{
-	uint64_t r = 1;
-
-	while (r < x)
-		r <<= 1;
-	return r;
-}
-
-/* Bytes one ring buffer record takes: header + data, 8-byte aligned. */
-static uint64_t rb_record_total(uint64_t record_size)
-{
-	return (RB_HDR_SZ + record_size + 7) & ~7ull;
-}
-
 /* Bytes one perf buffer raw sample takes. */
 static uint64_t pb_record_total(uint64_t record_size)
 {
@@ -262,17 +176,6 @@ static uint64_t pb_max_record_size(uint64_t data)
 			sizeof(struct perf_event_header);
 
 	return room - 4;	/* the raw sample's u32 size */
-}
-
-static uint64_t rb_ring_size(struct bench_ctx *ctx)
-{
-	uint64_t sz = bench_param(ctx, "ringbuf_sz");
-	uint64_t rec = rb_record_total(bench_param(ctx, "record_size"));
-
-	if (sz)
-		return sz;
-	sz = roundup_pow2(rec * 32);
-	return sz < RB_DEFAULT_RINGBUF_SZ ? RB_DEFAULT_RINGBUF_SZ : sz;
 }
 
 static int bad(struct bench_ctx *ctx, const char *fmt, ...)
@@ -389,13 +292,6 @@ static int bufs_validate(struct bench_ctx *ctx)
 
 /* ---- loading ---- */
 
-/* One getpgid() call, counted in `calls` (a slot of its own per thread). */
-static void bufs_trigger_batch(struct rb_counter *calls)
-{
-	bench_getpgid_call();
-	atomic_fetch_add_explicit(&calls->value, 1, memory_order_relaxed);
-}
-
 BENCH_SKELETON_CALLBACKS(ringbuf)
 BENCH_SKELETON_CALLBACKS(perfbuf)
 BENCH_SKELETON_PROGRAM(ringbuf, rb)
@@ -451,68 +347,6 @@ static const struct bench_producer_ops pb_producer = {
 
 /* ---- consumer setup ---- */
 
-static int buf_process_sample(void *cookie, void *data, size_t len)
-{
-	struct rb_state *st = cookie;
-
-	(void)data;
-	(void)len;
-	atomic_fetch_add_explicit(&st->hits.value, 1, memory_order_relaxed);
-	return 0;
-}
-
-static enum bpf_perf_event_ret perf_process_event(void *cookie, int cpu,
-						  struct perf_event_header *e)
-{
-	struct rb_state *st = cookie;
-
-	(void)cpu;
-	switch (e->type) {
-	case PERF_RECORD_SAMPLE:
-		atomic_fetch_add_explicit(&st->hits.value, 1, memory_order_relaxed);
-		return LIBBPF_PERF_EVENT_CONT;
-	case PERF_RECORD_LOST:
-		return LIBBPF_PERF_EVENT_CONT;
-	default:
-		return LIBBPF_PERF_EVENT_ERROR;
-	}
-}
-
-static void perf_attr(struct bench_ctx *ctx, struct perf_event_attr *attr)
-{
-	uint64_t every = bench_param(ctx, "rb_sampled") ? bench_param(ctx, "rb_sample_rate") : 1;
-
-	memset(attr, 0, sizeof(*attr));
-	attr->size = sizeof(*attr);
-	attr->type = PERF_TYPE_SOFTWARE;
-	attr->config = PERF_COUNT_SW_BPF_OUTPUT;
-	attr->sample_type = PERF_SAMPLE_RAW;
-	/* notify every Nth sample */
-	attr->sample_period = every;
-	attr->wakeup_events = every;
-}
-
-/* The custom readers' wake-up: an eventfd in their epoll set. */
-static int add_wake_fd(struct bench_ctx *ctx, struct rb_state *st)
-{
-	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = NULL };
-
-	st->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (st->wake_fd < 0)
-		return bench_fail(ctx, BENCH_ERR_OS, errno, "%s: eventfd: %s",
-				  ctx->bench->name, strerror(errno));
-	if (epoll_ctl(st->epfd, EPOLL_CTL_ADD, st->wake_fd, &ev) < 0)
-		return bench_fail(ctx, BENCH_ERR_OS, errno, "%s: epoll_ctl: %s",
-				  ctx->bench->name, strerror(errno));
-	return 0;
-}
-
-/* A record in the wake ring ends rb-libbpf's wait; it counts for nothing. */
-static int ignore_wake_record(void *cookie, void *data, size_t len)
-{
-	return 0;
-}
-
 static void wake_reader(struct rb_state *st)
 {
 	LIBBPF_OPTS(bpf_test_run_opts, opts);
@@ -524,95 +358,6 @@ static void wake_reader(struct rb_state *st)
 		(void)!write(st->wake_fd, &one, sizeof(one));
 	if (st->wake_prog_fd >= 0)
 		(void)bpf_prog_test_run_opts(st->wake_prog_fd, &opts);
-}
-
-static int rb_custom_setup(struct bench_ctx *ctx, struct rb_state *st)
-{
-	int map_fd = bpf_map__fd(st->rskel->maps.ringbuf);
-	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = st };
-	void *p;
-
-	st->ring_sz = rb_ring_size(ctx);
-	st->epfd = epoll_create1(EPOLL_CLOEXEC);
-	if (st->epfd < 0)
-		return bench_fail(ctx, BENCH_ERR_OS, errno, "%s: epoll_create1: %s",
-				  ctx->bench->name, strerror(errno));
-	p = mmap(NULL, st->page_sz, PROT_READ | PROT_WRITE, MAP_SHARED, map_fd, 0);
-	if (p == MAP_FAILED)
-		return bench_fail(ctx, BENCH_ERR_OS, errno,
-				  "%s: mmap of the ring buffer's consumer page: %s",
-				  ctx->bench->name, strerror(errno));
-	st->cons_page = p;
-	/* producer page, then the data pages mapped twice in a row so that a
-	 * record wrapping around the end reads contiguously */
-	st->prod_area_len = st->page_sz + 2 * st->ring_sz;
-	p = mmap(NULL, st->prod_area_len, PROT_READ, MAP_SHARED, map_fd, st->page_sz);
-	if (p == MAP_FAILED)
-		return bench_fail(ctx, BENCH_ERR_OS, errno,
-				  "%s: mmap of the ring buffer's data pages: %s",
-				  ctx->bench->name, strerror(errno));
-	st->prod_area = p;
-	if (epoll_ctl(st->epfd, EPOLL_CTL_ADD, map_fd, &ev) < 0)
-		return bench_fail(ctx, BENCH_ERR_OS, errno, "%s: epoll_ctl: %s",
-				  ctx->bench->name, strerror(errno));
-	return add_wake_fd(ctx, st);
-}
-
-static int pb_custom_setup(struct bench_ctx *ctx, struct rb_state *st)
-{
-	int map_fd = bpf_map__fd(st->pskel->maps.perfbuf);
-	int max = bpf_map__max_entries(st->pskel->maps.perfbuf);
-	size_t mmap_sz = st->page_sz + st->pb_data_sz;
-	struct perf_event_attr attr;
-	int cpu, opened = 0;
-
-	perf_attr(ctx, &attr);
-	st->epfd = epoll_create1(EPOLL_CLOEXEC);
-	if (st->epfd < 0)
-		return bench_fail(ctx, BENCH_ERR_OS, errno, "%s: epoll_create1: %s",
-				  ctx->bench->name, strerror(errno));
-	st->cpus = calloc(max, sizeof(*st->cpus));
-	st->events = calloc(max + 1, sizeof(*st->events));	/* + wake_fd */
-	if (!st->cpus || !st->events)
-		return -ENOMEM;
-	for (cpu = 0; cpu < max; cpu++) {
-		st->cpus[cpu].fd = -1;
-		st->cpus[cpu].base = MAP_FAILED;
-	}
-	st->nr_cpus = max;
-	for (cpu = 0; cpu < max; cpu++) {
-		struct pb_cpu *c = &st->cpus[cpu];
-		struct epoll_event ev = { .events = EPOLLIN, .data.ptr = c };
-
-		c->fd = syscall(__NR_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
-		if (c->fd < 0) {
-			if (errno == ENODEV)	/* offline CPU */
-				continue;
-			return bench_fail_bpf(ctx, -errno, "BPF output perf events",
-					      "perf_event_open on CPU %d", cpu);
-		}
-		c->base = mmap(NULL, mmap_sz, PROT_READ | PROT_WRITE, MAP_SHARED, c->fd, 0);
-		if (c->base == MAP_FAILED)
-			return bench_fail(ctx, BENCH_ERR_OS, errno,
-					  "%s: mmap of CPU %d's perf buffer: %s",
-					  ctx->bench->name, cpu, strerror(errno));
-		if (ioctl(c->fd, PERF_EVENT_IOC_ENABLE, 0) < 0)
-			return bench_fail(ctx, BENCH_ERR_OS, errno,
-					  "%s: enabling CPU %d's perf event: %s",
-					  ctx->bench->name, cpu, strerror(errno));
-		if (bpf_map_update_elem(map_fd, &cpu, &c->fd, BPF_ANY) < 0)
-			return bench_fail(ctx, BENCH_ERR_OS, errno,
-					  "%s: putting CPU %d's perf event in the map: %s",
-					  ctx->bench->name, cpu, strerror(errno));
-		if (epoll_ctl(st->epfd, EPOLL_CTL_ADD, c->fd, &ev) < 0)
-			return bench_fail(ctx, BENCH_ERR_OS, errno, "%s: epoll_ctl: %s",
-					  ctx->bench->name, strerror(errno));
-		opened++;
-	}
-	if (!opened)
-		return bench_fail(ctx, BENCH_ERR_OS, ENODEV,
-				  "%s: no online CPU to open a perf buffer on", ctx->bench->name);
-	return add_wake_fd(ctx, st);
 }
 
 static int bufs_setup(struct bench_ctx *ctx)
@@ -663,39 +408,14 @@ static int bufs_setup(struct bench_ctx *ctx)
 		st->runs = st->rskel->bss->runs;
 	}
 
-	if (!st->perf && !st->custom && !st->bench_producer) {
-		st->rb = ring_buffer__new(bpf_map__fd(st->rskel->maps.ringbuf),
-					  buf_process_sample, st, NULL);
-		if (!st->rb)
-			return bench_fail(ctx, BENCH_ERR_BENCH, errno,
-					  "%s: creating libbpf's ring_buffer: %s",
-					  ctx->bench->name, strerror(errno));
-		err = ring_buffer__add(st->rb, bpf_map__fd(st->rskel->maps.wake_ring),
-				       ignore_wake_record, NULL);
-		if (err)
-			return bench_fail(ctx, BENCH_ERR_BENCH, -err,
-					  "%s: adding the wake ring to libbpf's ring_buffer: %s",
-					  ctx->bench->name, strerror(-err));
-		st->wake_prog_fd = bpf_program__fd(st->rskel->progs.wake_reader);
-	} else if (!st->perf && st->custom) {
-		err = rb_custom_setup(ctx, st);
-		if (err)
-			return err;
-	} else if (st->perf && !st->custom) {
-		struct perf_event_attr attr;
-
-		perf_attr(ctx, &attr);
-		st->pb = perf_buffer__new_raw(bpf_map__fd(st->pskel->maps.perfbuf),
-					      bench_param(ctx, "perfbuf_sz"), &attr,
-					      perf_process_event, st, NULL);
-		if (!st->pb)
-			return bench_fail_bpf(ctx, -errno, "BPF output perf events",
-					      "creating libbpf's perf_buffer");
-	} else if (st->perf) {
-		err = pb_custom_setup(ctx, st);
-		if (err)
-			return err;
-	}
+	if (!st->perf && !st->custom && !st->bench_producer)
+		return rb_libbpf_setup(ctx, st);
+	if (!st->perf && st->custom)
+		return rb_custom_setup(ctx, st);
+	if (st->perf && !st->custom)
+		return pb_libbpf_setup(ctx, st);
+	if (st->perf)
+		return pb_custom_setup(ctx, st);
 	return 0;
 }
 
@@ -735,12 +455,6 @@ static void bufs_teardown(struct bench_ctx *ctx)
 }
 
 /* ---- threads ---- */
-
-static bool bufs_running(struct bench_ctx *ctx, struct rb_state *st)
-{
-	return !bench_stopping(ctx) &&
-	       !atomic_load_explicit(&st->quiesce, memory_order_relaxed);
-}
 
 static int bufs_producer(struct bench_ctx *ctx, int idx)
 {
@@ -795,169 +509,6 @@ static void consumer_begin(struct rb_state *st)
 	__atomic_store_n(&st->status_fd, fd, __ATOMIC_RELEASE);
 }
 
-static void count_poll(struct rb_state *st)
-{
-	atomic_fetch_add_explicit(&st->polls.value, 1, memory_order_relaxed);
-}
-
-static int poll_failed(struct bench_ctx *ctx, int err, const char *what)
-{
-	return bench_fail(ctx, BENCH_ERR_OS, err, "%s: %s failed: %s",
-			  ctx->bench->name, what, strerror(err));
-}
-
-static int rb_libbpf_consume(struct bench_ctx *ctx)
-{
-	struct rb_state *st = ctx->priv;
-	int n;
-
-	while (bufs_running(ctx, st)) {
-		n = ring_buffer__poll(st->rb, -1);
-		if (n < 0 && n != -EINTR)
-			return poll_failed(ctx, -n, "ring_buffer__poll");
-		if (n > 0)
-			count_poll(st);
-		if (st->b2b)
-			bufs_trigger_batch(&st->calls[ctx->env.producer_cnt]);
-	}
-	return 0;
-}
-
-/*
- * Each record bumps the shared hit counter on
- * its own (an atomic add per record), as the kernel bench's readers and
- * libbpf's callbacks do: adding once per pass measured 1.1-1.3x the kernel
- * bench's sampled rates, a reader cheaper than the one it measures.
- */
-static inline void count_record(struct rb_state *st)
-{
-	atomic_fetch_add_explicit(&st->hits.value, 1, memory_order_relaxed);
-}
-
-/*
- * Read every committed record, publishing the consumer position once per
- * pass.  A record still being written ends the read: the kernel bench's
- * reader (the default) returns without publishing that pass, so the next
- * wake-up reads and counts it again, and counts discarded records too;
- * with count_once the pass is published first and each record that was
- * not discarded counts once.
- */
-static void rb_custom_drain(struct rb_state *st)
-{
-	uint64_t *cons_pos = st->cons_page;
-	const uint64_t *prod_pos = st->prod_area;
-	const char *data = (const char *)st->prod_area + st->page_sz;
-	uint64_t mask = st->ring_sz - 1;
-	uint64_t cons, prod, start;
-	uint32_t len;
-
-	cons = __atomic_load_n(cons_pos, __ATOMIC_ACQUIRE);
-	for (;;) {
-		start = cons;
-		prod = __atomic_load_n(prod_pos, __ATOMIC_ACQUIRE);
-		while (cons < prod) {
-			len = __atomic_load_n((const uint32_t *)(data + (cons & mask)),
-					      __ATOMIC_ACQUIRE);
-			if (len & RB_BUSY_BIT) {
-				if (!st->count_once)
-					return;
-				break;	/* come back on the next wake-up */
-			}
-			if (!st->count_once || !(len & RB_DISCARD_BIT))
-				count_record(st);
-			cons += rb_record_total(len & ~RB_DISCARD_BIT);
-		}
-		if (cons == start)
-			break;
-		__atomic_store_n(cons_pos, cons, __ATOMIC_RELEASE);
-		if (cons < prod)
-			break;	/* stopped at a busy record */
-	}
-}
-
-static int rb_custom_consume(struct bench_ctx *ctx)
-{
-	struct rb_state *st = ctx->priv;
-	struct epoll_event ev;
-	int cnt;
-
-	while (bufs_running(ctx, st)) {
-		if (st->b2b)
-			bufs_trigger_batch(&st->calls[ctx->env.producer_cnt]);
-		cnt = epoll_wait(st->epfd, &ev, 1, -1);
-		if (cnt < 0 && errno != EINTR)
-			return poll_failed(ctx, errno, "epoll_wait on the ring buffer");
-		if (cnt <= 0 || !ev.data.ptr)	/* woken to stop */
-			continue;
-		count_poll(st);
-		rb_custom_drain(st);
-	}
-	return 0;
-}
-
-static int pb_libbpf_consume(struct bench_ctx *ctx)
-{
-	struct rb_state *st = ctx->priv;
-	int n;
-
-	while (bufs_running(ctx, st)) {
-		n = perf_buffer__poll(st->pb, POLL_MS);
-		if (n < 0 && n != -EINTR)
-			return poll_failed(ctx, -n, "perf_buffer__poll");
-		if (n > 0)
-			count_poll(st);
-		if (st->b2b)
-			bufs_trigger_batch(&st->calls[ctx->env.producer_cnt]);
-	}
-	return 0;
-}
-
-/* Walk one CPU's perf ring from data_tail to data_head; count samples. */
-static void pb_custom_drain(struct rb_state *st, struct pb_cpu *c)
-{
-	struct perf_event_mmap_page *hdr = c->base;
-	const char *data = (const char *)c->base + st->page_sz;
-	uint64_t mask = st->pb_data_sz - 1;
-	uint64_t head, tail;
-	const struct perf_event_header *eh;
-
-	head = __atomic_load_n(&hdr->data_head, __ATOMIC_ACQUIRE);
-	tail = hdr->data_tail;
-	while (tail != head) {
-		/* records are 8-byte aligned, so a header never wraps */
-		eh = (const void *)(data + (tail & mask));
-		if (eh->type == PERF_RECORD_SAMPLE)
-			count_record(st);
-		tail += eh->size;
-	}
-	__atomic_store_n(&hdr->data_tail, tail, __ATOMIC_RELEASE);
-}
-
-static int pb_custom_consume(struct bench_ctx *ctx)
-{
-	struct rb_state *st = ctx->priv;
-	bool read_any;
-	int cnt, i;
-
-	while (bufs_running(ctx, st)) {
-		if (st->b2b)
-			bufs_trigger_batch(&st->calls[ctx->env.producer_cnt]);
-		cnt = epoll_wait(st->epfd, st->events, st->nr_cpus + 1, -1);
-		if (cnt < 0 && errno != EINTR)
-			return poll_failed(ctx, errno, "epoll_wait on the perf buffers");
-		read_any = false;
-		for (i = 0; i < cnt; i++) {
-			if (!st->events[i].data.ptr)
-				continue;	/* woken to stop */
-			pb_custom_drain(st, st->events[i].data.ptr);
-			read_any = true;
-		}
-		if (read_any)
-			count_poll(st);
-	}
-	return 0;
-}
-
 static int bufs_consumer(struct bench_ctx *ctx, int idx)
 {
 	struct rb_state *st = ctx->priv;
@@ -965,10 +516,10 @@ static int bufs_consumer(struct bench_ctx *ctx, int idx)
 
 	(void)idx;
 	consumer_begin(st);
-	if (st->perf)
-		err = st->custom ? pb_custom_consume(ctx) : pb_libbpf_consume(ctx);
+	if (!st->custom)
+		err = bufs_libbpf_consume(ctx);
 	else
-		err = st->custom ? rb_custom_consume(ctx) : rb_libbpf_consume(ctx);
+		err = st->perf ? pb_custom_consume(ctx) : rb_custom_consume(ctx);
 	atomic_fetch_add(&st->parked, 1);
 	return err;
 }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * The run loop: threads, sampling, stop and cleanup.  No globals: all state
- * is in the caller's struct bench_ctx.
+ * is in the caller's struct bench_ctx.  Called by module.c (and features.c);
+ * calls the families through their ops tables, the loader and util.c.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -12,7 +13,6 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
-#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -36,140 +36,6 @@ static atomic_ulong setup_count;
 unsigned long bench_setup_count(void)
 {
 	return atomic_load(&setup_count);
-}
-
-uint64_t bench_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
-int bench_nr_cpus(void)
-{
-	long n = sysconf(_SC_NPROCESSORS_ONLN);
-
-	return n > 0 ? (int)n : 1;
-}
-
-/* Running out of file descriptors shows up as any call failing anywhere;
- * whatever failed, the cure is the same, so the message names it. */
-static void fd_hint(struct bench_error *e)
-{
-	size_t len = strlen(e->msg);
-	struct rlimit r;
-
-	if (e->err == ENFILE) {
-		snprintf(e->msg + len, sizeof(e->msg) - len,
-			 " [the system's file table is full: raise fs.file-max]");
-		return;
-	}
-	if (getrlimit(RLIMIT_NOFILE, &r) == 0 && r.rlim_cur != RLIM_INFINITY)
-		snprintf(e->msg + len, sizeof(e->msg) - len,
-			 " [out of file descriptors: the open-files limit is %llu; "
-			 "raise it, e.g. ulimit -n %llu]",
-			 (unsigned long long)r.rlim_cur,
-			 (unsigned long long)(r.rlim_cur < 4096 ? 4096 : r.rlim_cur * 2));
-	else
-		snprintf(e->msg + len, sizeof(e->msg) - len,
-			 " [out of file descriptors: raise the open-files limit, ulimit -n]");
-}
-
-static int vfail(struct bench_ctx *ctx, enum bench_err_kind kind, int err,
-		 const char *fmt, va_list ap)
-{
-	pthread_mutex_lock(&ctx->lock);
-	if (ctx->error.kind == BENCH_ERR_NONE) {
-		ctx->error.kind = kind;
-		ctx->error.err = err;
-		vsnprintf(ctx->error.msg, sizeof(ctx->error.msg), fmt, ap);
-		if (err == EMFILE || err == ENFILE) {
-			ctx->error.kind = BENCH_ERR_OS;
-			fd_hint(&ctx->error);
-		}
-	}
-	pthread_mutex_unlock(&ctx->lock);
-	bench_request_stop(ctx);
-	return -err;
-}
-
-int bench_fail(struct bench_ctx *ctx, enum bench_err_kind kind, int err,
-	       const char *fmt, ...)
-{
-	va_list ap;
-	int ret;
-
-	va_start(ap, fmt);
-	ret = vfail(ctx, kind, err, fmt, ap);
-	va_end(ap);
-	return ret;
-}
-
-/* Before 5.11 BPF memory counted against RLIMIT_MEMLOCK, not the cgroup. */
-static bool kernel_charges_memlock(void)
-{
-	struct utsname u;
-	int major = 0, minor = 0;
-
-	if (uname(&u) || sscanf(u.release, "%d.%d", &major, &minor) != 2)
-		return false;
-	return major < 5 || (major == 5 && minor < 11);
-}
-
-int bench_fail_bpf(struct bench_ctx *ctx, int err, const char *what,
-		   const char *fmt, ...)
-{
-	enum bench_err_kind kind;
-	char detail[BENCH_MSG_LEN / 2];
-	va_list ap;
-
-	if (err < 0)
-		err = -err;
-	va_start(ap, fmt);
-	vsnprintf(detail, sizeof(detail), fmt, ap);
-	va_end(ap);
-
-	switch (err) {
-	case EPERM:
-		/* A privileged process refused is a kernel policy (lockdown);
-		 * an unprivileged one just lacks the capabilities. */
-		kind = bench_bpf_privileged() ? BENCH_ERR_UNSUPPORTED : BENCH_ERR_PERMISSION;
-		break;
-	case ENOENT:
-	case EOPNOTSUPP:
-	case ENOSYS:
-	case 524: /* ENOTSUPP, kernel-internal "not supported" */
-		kind = BENCH_ERR_UNSUPPORTED;
-		break;
-	default:
-		kind = BENCH_ERR_BENCH;
-	}
-	if (kind == BENCH_ERR_PERMISSION)
-		return bench_fail(ctx, kind, err,
-				  "%s: %s: %s: loading BPF programs needs root, or CAP_BPF "
-				  "and CAP_PERFMON (%s)",
-				  ctx->bench->name, detail, strerror(err), what);
-	if (kind == BENCH_ERR_UNSUPPORTED && err == EPERM && kernel_charges_memlock()) {
-		struct rlimit r;
-
-		/* Kernels before 5.11 charge BPF memory to RLIMIT_MEMLOCK and
-		 * answer EPERM when it is exhausted; the core raises it at
-		 * import, which may not have been allowed. */
-		if (getrlimit(RLIMIT_MEMLOCK, &r) == 0 && r.rlim_cur != RLIM_INFINITY)
-			return bench_fail(ctx, kind, err,
-					  "%s: %s unavailable on this kernel: it answered %s (%s); "
-					  "if this kernel is older than 5.11, RLIMIT_MEMLOCK (%llu bytes) "
-					  "may be the cause: ulimit -l unlimited",
-					  ctx->bench->name, what, strerror(err), detail,
-					  (unsigned long long)r.rlim_cur);
-	}
-	if (kind == BENCH_ERR_UNSUPPORTED)
-		return bench_fail(ctx, kind, err,
-				  "%s: %s unavailable on this kernel: it answered %s (%s)",
-				  ctx->bench->name, what, strerror(err), detail);
-	return bench_fail(ctx, kind, err, "%s: %s: %s (%s)", ctx->bench->name,
-			  detail, strerror(err), what);
 }
 
 int bench_ctx_init(struct bench_ctx *ctx, const struct bench *b)
@@ -217,14 +83,6 @@ void bench_ctx_destroy(struct bench_ctx *ctx)
 	pthread_cond_destroy(&ctx->cond);
 	pthread_cond_destroy(&ctx->stop_cond);
 	pthread_mutex_destroy(&ctx->lock);
-}
-
-void bench_request_stop(struct bench_ctx *ctx)
-{
-	atomic_store(&ctx->stop, true);
-	pthread_mutex_lock(&ctx->lock);
-	pthread_cond_broadcast(&ctx->stop_cond);
-	pthread_mutex_unlock(&ctx->lock);
 }
 
 static int cmp_int(const void *a, const void *b)
@@ -329,14 +187,6 @@ static int validate_env(struct bench_ctx *ctx)
 					  "prod_affinity names CPU %d: this machine has CPUs 0..%d",
 					  env->prod_cpus[i], nr_cpus - 1);
 	return place_threads(ctx, nr_cpus);
-}
-
-int bench_getpgid_producer(struct bench_ctx *ctx, int idx)
-{
-	(void)idx;
-	while (!bench_stopping(ctx))
-		bench_getpgid_call();
-	return 0;
 }
 
 static void *thread_main(void *p)
@@ -636,47 +486,6 @@ int bench_wait(struct bench_ctx *ctx, int seen, int timeout_ms, bool *done)
 	*done = ctx->done;
 	pthread_mutex_unlock(&ctx->lock);
 	return n;
-}
-
-int bench_series_add(struct bench_ctx *ctx, const char *name, const double *values, int len)
-{
-	struct bench_series *grown, *sr;
-
-	grown = realloc(ctx->series, (ctx->nr_series + 1) * sizeof(*grown));
-	if (!grown)
-		return -ENOMEM;
-	ctx->series = grown;
-	sr = &ctx->series[ctx->nr_series];
-	memset(sr, 0, sizeof(*sr));
-	snprintf(sr->name, sizeof(sr->name), "%s", name);
-	sr->values = malloc((len > 0 ? len : 1) * sizeof(double));
-	if (!sr->values)
-		return -ENOMEM;
-	if (len > 0)
-		memcpy(sr->values, values, len * sizeof(double));
-	sr->len = len;
-	ctx->nr_series++;
-	return 0;
-}
-
-void bench_note(struct bench_ctx *ctx, const char *key, const char *fmt, ...)
-{
-	struct bench_note *n = NULL;
-	va_list ap;
-	int i;
-
-	for (i = 0; i < ctx->nr_notes; i++)
-		if (strcmp(ctx->notes[i].key, key) == 0)
-			n = &ctx->notes[i];
-	if (!n) {
-		if (ctx->nr_notes == BENCH_MAX_NOTES)
-			return;
-		n = &ctx->notes[ctx->nr_notes++];
-		snprintf(n->key, sizeof(n->key), "%s", key);
-	}
-	va_start(ap, fmt);
-	vsnprintf(n->value, sizeof(n->value), fmt, ap);
-	va_end(ap);
 }
 
 void bench_finish(struct bench_ctx *ctx)

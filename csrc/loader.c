@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * libbpf glue shared by every family: message capture, tracefs, rlimits.
+ * libbpf glue shared by every family: message capture, tracefs, rlimits,
+ * what a refused load or attach means.  Calls only util.c of the core.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -12,6 +13,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include <linux/capability.h>
@@ -30,6 +32,72 @@
  * piece of shared state.
  */
 static struct bench_ctx *capturing;
+
+/* Before 5.11 BPF memory counted against RLIMIT_MEMLOCK, not the cgroup. */
+static bool kernel_charges_memlock(void)
+{
+	struct utsname u;
+	int major = 0, minor = 0;
+
+	if (uname(&u) || sscanf(u.release, "%d.%d", &major, &minor) != 2)
+		return false;
+	return major < 5 || (major == 5 && minor < 11);
+}
+
+int bench_fail_bpf(struct bench_ctx *ctx, int err, const char *what,
+		   const char *fmt, ...)
+{
+	enum bench_err_kind kind;
+	char detail[BENCH_MSG_LEN / 2];
+	va_list ap;
+
+	if (err < 0)
+		err = -err;
+	va_start(ap, fmt);
+	vsnprintf(detail, sizeof(detail), fmt, ap);
+	va_end(ap);
+
+	switch (err) {
+	case EPERM:
+		/* A privileged process refused is a kernel policy (lockdown);
+		 * an unprivileged one just lacks the capabilities. */
+		kind = bench_bpf_privileged() ? BENCH_ERR_UNSUPPORTED : BENCH_ERR_PERMISSION;
+		break;
+	case ENOENT:
+	case EOPNOTSUPP:
+	case ENOSYS:
+	case 524: /* ENOTSUPP, kernel-internal "not supported" */
+		kind = BENCH_ERR_UNSUPPORTED;
+		break;
+	default:
+		kind = BENCH_ERR_BENCH;
+	}
+	if (kind == BENCH_ERR_PERMISSION)
+		return bench_fail(ctx, kind, err,
+				  "%s: %s: %s: loading BPF programs needs root, or CAP_BPF "
+				  "and CAP_PERFMON (%s)",
+				  ctx->bench->name, detail, strerror(err), what);
+	if (kind == BENCH_ERR_UNSUPPORTED && err == EPERM && kernel_charges_memlock()) {
+		struct rlimit r;
+
+		/* Kernels before 5.11 charge BPF memory to RLIMIT_MEMLOCK and
+		 * answer EPERM when it is exhausted; the core raises it at
+		 * import, which may not have been allowed. */
+		if (getrlimit(RLIMIT_MEMLOCK, &r) == 0 && r.rlim_cur != RLIM_INFINITY)
+			return bench_fail(ctx, kind, err,
+					  "%s: %s unavailable on this kernel: it answered %s (%s); "
+					  "if this kernel is older than 5.11, RLIMIT_MEMLOCK (%llu bytes) "
+					  "may be the cause: ulimit -l unlimited",
+					  ctx->bench->name, what, strerror(err), detail,
+					  (unsigned long long)r.rlim_cur);
+	}
+	if (kind == BENCH_ERR_UNSUPPORTED)
+		return bench_fail(ctx, kind, err,
+				  "%s: %s unavailable on this kernel: it answered %s (%s)",
+				  ctx->bench->name, what, strerror(err), detail);
+	return bench_fail(ctx, kind, err, "%s: %s: %s (%s)", ctx->bench->name,
+			  detail, strerror(err), what);
+}
 
 void bench_log_append(struct bench_log *log, const char *fmt, va_list ap)
 {

@@ -19,6 +19,14 @@
 
 const char *const bench_trigger_choices[] = { "auto", "fentry", "tp", NULL };
 
+int bench_getpgid_producer(struct bench_ctx *ctx, int idx)
+{
+	(void)idx;
+	while (!bench_stopping(ctx))
+		bench_getpgid_call();
+	return 0;
+}
+
 void bench_producer_detach(struct bench_producer *p)
 {
 	bpf_link__destroy(p->link);

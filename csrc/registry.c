@@ -49,13 +49,3 @@ const struct bench *bench_find(const char *name)
 			return registry[i];
 	return NULL;
 }
-
-int bench_param_index(const struct bench *b, const char *name)
-{
-	int i;
-
-	for (i = 0; b->params && b->params[i].name; i++)
-		if (strcmp(b->params[i].name, name) == 0)
-			return i;
-	return -1;
-}

@@ -490,7 +490,7 @@ def test_plots_keep_legends_inside_the_figure_and_ring_min_max_points(tmp_path):
     matplotlib = pytest.importorskip("matplotlib")
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    from benchbpf.analysis import MIN_MAX_LABEL
+    from benchbpf._plot import MIN_MAX_LABEL
     # 3 samples per run: too few for a 95 % interval, so every bar is min..max.
     sw = benchbpf.sweep("count-local", "producers", [1, 2], **SHORT)
     rs = benchbpf.sweep("count-local", producers=[1, 2], work_per_hit=[0, 10], **SHORT)
