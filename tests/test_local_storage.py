@@ -172,8 +172,9 @@ def test_no_control_means_no_adjusted_figure():
 def test_create_task_storage(no_leaks):
     r = run(CREATE, storage_type="task", batch_size=4)
     assert r.metadata["trigger"] == "tp_btf/sched_process_fork"
+    assert counts_where_ran(r.samples)
     for s in r.samples:
-        assert s.hits > 0 and s.extra["create_errs"] == 0 and s.extra["owner_errs"] == 0
+        assert s.extra["create_errs"] == 0 and s.extra["owner_errs"] == 0
     assert re.match(r"^Summary: creates +\d+\.\d{3} \u00b1 +\d+\.\d{3}k/s \( *\d+\.\d{3}k/prod\), "
                     r"\d+\.\d{2} kmallocs/create$", str(r)), str(r)
 
@@ -282,7 +283,9 @@ soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
 resource.setrlimit(resource.RLIMIT_NOFILE, (in_use + 120, hard))
 r = benchbpf.run("local-storage-cache-seq-get", nr_maps=1000, warmup=0.2, duration=0.4,
                  interval=0.2)
-print(min(s.hits for s in r.samples), min(s.important_hits for s in r.samples))
+# Over the run: a sample in which the producer got no CPU (a loop over 1000 maps takes
+# 25 ms of it) may count nothing.
+print(sum(s.hits for s in r.samples), sum(s.important_hits for s in r.samples))
 """
 
 
