@@ -21,6 +21,8 @@ from . import bpf_loop, strncmp
 from . import bloom
 from . import local_storage
 from . import hashmap, htab_mem, rcu_tasks_trace
+from . import bpf_timing, bpf_nop, lpm_trie, bpf_for, crypto
+from . import vm
 # benchbpf.ringbuf is the module, callable as the ringbuf() function.
 from . import ringbuf
 from .ringbuf import perfbuf, study as ringbuf_study
@@ -54,5 +56,5 @@ __all__ = [
     "Feature", "Features", "features",
     "bpf_loop", "strncmp",
     "bloom", "local_storage",
-    "hashmap", "htab_mem", "rcu_tasks_trace", "quick", "Interrupted",
+    "hashmap", "htab_mem", "rcu_tasks_trace", "quick", "vm", "Interrupted",
 ]

@@ -24,7 +24,8 @@ def register(report, summary=None, progress=None):
 
 
 def progress_line(report, index, sample, producers, interval_ns=1_000_000_000):
-    """The per-interval 'Iter' line the kernel bench prints."""
+    """The per-interval 'Iter' line the kernel bench prints (None: it prints
+    none, as for BPF-timed runs)."""
     if report in _PROGRESS:
         return _PROGRESS[report](index, sample, producers, interval_ns)
     delta_ns = sample.interval_ns

@@ -8,7 +8,7 @@ import platform
 import resource
 from types import MappingProxyType
 
-from . import _core
+from . import _core, bpf_timing
 from ._concurrency import RunMarker
 from ._cpuset import parse_cpuset, place_threads
 from ._version import __version__
@@ -51,6 +51,8 @@ class ParamInfo:
             return "True or False"
         if self.type == "choice":
             return "one of " + ", ".join(repr(c) for c in self.choices)
+        if self.type == "string":
+            return f"a str of {self.min}..{self.max} characters"
         return f"an int in {self.min}..{self.max}"
 
     def to_core(self, value):
@@ -65,6 +67,13 @@ class ParamInfo:
             if value not in self.choices:
                 raise ValueError(f"{self.name}={value!r}: must be {self.allowed()}")
             return self.choices.index(value)
+        if self.type == "string":
+            if not isinstance(value, str):
+                raise TypeError(f"{self.name}={value!r}: must be {self.allowed()}")
+            if not self.min <= len(value) <= self.max or "\0" in value:
+                raise ValueError(f"{self.name}={value!r}: must be {self.allowed()}"
+                                 + (", without NUL" if "\0" in value else ""))
+            return value
         if isinstance(value, bool) or not isinstance(value, numbers.Integral):
             raise TypeError(f"{self.name}={value!r}: must be {self.allowed()}, "
                             f"not {type(value).__name__}")
@@ -248,7 +257,7 @@ def _plain_param(info, value):
     """A benchmark parameter as Result.params keeps it: bool, str or int."""
     if info.type == "bool":
         return bool(value)
-    if info.type == "choice":
+    if info.type in ("choice", "string"):
         return str(value)
     return int(value)
 
@@ -262,6 +271,20 @@ def _run_metadata(env, raw):
         "consumer_cpus": raw.get("consumer_cpus"),
         "producer_cpus": raw.get("producer_cpus"),
     }
+
+
+def _bpf_timed(raw, env, samples, nwarm):
+    """A BPF-timed run (bpf_timing.shape): each timed batch becomes a sample
+    (interval_ns its BPF-timed length, hits its operations), in place of the
+    per-interval samples, which only carried the batches read each interval.
+    Returns (how many leading samples are warm-up, extra metadata)."""
+    shaped = bpf_timing.shape(raw["series"], raw["notes"], env["producers"])
+    if shaped is None:
+        return nwarm, {}
+    batches, meta = shaped
+    samples[:] = [Sample(interval_ns=ns, hits=ops, extra={"cpu": cpu})
+                  for ns, ops, cpu in batches]
+    return 0, {"bpf_timing": meta}
 
 
 def _check_prog_stats(info, value):
@@ -394,6 +417,7 @@ def run(name, *, warmup=1, duration=5, interval=1.0, producers=1, consumers=None
     with RunMarker(name) as marker:
         raw = _core.run(name, env, core_params, on_sample if callback else None)
     samples = [Sample.from_raw(t, extra_names) for t in raw["samples"]]
+    nwarm, timing_meta = _bpf_timed(raw, env, samples, nwarm)
     common = {
         "warmup": _plain_number(warmup), "duration": _plain_number(duration),
         "interval": _plain_number(interval),
@@ -410,7 +434,7 @@ def run(name, *, warmup=1, duration=5, interval=1.0, producers=1, consumers=None
         samples=tuple(samples[nwarm:]),
         warmup_samples=tuple(samples[:nwarm]),
         metadata={**_metadata(info, raw, started, marker.count),
-                  **_run_metadata(env, raw), **progs_meta, **raw["notes"],
+                  **_run_metadata(env, raw), **progs_meta, **raw["notes"], **timing_meta,
                   "fingerprint": machine},
         prog_stats=progs,
         series=raw["series"],

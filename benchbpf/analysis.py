@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from ._plot import log_scale_fits, plot  # noqa: F401 (re-exported)
 from ._sweep import Sweep, sweep
 from .fingerprint import differences
-from .result import Result
+from .result import Result, check_emulation
 from .stats import mann_whitney_u, mean_ci, median_ci, samples_needed
 
 __all__ = ["Sweep", "sweep", "Comparison", "compare", "plot", "mann_whitney_u",
@@ -108,7 +108,8 @@ class Comparison:
                 f"{row('base', self.base)}{row('new', self.new)}</table>{diff_html}</div>")
 
 
-def compare(base, new, counter="hits", alpha=0.05, different_benchmarks=False):
+def compare(base, new, counter="hits", alpha=0.05, different_benchmarks=False,
+            allow_emulated=False):
     """Compare two Results (e.g. before/after a kernel change).
 
     Two benchmarks of one family with the same report (rb-libbpf and
@@ -131,5 +132,6 @@ def compare(base, new, counter="hits", alpha=0.05, different_benchmarks=False):
                              "different_benchmarks=True to compare them anyway")
         warnings.warn(f"comparing different benchmarks: {new.name} vs {base.name}",
                       BenchmarkMismatchWarning, stacklevel=2)
+    check_emulation(base, new, allow_emulated)
     base.rates_mps(counter)  # KeyError naming the counters if unknown
     return Comparison(base, new, counter, alpha)

@@ -156,6 +156,11 @@ def build_parser(flags=None, add_help=True):
     ap.add_argument("--interval", type=float, default=1.0, metavar="SEC",
                     help="sampling interval, seconds (default 1)")
     ap.add_argument("--json", metavar="FILE", help="save the result as JSON")
+    ap.add_argument("--kernel", action="append", metavar="K",
+                    help="run in a VM booting kernel K instead (repeat for several): a "
+                         "vmlinuz path with its modules beside it, a Debian kernel version "
+                         "(6.12, 6.1, 6.1.0-57: fetched into ~/.cache/benchbpf), or 'host'; "
+                         "with -l, list what that kernel can run")
     ap.add_argument("--prog-stats", action="store_true",
                     help="turn the kernel's BPF run-time statistics on for the run and "
                          "print each program's run count and time after the summary "
@@ -172,6 +177,10 @@ def build_parser(flags=None, add_help=True):
             choices = sorted({c for _, q in users for c in q.choices})
             group.add_argument(flag, dest=dest, choices=choices, default=None,
                                help=f"{p.help} (default {p.default}) [{benches}]")
+        elif p.type == "string":
+            group.add_argument(flag, dest=dest, default=None, metavar="TEXT",
+                               help=f"{p.help} (default {p.default}, {p.min}..{p.max} "
+                                    f"characters) [{benches}]")
         else:
             group.add_argument(flag, dest=dest, type=_c_int, default=None, metavar="NUM",
                                help=f"{p.help} (default {p.default}, {p.min}..{p.max}) "
@@ -208,6 +217,9 @@ def _bench_help(info):
         elif p.type == "choice":
             lines.append(f"  {_flag(p) + ' ' + '|'.join(p.choices):24s} {p.help} "
                          f"(default {p.default})")
+        elif p.type == "string":
+            lines.append(f"  {_flag(p) + ' TEXT':24s} {p.help} (default {p.default}, "
+                         f"{p.min}..{p.max} characters)")
         else:
             lines.append(f"  {_flag(p) + ' NUM':24s} {p.help} (default {p.default}, "
                          f"{p.min}..{p.max})")
@@ -402,6 +414,9 @@ def _compare_parser():
                     help="significance level (default 0.05)")
     ap.add_argument("--fail-on-regression", type=_nonneg_number, metavar="PCT",
                     help="exit 1 if any significant drop is larger than PCT percent")
+    ap.add_argument("--allow-emulated", action="store_true",
+                    help="compare figures from a TCG-emulated guest (benchbpf --kernel "
+                         "without KVM) with real ones anyway")
     return ap
 
 
@@ -419,10 +434,12 @@ def _compare_main(argv):
     try:
         if isinstance(base, report.ResultSet):
             lines, regressed = report.compare_sets(base, new, args.alpha,
-                                                   args.fail_on_regression)
+                                                   args.fail_on_regression,
+                                                   allow_emulated=args.allow_emulated)
         else:
             lines, regressed = report.compare_results(base, new, args.alpha,
-                                                      args.fail_on_regression)
+                                                      args.fail_on_regression,
+                                                      allow_emulated=args.allow_emulated)
     except ValueError as e:
         return _fail(2, str(e))
     try:
@@ -470,6 +487,143 @@ def check_command(argv):
     return args.bench, kwargs
 
 
+def _kernels_main(args, flags):
+    """--kernel K...: the run (or -l) in a guest booting each kernel in turn."""
+    from . import vm
+    from .resultset import ResultSet
+    try:
+        for k in args.kernel:   # every spec checked before anything boots
+            vm.resolve_kernel(k, fetch=False)
+    except (ValueError, TypeError) as e:
+        return _fail(2, f"--kernel {_in_flag_terms(str(e))}")
+    if not args.list and not args.bench:
+        return _fail(2, "benchmark name is not specified (or -l)")
+    options = {}
+    if not args.list:
+        try:
+            info = _runner.describe(args.bench)
+            params = _bench_params(args, args.bench, flags)
+        except ValueError as e:
+            return _fail(2, str(e), prefix="")
+        why = _consumer_error(args.consumers, info, params)
+        if why is None and args.json is not None:
+            why = _check_json_path(args.json)
+        if why:
+            return _fail(2, why)
+        options = _run_kwargs(args, params)
+        try:
+            _runner.check(args.bench, **options)
+        except (ValueError, TypeError) as e:
+            return _fail(2, _in_flag_terms(str(e), info))
+
+    def progress(line):
+        if not args.quiet:
+            print(f"benchbpf: {line}", file=sys.stderr, flush=True)
+
+    def each_kernel():
+        status, results = 0, []
+        for spec in args.kernel:
+            try:
+                if args.list:
+                    probed, missing = vm.features(spec, progress=progress)
+                    print(f"Kernel {spec}: benchmarks ('!': this kernel cannot run it)")
+                    for name in _runner.list_benchmarks():
+                        m = missing.get(name, ())
+                        why = f"  [cannot run: no {', '.join(m)}]" if m else ""
+                        print(f"{'!' if m else '-'} {name:28s} "
+                              f"{_runner.describe(name).help}{why}")
+                    continue
+                got = vm.run_many([(args.bench, options)], spec, progress=progress)[0]
+            except UnsupportedError as e:
+                print(f"benchbpf: {args.bench or '-l'} cannot run on kernel {spec}: {e}",
+                      file=sys.stderr)
+                status = max(status, 3)
+                continue
+            except (ValueError, TypeError) as e:
+                _fail(2, f"--kernel {spec}: {e}")
+                return 2, []
+            except BenchmarkError as e:
+                print(f"benchbpf: {args.bench} failed on kernel {spec}: {e}", file=sys.stderr)
+                status = 1
+                continue
+            if isinstance(got, dict):
+                print(f"benchbpf: {args.bench} cannot run on kernel {spec}: {got['message']}",
+                      file=sys.stderr)
+                status = max(status, 3)
+                continue
+            _print_guest_result(args, info, got)
+            results.append(got)
+        return status, results
+
+    outcome, stopped = _interruptible(each_kernel)
+    if stopped is not None:
+        return stopped
+    status, results = outcome
+    if args.json is not None and results:
+        try:
+            if len(args.kernel) == 1:
+                results[0].to_json(args.json)
+            else:
+                ResultSet(results, axes=("kernel",)).save(args.json)
+        except OSError as e:
+            return _fail(1, f"--json {args.json}: {e.strerror}")
+    return status
+
+
+def _print_guest_result(args, info, r):
+    """The lines `benchbpf NAME` prints, from a Result a guest sent back."""
+    vm_meta = r.metadata.get("vm", {})
+    print(f"Kernel: {r.metadata.get('kernel')} ({vm_meta.get('kernel_source')}; "
+          f"{str(vm_meta.get('accel', '?')).upper()}: {vm_meta.get('accel_reason')})")
+    if not args.quiet:
+        print(f"Setting up benchmark '{args.bench}'...")
+        print(f"Benchmark '{args.bench}' started.")
+    interval_ns = r.metadata.get("interval_ns", int(round(args.interval * 1e9)))
+    for i, s in enumerate(r.warmup_samples + r.samples):
+        line = progress_line(info.report, i, s, args.producers, interval_ns)
+        if line is not None:
+            print(line)
+    _print_summary(r)
+    sys.stdout.flush()
+
+
+def _print_summary(result):
+    """The trigger that ran, the summary (kept the last line) and program costs;
+    before them, a BPF-timed run's calibration warning on stderr, as the kernel
+    bench's."""
+    timing_warning = (result.metadata.get("bpf_timing") or {}).get("calibration", {}) \
+        .get("warning")
+    if timing_warning:
+        print(timing_warning, file=sys.stderr)
+    trigger = result.metadata.get("trigger")
+    if trigger:
+        print(f"Trigger: {trigger}")
+    print(result.summary())
+    for prog in result.prog_stats:
+        print(prog)
+
+
+def _interruptible(fn):
+    """(fn(), None), or (None, exit status) once Ctrl-C, SIGTERM (handled as
+    Ctrl-C while fn runs) or a closed stdout stopped it; the run or guest
+    has been stopped and cleaned up by then."""
+    previous = signal.signal(signal.SIGTERM, _on_sigterm)
+    try:
+        return fn(), None
+    except KeyboardInterrupt:
+        print("benchbpf: interrupted", file=sys.stderr)
+        return None, 130
+    except Terminated:
+        print("benchbpf: terminated (SIGTERM): run stopped and cleaned up", file=sys.stderr)
+        return None, 143
+    except BrokenPipeError:
+        # Reader went away (| head): the run was stopped and cleaned up.
+        sys.stdout = open(os.devnull, "w")
+        return None, 141
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def _fail(status, message, prefix="error: "):
     print(f"benchbpf: {prefix}{message}", file=sys.stderr)
     return status
@@ -506,6 +660,8 @@ def main(argv=None):
         from ._version import __version__
         print(f"benchbpf {__version__} (libbpf {_core.libbpf_version()})")
         return 0
+    if args.kernel:
+        return _kernels_main(args, flags)
     if args.list:
         try:
             _list(sys.stdout)
@@ -543,15 +699,20 @@ def main(argv=None):
     def show(sample, index, warmup):
         if index == 0 and not args.quiet:
             print(f"Benchmark '{args.bench}' started.", flush=True)
-        print(progress_line(info.report, index, sample, producers, interval_ns), flush=True)
+        line = progress_line(info.report, index, sample, producers, interval_ns)
+        if line is not None:
+            print(line, flush=True)
 
     if not args.quiet:
         print(f"Setting up benchmark '{args.bench}'...", flush=True)
-    previous = signal.signal(signal.SIGTERM, _on_sigterm)
-    try:
+
+    def attempt():
         with warnings.catch_warnings():
             warnings.showwarning = _one_line_warning
-            result = _runner.run(args.bench, callback=show, **kwargs)
+            return _runner.run(args.bench, callback=show, **kwargs)
+
+    try:
+        result, stopped = _interruptible(attempt)
     except (ValueError, TypeError) as e:
         print(f"benchbpf: error: {_in_flag_terms(str(e), info)}", file=sys.stderr)
         return 2
@@ -564,25 +725,9 @@ def main(argv=None):
         if log and args.verbose:
             print(log, file=sys.stderr)
         return 1
-    except KeyboardInterrupt:
-        print("benchbpf: interrupted", file=sys.stderr)
-        return 130
-    except Terminated:
-        print("benchbpf: terminated (SIGTERM): run stopped and cleaned up", file=sys.stderr)
-        return 143
-    except BrokenPipeError:
-        # Reader went away (| head): the run was stopped and cleaned up.
-        sys.stdout = open(os.devnull, "w")
-        return 141
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-    # What fired the producers, before the summary so that it stays the last line.
-    trigger = result.metadata.get("trigger")
-    if trigger:
-        print(f"Trigger: {trigger}")
-    print(result.summary())
-    for prog in result.prog_stats:
-        print(prog)
+    if stopped is not None:
+        return stopped
+    _print_summary(result)
     if args.json:
         try:
             result.to_json(args.json)

@@ -124,18 +124,25 @@ def features(refresh=False):
 # rule wins.  Benchmarks with trigger="auto" fall back to a tracepoint where
 # fentry is refused, so they need only that.
 _NEEDS = (
+    (r"^lpm-trie-free$", ("fentry", "fexit", "lpm_trie")),
+    (r"^lpm-trie-", ("lpm_trie", "bpf_loop")),
+    (r"^bpf-nop$", ("may_goto",)),
+    (r"^bpf-for$", ("bpf_iter_num", "bpf_loop", "tracepoint")),
+    (r"^crypto-", ("bpf_crypto",)),
     (r"-kretprobe-multi$", ("kprobe_multi",)),
     (r"-kprobe-multi$", ("kprobe_multi",)),
     (r"-kretprobe$", ("kretprobe",)),
     (r"-kprobe$", ("kprobe",)),
     (r"-fentry$", ("fentry",)),
     (r"-fexit$", ("fexit",)),
-    (r"-fmodret$", ("fmod_ret",)),
+    # The driver of these calls a kfunc of Linux 6.10 (trigger.h).
+    (r"^trig-fmodret$", ("fmod_ret", "trigger_kfunc")),
+    (r"^trig-(tp|rawtp)$", ("prog_test_run_raw_tp", "trigger_kfunc")),
     (r"^trig-uretprobe-multi-", ("uprobe_multi",)),
     (r"^trig-uprobe-multi-", ("uprobe_multi",)),
     (r"^trig-uretprobe-", ("uretprobe",)),
     (r"^trig-(uprobe-|usdt-)", ("uprobe",)),
-    (r"^trig-(tp|rawtp|kernel-count)$", ("prog_test_run_raw_tp",)),
+    (r"^trig-kernel-count$", ("prog_test_run_raw_tp",)),
     (r"^rename-rawtp$", ("raw_tp",)),
     (r"^rb-", ("ringbuf", "tracepoint")),
     (r"^pb-", ("perf_event_array", "tracepoint")),
@@ -149,17 +156,25 @@ _NEEDS = (
 )
 
 
-def requirements(name):
-    """The features (names of features()) benchmark `name` needs."""
+def requirements(name, **params):
+    """The features (names of features()) benchmark `name` needs, with
+    `params` where they matter (local-storage-create's storage_type)."""
     import re
+    if name == "local-storage-create":
+        # socket storage, the default, comes from a BPF LSM program
+        if params.get("storage_type", "socket") == "socket":
+            return ("bpf_lsm", "tp_btf")
+        return ("task_storage", "tp_btf")
     for pattern, needs in _NEEDS:
         if re.search(pattern, name):
             return needs
     return ()
 
 
-def missing_features(name, probed=None):
-    """The features benchmark `name` needs that this kernel refuses (a tuple,
-    empty when it can run).  probed: a features() result (probed if None)."""
+def missing_features(name, probed=None, **params):
+    """The features benchmark `name` (with `params`) needs that this kernel
+    refuses (a tuple, empty when it can run).  probed: a features() result
+    (probed if None)."""
     probed = features() if probed is None else probed
-    return tuple(f for f in requirements(name) if f in probed and not probed[f].supported)
+    return tuple(f for f in requirements(name, **params)
+                 if f in probed and not probed[f].supported)

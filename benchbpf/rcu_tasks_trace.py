@@ -52,7 +52,8 @@ import statistics
 from . import _report
 from ._runner import run
 
-__all__ = ["tasks_trace", "gp_latency_us", "ticks_per_gp", "summary_lines",
+__all__ = ["tasks_trace", "gp_latency_us", "substitute_gp_latency_us", "ticks_per_gp",
+           "summary_lines",
            "BENCHMARKS", "MAX_PROCS"]
 
 BENCHMARKS = {"tasks_trace": "local-storage-tasks-trace"}
@@ -81,6 +82,18 @@ def gp_latency_us(result):
     NaN when no latency was measured."""
     return _stats([s.extra["gp_ns"] / 1e3 / s.extra["gp_timed"]
                    for s in result.samples if s.extra["gp_timed"]])
+
+
+def substitute_gp_latency_us(result):
+    """(mean, stdev) over intervals of the context-switch estimate's average
+    grace-period latency, us, from a run with gp_check=True (fentry timing
+    beside it, in gp_latency_us): the substitute checked against the kernel
+    bench's method on the same grace periods.  NaN when none was timed."""
+    if "substitute_gp_ns" not in result.series:
+        raise ValueError(f"{result.name}: no substitute timing in this result: "
+                         "run with gp_check=True (CLI --gp-check)")
+    timed, ns = result.series["substitute_gp_timed"], result.series["substitute_gp_ns"]
+    return _stats([n / 1e3 / t for t, n in zip(timed, ns) if t])
 
 
 def ticks_per_gp(result):

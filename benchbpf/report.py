@@ -26,11 +26,11 @@ from ._report import summary_latency_ns
 from ._core import BenchmarkError, UnsupportedError
 from .analysis import compare, median_ci
 from .fingerprint import differences, fingerprint
-from .result import Result
+from .result import Result, emulation
 from .resultset import ResultSet, Unsupported
 
 __all__ = ["run_suite", "to_html", "select", "plan", "compare_sets", "compare_results", "load",
-           "QUICK", "QUICK_PARAMS", "EXCLUDED"]
+           "QUICK", "QUICK_PARAMS", "SUITE_PARAMS", "EXCLUDED"]
 
 #: Common options of a quick suite: nine samples per benchmark, enough for a
 #: 95 % confidence interval of the median narrower than min..max.
@@ -42,6 +42,12 @@ QUICK_PARAMS = {
     # 1000 sleeping tasks forked and reaped per run; 100 still churn storage.
     "local-storage-tasks-trace": {"nr_procs": 100},
 }
+
+#: Options the suite gives where a benchmark has no default (the kernel
+#: bench's lpm-trie-* require --nr_entries): the trie size of upstream's
+#: examples.
+SUITE_PARAMS = {f"lpm-trie-{op}": {"nr_entries": 10000} for op in
+                ("noop", "baseline", "lookup", "insert", "update", "delete", "free")}
 
 #: Benchmarks the suite leaves out, and why.
 EXCLUDED = {"selftest": "exists to test the harness, not a measurement"}
@@ -104,6 +110,7 @@ def plan(quick=False, only=None, prog_stats=True):
     for name in select(only):
         info = _runner.describe(name)
         options = dict(QUICK) if quick else {}
+        options.update(SUITE_PARAMS.get(name, {}))
         if quick:
             options.update(QUICK_PARAMS.get(name, {}))
         cost = {**options, **COST_RUN} if prog_stats and info.needs_bpf else None
@@ -250,8 +257,10 @@ def _own_params(r):
 
 def _label(r):
     extra = _own_params(r)
+    how = emulation(r)
     return r.name + ("" if not extra else
-                     " [" + ", ".join(f"{k}={v}" for k, v in extra.items()) + "]")
+                     " [" + ", ".join(f"{k}={v}" for k, v in extra.items()) + "]") + \
+        (f" ({how}-emulated, {r.metadata.get('kernel', '?')})" if how else "")
 
 
 def row_stats(r):
@@ -467,6 +476,12 @@ def to_html(resultset):
             "(BPF_ENABLE_STATS) on: they read the clock twice per program run, so the "
             "measured runs above never have them on (README, \"Program cost\"). "
             "<code>--no-prog-stats</code> skips the cost runs.</p>")
+    emulated = sorted({f"{emulation(r)} guest {r.metadata.get('kernel', '?')}"
+                       for r in rs if emulation(r)})
+    if emulated:
+        prog_note += ("<p class=note><b>Emulated:</b> rows marked so ran in a guest that "
+                      "QEMU emulated (" + _e(", ".join(emulated)) + "): their counts are "
+                      "real, their rates are the emulator's, not performance figures.</p>")
     failed = meta.get("failed") or ()
     title = f"benchbpf suite report: {fp.get('kernel_release', '?') if fp else '?'}"
     body = [
@@ -507,7 +522,7 @@ def _varying(results):
     return {n: [k for k, vs in ps.items() if len(vs) > 1] for n, ps in seen.items()}
 
 
-def compare_sets(base, new, alpha=0.05, fail_on_regression=None):
+def compare_sets(base, new, alpha=0.05, fail_on_regression=None, allow_emulated=False):
     """Compare two suite runs (ResultSets): (lines, regressed).
 
     Results pair by benchmark name and parameters (timing options aside);
@@ -538,7 +553,7 @@ def compare_sets(base, new, alpha=0.05, fail_on_regression=None):
         if not b.samples or not r.samples:
             lines.append(f"{label(r):<{width}}  no samples to compare")
             continue
-        c = compare(b, r, counter=counter_for(r), alpha=alpha)
+        c = compare(b, r, counter=counter_for(r), alpha=alpha, allow_emulated=allow_emulated)
         p = c.p_value()
         verdict = "significant" if p < alpha else "within noise"
         what = "" if c.counter == "hits" else f" ({c.counter})"
@@ -568,10 +583,11 @@ def compare_sets(base, new, alpha=0.05, fail_on_regression=None):
     return lines, regressed
 
 
-def compare_results(base, new, alpha=0.05, fail_on_regression=None):
+def compare_results(base, new, alpha=0.05, fail_on_regression=None, allow_emulated=False):
     """Compare two Results as analysis.compare does: (lines, regressed).
-    ValueError when they are different benchmarks."""
-    c = compare(base, new, alpha=alpha)
+    ValueError when they are different benchmarks, or one is from an
+    emulated guest and the other not (unless allow_emulated)."""
+    c = compare(base, new, alpha=alpha, allow_emulated=allow_emulated)
     regressed = fail_on_regression is not None and c.significant and \
         c.change_pct < -fail_on_regression
     return str(c).splitlines(), regressed

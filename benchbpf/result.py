@@ -220,6 +220,40 @@ def _percentile(values, p):
     return xs[lo] + (xs[hi] - xs[lo]) * (pos - lo)
 
 
+def emulation(r):
+    """How r's timings were taken when not on real CPUs: "TCG" for a guest
+    QEMU emulated (benchbpf.vm without KVM), else None.  Counts are real in
+    such a guest; rates are an emulator's, not performance figures."""
+    vm = r.metadata.get("vm") if r is not None else None
+    if vm and vm.get("emulated"):
+        return str(vm.get("accel", "tcg")).upper()
+    return None
+
+
+def emulation_note(r):
+    """" [TCG-emulated guest, kernel R: not a performance figure]" or ""."""
+    how = emulation(r)
+    if how is None:
+        return ""
+    return (f" [{how}-emulated guest, kernel {r.metadata.get('kernel', '?')}: "
+            "not a performance figure]")
+
+
+def check_emulation(base, new, allow_emulated=False):
+    """Refuse (ValueError) to compare a figure from an emulated guest with
+    one from real CPUs, unless allow_emulated: the emulator's speed, not the
+    kernel's, would make the difference."""
+    a, b = emulation(base), emulation(new)
+    if a == b or allow_emulated:
+        return
+    where = {None: "on real CPUs"}
+    raise ValueError(
+        f"base ran {where.get(a, f'in a {a}-emulated guest')} and new "
+        f"{where.get(b, f'in a {b}-emulated guest')}: emulated timings are not "
+        "performance figures; pass allow_emulated=True (benchbpf compare "
+        "--allow-emulated) to compare them anyway")
+
+
 @dataclass(frozen=True)
 class Result(JsonFile, _Picklable):
     """One benchmark run.
@@ -430,9 +464,15 @@ class Result(JsonFile, _Picklable):
     def report(self):
         return self.metadata.get("report", "hits_drops")
 
+    @property
+    def emulated(self):
+        """True when measured in an emulated guest (benchbpf.vm under TCG):
+        counts are real, rates are not performance figures."""
+        return emulation(self) is not None
+
     def summary(self):
         """The kernel bench's final summary line for this benchmark's report kind."""
-        return _report.summary_line(self)
+        return _report.summary_line(self) + emulation_note(self)
 
     def __str__(self):
         return self.summary()
@@ -466,7 +506,8 @@ class Result(JsonFile, _Picklable):
         if self.report == "false_hits":
             false_hits, total = _report.false_hits_totals(self.samples)
             return (f"<Result {self.name}: false positives {self.false_positive_pct:.2f}% "
-                    f"({false_hits} of {total} operations) over {len(self.samples)} samples>")
+                    f"({false_hits} of {total} operations) over {len(self.samples)} "
+                    f"samples{emulation_note(self)}>")
         progs = f", {len(self.prog_stats)} programs' stats" if self.prog_stats else ""
         late = self.late_samples
         if late and late < len(self.samples):
@@ -478,7 +519,7 @@ class Result(JsonFile, _Picklable):
         step = self.coarse_step_mps()
         steps = f", in steps of {step:.3g} M/s" if step else ""
         return (f"<Result {self.name}: {self.mean:.3f} \u00b1 {self.stdev:.3f} M/s "
-                f"over {len(self.samples)} samples{steps}{note}{progs}>")
+                f"over {len(self.samples)} samples{steps}{note}{progs}{emulation_note(self)}>")
 
     # ---- serialisation ----
     def as_dict(self):

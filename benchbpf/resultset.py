@@ -236,8 +236,10 @@ class ResultSet(JsonFile, Sequence):
                        latency_ns=r.latency_ns, control_latency_ns=r.control_latency_ns,
                        adjusted_latency_ns=r.adjusted_latency_ns)
             row.update({meta[k]: r.metadata.get(k) for k in METADATA_COLUMNS})
+            # benchbpf.vm guests: "kvm" or "tcg" (emulated: not performance figures)
+            row["accel"] = (r.metadata.get("vm") or {}).get("accel")
             rows.append(row)
-        return ("name",) + params + STAT_COLUMNS + tuple(meta.values()), rows
+        return ("name",) + params + STAT_COLUMNS + tuple(meta.values()) + ("accel",), rows
 
     def to_dataframe(self):
         """A pandas DataFrame, one row per run in run order (needs pandas:
@@ -263,7 +265,9 @@ class ResultSet(JsonFile, Sequence):
           when none did), ``kernel``, ``started`` (UTC, ISO 8601),
           ``cpu_model``, ``nr_cpus``, ``concurrent_runs``.  A metadata
           column named like a parameter gets ``_used`` appended: the
-          ``trigger`` option ("auto") and ``trigger_used``, what ran."""
+          ``trigger`` option ("auto") and ``trigger_used``, what ran;
+        - ``accel``: for runs in a benchbpf.vm guest, "kvm" or "tcg" (an
+          emulated guest: its rates are not performance figures), else None."""
         try:
             import pandas
         except ImportError:

@@ -65,7 +65,11 @@ static __always_inline void count(__u32 what)
 	percpu_stats[slot * BLOOM_SLOT_WORDS + what]++;
 }
 
-static __always_inline __u64 iter_result(long err)
+/* Map helpers' answers are taken as int, as the kernel bench does: before
+ * Linux 6.4 the verifier turned these calls into direct calls of map ops
+ * returning int, so only the low 32 bits of R0 are defined (6.1 handed
+ * -ENOENT back as 0xfffffffe, which no long equals). */
+static __always_inline __u64 iter_result(int err)
 {
 	if (err) {
 		error |= BLOOM_ERR_ITER;
@@ -105,7 +109,7 @@ static __always_inline int update_all(void)
 static __always_inline int hashmap_lookups(void)
 {
 	__u32 index, i;
-	long err;
+	int err;	/* not long: see iter_result() */
 
 	if (!producer_is_ours())
 		return 0;

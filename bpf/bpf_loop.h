@@ -21,4 +21,23 @@
  */
 #define BPF_LOOP_EVENT_BUDGET (1ull << 27)
 
+/*
+ * bpf-for's budget: a bpf_for() iteration (a kfunc call) costs ~10x a
+ * bpf_loop() one, so events stay as short with 1 << 24 (nr_loops up to
+ * 16777 keeps the 1000 calls).
+ */
+#define BPF_FOR_EVENT_BUDGET (1ull << 24)
+
+/* bpf_loop() calls an event makes: all BPF_LOOP_CALLS_PER_EVENT unless
+ * that would exceed `budget` iterations, at least 1 (bpf-loop and bpf-for). */
+static inline unsigned int bpf_loop_calls_per_event(unsigned long long nr_loops,
+						    unsigned long long budget)
+{
+	unsigned long long calls = budget / nr_loops;
+
+	if (calls < 1)
+		return 1;
+	return calls > BPF_LOOP_CALLS_PER_EVENT ? BPF_LOOP_CALLS_PER_EVENT : (unsigned int)calls;
+}
+
 #endif /* BENCHBPF_BPF_LOOP_H */

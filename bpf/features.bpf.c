@@ -10,6 +10,10 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 
+#include "may_goto.bpf.h"
+#include "iter_num.bpf.h"
+#include "crypto_kfuncs.bpf.h"
+
 /* ---- attach kinds ---- */
 
 SEC("?tracepoint/syscalls/sys_enter_getpgid")
@@ -95,6 +99,28 @@ int feat_test_run(__u64 *ctx)
 	return (int)ctx[0] + 1;
 }
 
+/* The trigger drivers' kfunc (TRIG_DRIVER_KFUNC of trigger.h), called
+ * from a raw_tp program as they call it. */
+extern int bpf_modify_return_test_tp(int nonce) __ksym __weak;
+
+SEC("?raw_tp")
+int feat_trigger_kfunc(void *ctx)
+{
+	return bpf_modify_return_test_tp(0);
+}
+
+/* BPF LSM, sleepable as socket storage's program: attaching is not enough
+ * (the hook attaches where "bpf" is not in lsm= and never runs), so the
+ * prober creates a socket and checks that the program counted it. */
+__u64 feat_lsm_runs;
+
+SEC("?lsm.s/socket_post_create")
+int BPF_PROG(feat_bpf_lsm, struct socket *sock, int family, int type, int protocol, int kern)
+{
+	__sync_fetch_and_add(&feat_lsm_runs, 1);
+	return 0;
+}
+
 /* ---- map types: each program uses one map through its helpers ---- */
 
 struct {
@@ -127,6 +153,27 @@ struct {
 	__type(value, __u64);
 	__uint(max_entries, 16);
 } feat_hash_map SEC(".maps");
+
+struct feat_lpm_key {
+	__u32 prefixlen;
+	__u32 data;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
+	__type(key, struct feat_lpm_key);
+	__type(value, __u32);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 16);
+} feat_lpm_map SEC(".maps");
+
+SEC("?raw_tp")
+int feat_lpm_trie(void *ctx)
+{
+	struct feat_lpm_key k = { 32, 0 };
+
+	return bpf_map_lookup_elem(&feat_lpm_map, &k) ? 1 : 0;
+}
 
 SEC("?raw_tp")
 int feat_ringbuf(void *ctx)
@@ -195,6 +242,47 @@ int feat_bpf_strncmp(void *ctx)
 	char have[8] = "benchbp";
 
 	return bpf_strncmp(have, sizeof(have), feat_strncmp_want);
+}
+
+/* ---- loops and kfuncs ---- */
+
+/* A loop over a bound the verifier cannot know, ended by may_goto. */
+__u32 feat_loop_bound = 8;
+
+SEC("?syscall")
+int feat_may_goto(void *ctx)
+{
+	__u32 i;
+
+	for (i = 0; i < feat_loop_bound && bench_can_loop; i++)
+		;
+	return i;
+}
+
+SEC("?raw_tp")
+int feat_bpf_iter_num(void *ctx)
+{
+	int i, sum = 0;
+
+	bpf_for(i, 0, 8)
+		sum += i;
+	return sum;
+}
+
+/* A crypto context made and released: the kfuncs exist and a syscall
+ * program may call them. */
+SEC("?syscall")
+int feat_bpf_crypto(void *ctx)
+{
+	struct bpf_crypto_params params = { .type = "skcipher", .algo = "ecb(aes)",
+					    .key_len = 16 };
+	struct bpf_crypto_ctx *cctx;
+	int err = 0;
+
+	cctx = bpf_crypto_ctx_create(&params, sizeof(params), &err);
+	if (cctx)
+		bpf_crypto_ctx_release(cctx);
+	return err;
 }
 
 char LICENSE[] SEC("license") = "GPL";

@@ -187,9 +187,13 @@ SEC("?lsm.s/socket_post_create")
 int BPF_PROG(local_storage_create_socket, struct socket *sock, int family, int type,
 	     int protocol, int kern)
 {
-	if (!producer_is_ours())
+	struct sock *sk = sock->sk;
+
+	/* sock->sk is a trusted pointer that may be NULL: the verifier of
+	 * 6.12 refuses it unchecked as bpf_sk_storage_get's argument. */
+	if (!sk || !producer_is_ours())
 		return 0;
-	count_create(bpf_sk_storage_get(&sk_storage_map, sock->sk, NULL,
+	count_create(bpf_sk_storage_get(&sk_storage_map, sk, NULL,
 					BPF_LOCAL_STORAGE_GET_F_CREATE));
 	return 0;
 }

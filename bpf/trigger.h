@@ -18,6 +18,11 @@ struct trig_slot {
 /* Upper bound of trig_batch_iters, as the kernel bench. */
 #define TRIG_MAX_BATCH_ITERS 1000
 
+/* The kfunc the tp/rawtp/fmodret drivers call (trig_driver_kfunc): it
+ * fires bpf_test_run:bpf_trigger_tp and is fmod_ret-able.  Linux 6.10 added
+ * both; older kernels have neither, so those benchmarks cannot run there. */
+#define TRIG_DRIVER_KFUNC "bpf_modify_return_test_tp"
+
 /* USDT probe the producer of trig-usdt-nop fires. */
 #define TRIG_USDT_PROVIDER "benchbpf"
 #define TRIG_USDT_NAME "trig_nop"

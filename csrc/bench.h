@@ -31,7 +31,11 @@ enum bench_param_type {
 	BENCH_PARAM_INT,	/* integer in [min, max] */
 	BENCH_PARAM_BOOL,	/* 0 or 1 */
 	BENCH_PARAM_CHOICE,	/* index into choices[] (NULL-terminated) */
+	BENCH_PARAM_STRING,	/* text of min..max bytes (max < BENCH_PARAM_STR_LEN),
+				 * default def_str; bench_param_str() reads it */
 };
+
+#define BENCH_PARAM_STR_LEN 64
 
 struct bench_param_def {
 	const char *name;		/* Python keyword, '_' separated: "rb_batch_cnt" */
@@ -42,6 +46,7 @@ struct bench_param_def {
 	int64_t max;
 	const char *const *choices;	/* BENCH_PARAM_CHOICE only */
 	const char *help;
+	const char *def_str;		/* BENCH_PARAM_STRING only */
 };
 
 /* One sampling interval.  Counters are deltas over the interval. */
@@ -197,6 +202,7 @@ struct bench_ctx {
 	const struct bench *bench;
 	struct bench_env env;
 	int64_t params[BENCH_MAX_PARAMS];	/* values, index as bench->params */
+	char param_str[BENCH_MAX_PARAMS][BENCH_PARAM_STR_LEN];	/* STRING values */
 	void *priv;			/* family state */
 	char trigger[128];		/* how producers fire, for metadata */
 	bool tracefs_mounted;		/* this run mounted tracefs (metadata) */
@@ -274,6 +280,14 @@ static inline int64_t bench_param(struct bench_ctx *ctx, const char *name)
 	int i = bench_param_index(ctx->bench, name);
 
 	return i < 0 ? 0 : ctx->params[i];
+}
+
+/* A BENCH_PARAM_STRING parameter's value ("" if there is none). */
+static inline const char *bench_param_str(struct bench_ctx *ctx, const char *name)
+{
+	int i = bench_param_index(ctx->bench, name);
+
+	return i < 0 ? "" : ctx->param_str[i];
 }
 
 /* Record the first error and ask every thread to stop.  Returns -err. */
@@ -439,6 +453,9 @@ int bench_ensure_tracefs(struct bench_ctx *ctx);
 int bench_check_btf(struct bench_ctx *ctx);
 /* OS error (EMFILE) unless `need` more descriptors can be opened. */
 int bench_check_fds(struct bench_ctx *ctx, int need);
+/* 1 if the kernel's BTF has function `name` (a kfunc a program may call),
+ * 0 if not, -errno if its BTF cannot be read. */
+int bench_kernel_has_func(const char *name);
 /* Whether this process may load and attach tracing BPF programs. */
 bool bench_bpf_privileged(void);
 /* Raise RLIMIT_MEMLOCK for kernels that still charge it. */
@@ -454,7 +471,15 @@ struct bench_feature {
 
 /* Probe each attach kind and map type by loading (and where it matters
  * attaching) a minimal program; everything is freed before returning.
- * Fills up to max entries, returns how many. */
-int bench_probe_features(struct bench_feature *out, int max);
+ * Fills up to max entries, returns how many.  ctx: initialised for
+ * bench_features_probe by the caller. */
+int bench_probe_features(struct bench_ctx *ctx, struct bench_feature *out, int max);
+/* What the caller initialises that context for (bench_ctx_init): the probes
+ * sit below the harness, which benchmarks asking one probe also call. */
+extern const struct bench bench_features_probe;
+/* The one probe called `name` (as features() names it), with the caller's
+ * context: a benchmark decides what the kernel lacks before loading its own
+ * programs.  Returns -ENOENT for an unknown name, else 0 and fills *out. */
+int bench_probe_feature(struct bench_ctx *ctx, const char *name, struct bench_feature *out);
 
 #endif /* BENCHBPF_BENCH_H */

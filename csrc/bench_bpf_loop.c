@@ -68,17 +68,6 @@ static const struct bench_param_def bpf_loop_params[] = {
  * any fails the run. */
 static const char *const bpf_loop_extra[] = { "loop_errors", NULL };
 
-/* bpf_loop() calls an event makes: all BPF_LOOP_CALLS_PER_EVENT unless
- * that would exceed BPF_LOOP_EVENT_BUDGET iterations, at least 1. */
-static __u32 calls_per_event(int64_t nr_loops)
-{
-	uint64_t calls = BPF_LOOP_EVENT_BUDGET / (uint64_t)nr_loops;
-
-	if (calls < 1)
-		return 1;
-	return calls > BPF_LOOP_CALLS_PER_EVENT ? BPF_LOOP_CALLS_PER_EVENT : (__u32)calls;
-}
-
 BENCH_SKELETON_CALLBACKS(bpf_loop)
 
 static struct bpf_program *bpf_loop_skel_program(struct bench_ctx *ctx, void *skel, bool fentry)
@@ -95,7 +84,8 @@ static int bpf_loop_configure(struct bench_ctx *ctx, void *skel)
 	struct bpf_loop_bpf *s = skel;
 
 	s->bss->nr_loops = (__u32)bench_param(ctx, "nr_loops");
-	s->rodata->calls_per_event = calls_per_event(bench_param(ctx, "nr_loops"));
+	s->rodata->calls_per_event = bpf_loop_calls_per_event(bench_param(ctx, "nr_loops"),
+							      BPF_LOOP_EVENT_BUDGET);
 	return 0;
 }
 

@@ -491,10 +491,27 @@ static int create_setup(struct bench_ctx *ctx)
 	if (!st)
 		return -ENOMEM;
 	if (storage_type == STORAGE_SOCKET) {
+		struct bench_feature f;
+
 		err = bench_check_fds(ctx, 64 + (int)bench_param(ctx, "batch_size") *
 				      ctx->env.producer_cnt);
 		if (err)
 			return err;
+		/* Whether the kernel runs BPF LSM programs is the probe's to say,
+		 * before ours loads: a refusal of our own program is then a
+		 * benchmark failure with the verifier's log, never "unsupported". */
+		err = bench_probe_feature(ctx, "bpf_lsm", &f);
+		if (err)
+			return bench_fail(ctx, BENCH_ERR_BENCH, -err, "%s: no BPF LSM probe",
+					  ctx->bench->name);
+		if (!f.supported) {
+			if (f.err == EPERM && !bench_bpf_privileged())
+				return bench_fail_bpf(ctx, f.err, "BPF LSM programs", "%s: probing: %s",
+						      ctx->bench->name, f.detail);
+			return bench_fail(ctx, BENCH_ERR_UNSUPPORTED, f.err ? f.err : EOPNOTSUPP,
+					  "%s: socket storage needs BPF LSM programs, which this "
+					  "kernel refuses: %s", ctx->bench->name, f.detail);
+		}
 	}
 	skel = st->skel = local_storage_bpf__open();
 	if (!skel)
@@ -512,24 +529,13 @@ static int create_setup(struct bench_ctx *ctx)
 		err = bpf_program__set_autoload(skel->progs.producer_whoami, true);
 	if (!err)
 		err = local_storage_bpf__load(skel);
-	/* Refused while privileged: the kernel has no (usable) BPF LSM.  Not
-	 * privileged: bench_fail_bpf says which capabilities are missing. */
-	if (err) {
-		if (storage_type == STORAGE_SOCKET && err != -ENOMEM && bench_bpf_privileged())
-			return bench_fail(ctx, BENCH_ERR_UNSUPPORTED, -err,
-					  "%s: this kernel refuses %s: loading failed with %s",
-					  ctx->bench->name, what, bench_errno_name(err));
+	if (err)
 		return bench_fail_bpf(ctx, err, what, "%s: loading: %s", ctx->bench->name,
 				      bench_errno_name(err));
-	}
 	skel->bss->filter_tgid = bench_bpf_tgid(skel->progs.producer_whoami);
 	st->links[0] = bpf_program__attach(owner);
 	if (!st->links[0]) {
 		err = -errno;
-		if (storage_type == STORAGE_SOCKET && bench_bpf_privileged())
-			return bench_fail(ctx, BENCH_ERR_UNSUPPORTED, -err,
-					  "%s: this kernel refuses %s: attaching failed with %s",
-					  ctx->bench->name, what, bench_errno_name(err));
 		return bench_fail_bpf(ctx, err, what, "%s: attaching: %s", ctx->bench->name,
 				      bench_errno_name(err));
 	}

@@ -63,6 +63,12 @@ struct tasks_trace_state {
 	long prev_stime;
 	double *brackets;		/* per kept interval: mean half-width, ns */
 	int nr_brackets;
+	/* gp_check: the context-switch estimate beside fentry, per kept
+	 * interval (grace periods timed, latency sum, half-width sum). */
+	struct rcu_tasks_trace_bpf *alt_skel;
+	struct bpf_link *alt_links[2];
+	double *alt[3];
+	int nr_alt;
 };
 
 static const struct bench_param_def tasks_trace_params[] = {
@@ -71,6 +77,9 @@ static const struct bench_param_def tasks_trace_params[] = {
 	{ "kthread_pid", "--kthread_pid", BENCH_PARAM_INT, 0, 0, 4194304, NULL,
 	  "pid of the rcu_tasks_trace kthread for ticks; 0: found by name" },
 	BENCH_TRIGGER_PARAM("the storage create/delete"),
+	{ "gp_check", "--gp-check", BENCH_PARAM_BOOL, 0, 0, 1, NULL,
+	  "time grace periods both by fentry (the kernel bench's way) and from the "
+	  "kthread's context switches, to check the latter (series substitute_gp_*)" },
 	{ 0 },
 };
 
@@ -267,23 +276,30 @@ static const struct bench_producer_ops get_local_ops = {
 	.program = rcu_tasks_trace_skel_program,
 };
 
-static void destroy_gp(struct tasks_trace_state *st)
+static void destroy_timer(struct rcu_tasks_trace_bpf **skel, struct bpf_link **links)
 {
-	bpf_link__destroy(st->gp_links[0]);
-	bpf_link__destroy(st->gp_links[1]);
-	st->gp_links[0] = st->gp_links[1] = NULL;
-	rcu_tasks_trace_bpf__destroy(st->gp_skel);
-	st->gp_skel = NULL;
+	bpf_link__destroy(links[0]);
+	bpf_link__destroy(links[1]);
+	links[0] = links[1] = NULL;
+	rcu_tasks_trace_bpf__destroy(*skel);
+	*skel = NULL;
 }
 
-/* Load and attach the grace-period timing of `src`; 0 or -errno. */
-static int try_gp(struct tasks_trace_state *st, enum gp_source src, const char **stage)
+static void destroy_gp(struct tasks_trace_state *st)
+{
+	destroy_timer(&st->gp_skel, st->gp_links);
+}
+
+/* Load and attach the grace-period timing of `src` into *out and links;
+ * 0 or -errno. */
+static int load_timer(struct tasks_trace_state *st, struct rcu_tasks_trace_bpf **out,
+		      struct bpf_link **links, enum gp_source src, const char **stage)
 {
 	struct rcu_tasks_trace_bpf *s;
 	int err;
 
 	*stage = "opening";
-	s = st->gp_skel = rcu_tasks_trace_bpf__open();
+	s = *out = rcu_tasks_trace_bpf__open();
 	if (!s)
 		return -errno;
 	s->rodata->kthread_pid = st->kthread_pid;
@@ -299,13 +315,39 @@ static int try_gp(struct tasks_trace_state *st, enum gp_source src, const char *
 		return err;
 	*stage = "attaching";
 	if (src == GP_FENTRY) {
-		st->gp_links[0] = bpf_program__attach(s->progs.tasks_trace_pregp);
-		if (st->gp_links[0])
-			st->gp_links[1] = bpf_program__attach(s->progs.tasks_trace_postgp);
-		return st->gp_links[1] ? 0 : -errno;
+		links[0] = bpf_program__attach(s->progs.tasks_trace_pregp);
+		if (links[0])
+			links[1] = bpf_program__attach(s->progs.tasks_trace_postgp);
+		return links[1] ? 0 : -errno;
 	}
-	st->gp_links[0] = bpf_program__attach(s->progs.tasks_trace_switch);
-	return st->gp_links[0] ? 0 : -errno;
+	links[0] = bpf_program__attach(s->progs.tasks_trace_switch);
+	return links[0] ? 0 : -errno;
+}
+
+static int try_gp(struct tasks_trace_state *st, enum gp_source src, const char **stage)
+{
+	return load_timer(st, &st->gp_skel, st->gp_links, src, stage);
+}
+
+/* gp_check: the substitute beside fentry, which must have loaded. */
+static int setup_gp_check(struct bench_ctx *ctx, struct tasks_trace_state *st)
+{
+	const char *stage;
+	int err;
+
+	if (st->gp_source != GP_FENTRY)
+		return bench_fail(ctx, BENCH_ERR_UNSUPPORTED, EOPNOTSUPP,
+				  "%s: gp_check compares the context-switch estimate with fentry "
+				  "timing, which this kernel refuses (%s)", ctx->bench->name, st->gp_why);
+	err = load_timer(st, &st->alt_skel, st->alt_links, GP_SCHED_SWITCH, &stage);
+	if (err)
+		return bench_fail_bpf(ctx, err, "tp_btf programs (tp_btf/sched_switch)",
+				      "%s: gp_check: %s the context-switch timing: %s",
+				      ctx->bench->name, stage, bench_errno_name(err));
+	bench_note(ctx, "substitute_gp_source", "tp_btf/sched_switch of the kthread (pid %d), "
+		   "beside fentry: series substitute_gp_timed, substitute_gp_ns, "
+		   "substitute_gp_bracket_ns per kept interval", st->kthread_pid);
+	return 0;
 }
 
 static void setup_gp(struct bench_ctx *ctx, struct tasks_trace_state *st)
@@ -374,6 +416,11 @@ static int tasks_trace_setup(struct bench_ctx *ctx)
 	if (err)
 		return err;
 	setup_gp(ctx, st);
+	if (bench_param(ctx, "gp_check")) {
+		err = setup_gp_check(ctx, st);
+		if (err)
+			return err;
+	}
 	st->prev_stime = kthread_stime(st->kthread_pid);
 	return 0;
 }
@@ -386,8 +433,12 @@ static void tasks_trace_teardown(struct bench_ctx *ctx)
 		return;
 	bench_producer_destroy(&st->producer);
 	destroy_gp(st);
+	destroy_timer(&st->alt_skel, st->alt_links);
 	reap_children(st);
 	free(st->brackets);
+	free(st->alt[0]);
+	free(st->alt[1]);
+	free(st->alt[2]);
 	free(st);
 	ctx->priv = NULL;
 }
@@ -424,6 +475,28 @@ static void tasks_trace_measure(struct bench_ctx *ctx, struct bench_sample *s)
 			return;
 		}
 	}
+	if (st->alt_skel) {
+		struct tasks_trace_gp *gp = &st->alt_skel->bss->gp;
+		uint64_t got[3];
+		int i;
+
+		(void)__atomic_exchange_n(&gp->completed, 0, __ATOMIC_RELAXED);
+		got[0] = __atomic_exchange_n(&gp->timed, 0, __ATOMIC_RELAXED);
+		got[1] = __atomic_exchange_n(&gp->ns, 0, __ATOMIC_RELAXED);
+		got[2] = __atomic_exchange_n(&gp->bracket_ns, 0, __ATOMIC_RELAXED);
+		for (i = 0; !warmup && i < 3; i++) {
+			double *b = realloc(st->alt[i], (st->nr_alt + 1) * sizeof(double));
+
+			if (!b) {
+				bench_fail(ctx, BENCH_ERR_OS, ENOMEM, "keeping samples");
+				return;
+			}
+			st->alt[i] = b;
+			b[st->nr_alt] = (double)got[i];
+		}
+		if (!warmup)
+			st->nr_alt++;
+	}
 	if (!warmup && st->gp_source == GP_SCHED_SWITCH) {
 		double *b = realloc(st->brackets, (st->nr_brackets + 1) * sizeof(double));
 
@@ -446,6 +519,11 @@ static int tasks_trace_collect(struct bench_ctx *ctx)
 		return bench_fail(ctx, BENCH_ERR_OS, ENOMEM, "keeping samples");
 	if (st->gp_source == GP_NONE)
 		bench_note(ctx, "gp_latency_unavailable", "%s", st->gp_why);
+	if (st->alt_skel &&
+	    (bench_series_add(ctx, "substitute_gp_timed", st->alt[0], st->nr_alt) ||
+	     bench_series_add(ctx, "substitute_gp_ns", st->alt[1], st->nr_alt) ||
+	     bench_series_add(ctx, "substitute_gp_bracket_ns", st->alt[2], st->nr_alt)))
+		return bench_fail(ctx, BENCH_ERR_OS, ENOMEM, "keeping samples");
 	return 0;
 }
 

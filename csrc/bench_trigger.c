@@ -183,6 +183,7 @@ struct trig_variant {
 	const char *feature;	/* for UnsupportedError: "fentry programs" */
 	const char *driver;	/* raw_tp driver program (TRIG_KERNEL) */
 	const char *hook;	/* program counting the hits, NULL: the driver */
+	const char *kfunc;	/* kfunc the driver calls, probed before loading */
 	bool needs_tracefs;
 	/* uprobe family */
 	enum trig_target target;
@@ -457,6 +458,21 @@ static int trig_setup(struct bench_ctx *ctx, const struct trig_variant *v)
 		break;
 	}
 
+	if (v->kfunc) {
+		struct bench_feature f;
+
+		/* A driver calling a kfunc the kernel lacks fails to load with
+		 * a bare EINVAL: ask first, and name what is missing. */
+		err = bench_probe_feature(ctx, "trigger_kfunc", &f);
+		if (err)
+			return bench_fail(ctx, BENCH_ERR_BENCH, -err, "%s: no probe for the driver's kfunc",
+					  ctx->bench->name);
+		if (!f.supported)
+			return bench_fail(ctx, BENCH_ERR_UNSUPPORTED, f.err ? f.err : ENOENT,
+					  "%s: this kernel lacks the kfunc %s, which the driver calls "
+					  "to fire the %s: %s", ctx->bench->name, v->kfunc,
+					  v->feature, f.detail);
+	}
 	if (v->needs_tracefs) {
 		err = bench_ensure_tracefs(ctx);
 		if (err)
@@ -751,10 +767,12 @@ TRIG_KERNEL_BENCH(kernel_count, "trig-kernel-count",
 		  "raw_tp test runs", "trig_count", NULL);
 TRIG_KERNEL_BENCH(tp, "trig-tp",
 		  "tracepoint program on bpf_test_run:bpf_trigger_tp, fired by the driver's kfunc calls",
-		  "tracepoint programs", "trig_driver_kfunc", "trig_tp", .needs_tracefs = true);
+		  "tracepoint programs", "trig_driver_kfunc", "trig_tp", .needs_tracefs = true,
+		  .kfunc = TRIG_DRIVER_KFUNC);
 TRIG_KERNEL_BENCH(rawtp, "trig-rawtp",
 		  "raw tracepoint program on bpf_trigger_tp, fired by the driver's kfunc calls",
-		  "raw tracepoint programs", "trig_driver_kfunc", "trig_rawtp");
+		  "raw tracepoint programs", "trig_driver_kfunc", "trig_rawtp",
+		  .kfunc = TRIG_DRIVER_KFUNC);
 TRIG_KERNEL_BENCH(kprobe, "trig-kprobe",
 		  "kprobe on bpf_get_numa_node_id, called by the driver",
 		  "kprobes", "trig_driver", "trig_kprobe");
@@ -775,7 +793,8 @@ TRIG_KERNEL_BENCH(fexit, "trig-fexit",
 		  "fexit programs", "trig_driver", "trig_fexit");
 TRIG_KERNEL_BENCH(fmodret, "trig-fmodret",
 		  "fmod_ret program on the bpf_modify_return_test_tp kfunc, called by the driver",
-		  "fmod_ret programs", "trig_driver_kfunc", "trig_fmodret");
+		  "fmod_ret programs", "trig_driver_kfunc", "trig_fmodret",
+		  .kfunc = TRIG_DRIVER_KFUNC);
 
 TRIG_UPROBE_BENCH(uprobe_nop, "trig-uprobe-nop", "uprobe", TRIG_NOP, "nop", "nop; ret", false, false);
 TRIG_UPROBE_BENCH(uprobe_push, "trig-uprobe-push", "uprobe", TRIG_PUSH, "push", "frame setup, a call", false, false);

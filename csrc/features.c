@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -18,6 +19,7 @@
 
 #include "bench.h"
 #include "features.skel.h"
+#include "trigger.h"
 #include "uprobe_multi.h"
 
 #define TEST_RUN_ARG 41
@@ -31,6 +33,8 @@ enum probe_kind {
 	PROBE_UPROBE_MULTI,	/* load as uprobe_multi, raw BPF_LINK_CREATE */
 	PROBE_TEST_RUN,		/* load, BPF_PROG_TEST_RUN */
 	PROBE_ENABLE_STATS,	/* BPF_ENABLE_STATS, no program */
+	PROBE_KFUNC,		/* the kfunc in kernel BTF, then load a caller */
+	PROBE_LSM,		/* load, attach, create a socket: did it run? */
 };
 
 struct probe_def {
@@ -81,6 +85,13 @@ static const struct probe_def probes[] = {
 	{ "prog_test_run_raw_tp", PROBE_TEST_RUN, "feat_test_run", NULL,
 	  "a raw_tp program through BPF_PROG_TEST_RUN", EINVAL,
 	  "this kernel cannot test-run raw_tp programs (Linux 5.10)" },
+	{ "trigger_kfunc", PROBE_KFUNC, "feat_trigger_kfunc", NULL,
+	  "the kfunc " TRIG_DRIVER_KFUNC " (called from a raw_tp program)", ENOENT,
+	  "this kernel predates it (Linux 6.10); trig-tp, trig-rawtp and trig-fmodret "
+	  "drive their hooks through it" },
+	{ "bpf_lsm", PROBE_LSM, "feat_bpf_lsm", NULL,
+	  "a BPF LSM program on socket_post_create", EOPNOTSUPP,
+	  "the BPF LSM is not active (\"bpf\" is not in the kernel's lsm= list)" },
 	{ "ringbuf", PROBE_LOAD, "feat_ringbuf", "feat_ringbuf_map",
 	  "a ringbuf map and a program writing to it", EINVAL,
 	  "this kernel predates BPF ring buffers (Linux 5.8)" },
@@ -100,6 +111,18 @@ static const struct probe_def probes[] = {
 	{ "bpf_strncmp", PROBE_LOAD, "feat_bpf_strncmp", NULL,
 	  "a program calling bpf_strncmp", EINVAL,
 	  "this kernel predates the bpf_strncmp helper (Linux 5.17)" },
+	{ "lpm_trie", PROBE_LOAD, "feat_lpm_trie", "feat_lpm_map",
+	  "an lpm_trie map and a program reading it", EINVAL,
+	  "this kernel has no LPM trie maps" },
+	{ "may_goto", PROBE_LOAD, "feat_may_goto", NULL,
+	  "a syscall program with a loop bounded by may_goto", EINVAL,
+	  "this kernel predates may_goto (Linux 6.9) or syscall programs (5.14)" },
+	{ "bpf_iter_num", PROBE_LOAD, "feat_bpf_iter_num", NULL,
+	  "a program looping with bpf_for() (bpf_iter_num kfuncs)", EINVAL,
+	  "this kernel predates open-coded numeric iterators (Linux 6.4)" },
+	{ "bpf_crypto", PROBE_LOAD, "feat_bpf_crypto", NULL,
+	  "a syscall program calling bpf_crypto_ctx_create and bpf_crypto_ctx_release", EINVAL,
+	  "this kernel has no BPF crypto kfuncs (Linux 6.10, CONFIG_CRYPTO_SKCIPHER)" },
 	{ "bpf_enable_stats", PROBE_ENABLE_STATS, NULL, NULL,
 	  "run-time statistics (BPF_ENABLE_STATS)", EINVAL,
 	  "this kernel predates BPF_ENABLE_STATS (Linux 5.8)" },
@@ -107,7 +130,7 @@ static const struct probe_def probes[] = {
 
 #define NR_PROBES (int)(sizeof(probes) / sizeof(probes[0]))
 
-static const struct bench probe_bench = {
+const struct bench bench_features_probe = {
 	.name = "features",
 	.family = "features",
 	.no_bpf = true,
@@ -210,6 +233,15 @@ static void probe_program(struct bench_ctx *ctx, struct bench_feature *f,
 	if (d->kind == PROBE_ATTACH && strcmp(d->name, "tracepoint") == 0)
 		bench_ensure_tracefs(ctx);	/* as a run would; failure shows below */
 
+	if (d->kind == PROBE_KFUNC) {
+		err = bench_kernel_has_func(TRIG_DRIVER_KFUNC);
+		if (err <= 0) {
+			describe_refusal(f, d, err ? "reading kernel BTF to look up %s" :
+					 "looking up %s in kernel BTF", err ? err : -ENOENT);
+			goto cleanup;
+		}
+	}
+
 	ctx->log.len = 0;
 	ctx->log.truncated = false;
 	if (ctx->log.buf)
@@ -231,6 +263,30 @@ static void probe_program(struct bench_ctx *ctx, struct bench_feature *f,
 		snprintf(f->detail, sizeof(f->detail),
 			 "loaded and attached %s, then detached it", d->what);
 		break;
+	case PROBE_LSM: {
+		int fd;
+
+		link = bpf_program__attach(prog);
+		if (!link) {
+			describe_refusal(f, d, "%s loaded, but attaching it", -errno);
+			goto cleanup;
+		}
+		fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+		if (fd < 0) {
+			describe_refusal(f, d, "creating a socket to run %s", -errno);
+			goto cleanup;
+		}
+		close(fd);
+		if (!__atomic_load_n(&skel->bss->feat_lsm_runs, __ATOMIC_RELAXED)) {
+			describe_refusal(f, d, "%s attached, but it never ran when a socket was "
+					 "created", EOPNOTSUPP);
+			goto cleanup;
+		}
+		snprintf(f->detail, sizeof(f->detail),
+			 "loaded and attached %s, saw it run on a new socket, then detached it",
+			 d->what);
+		break;
+	}
 	case PROBE_KPROBE_MULTI: {
 		const char *syms[] = { "__set_task_comm" };
 		LIBBPF_OPTS(bpf_link_create_opts, opts,
@@ -304,31 +360,39 @@ cleanup:
 	features_bpf__destroy(skel);
 }
 
-int bench_probe_features(struct bench_feature *out, int max)
+static void probe_one(struct bench_ctx *ctx, const struct probe_def *d,
+		      struct bench_feature *f)
 {
-	struct bench_ctx *ctx;
+	memset(f, 0, sizeof(*f));
+	snprintf(f->name, sizeof(f->name), "%s", d->name);
+	if (d->kind == PROBE_ENABLE_STATS)
+		probe_enable_stats(f, d);
+	else
+		probe_program(ctx, f, d);
+}
+
+int bench_probe_feature(struct bench_ctx *ctx, const char *name, struct bench_feature *out)
+{
+	int i;
+
+	for (i = 0; i < NR_PROBES; i++) {
+		if (strcmp(probes[i].name, name) == 0) {
+			probe_one(ctx, &probes[i], out);
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+int bench_probe_features(struct bench_ctx *ctx, struct bench_feature *out, int max)
+{
 	int i, n = 0;
 
 	if (!out || max <= 0)
 		return 0;
-	ctx = malloc(sizeof(*ctx));
-	if (!ctx)
-		return 0;
-	bench_ctx_init(ctx, &probe_bench);
 	bench_log_begin(ctx);	/* keep libbpf's complaints off stderr */
-	for (i = 0; i < NR_PROBES && n < max; i++, n++) {
-		struct bench_feature *f = &out[n];
-		const struct probe_def *d = &probes[i];
-
-		memset(f, 0, sizeof(*f));
-		snprintf(f->name, sizeof(f->name), "%s", d->name);
-		if (d->kind == PROBE_ENABLE_STATS)
-			probe_enable_stats(f, d);
-		else
-			probe_program(ctx, f, d);
-	}
+	for (i = 0; i < NR_PROBES && n < max; i++, n++)
+		probe_one(ctx, &probes[i], &out[n]);
 	bench_log_end(ctx);
-	bench_ctx_destroy(ctx);
-	free(ctx);
 	return n;
 }

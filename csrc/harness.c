@@ -49,8 +49,12 @@ int bench_ctx_init(struct bench_ctx *ctx, const struct bench *b)
 	ctx->env.duration_samples = 5;
 	ctx->env.producer_cnt = 1;
 	ctx->env.consumer_cnt = b->default_consumers;
-	for (i = 0; b->params && b->params[i].name && i < BENCH_MAX_PARAMS; i++)
+	for (i = 0; b->params && b->params[i].name && i < BENCH_MAX_PARAMS; i++) {
 		ctx->params[i] = b->params[i].def;
+		if (b->params[i].def_str)
+			snprintf(ctx->param_str[i], sizeof(ctx->param_str[i]), "%s",
+				 b->params[i].def_str);
+	}
 	ctx->prog_stats.stats_fd = -1;
 	atomic_init(&ctx->stop, false);
 	atomic_init(&ctx->running_threads, 0);

@@ -198,6 +198,21 @@ int bench_ensure_tracefs(struct bench_ctx *ctx)
 			  ctx->bench->name, strerror(errno));
 }
 
+int bench_kernel_has_func(const char *name)
+{
+	struct btf *btf;
+	int id;
+
+	/* A kfunc the verifier can resolve is a FUNC of vmlinux BTF (or of a
+	 * module's, which benchbpf's drivers do not use). */
+	btf = btf__load_vmlinux_btf();
+	if (!btf)
+		return -errno;
+	id = btf__find_by_name_kind(btf, name, BTF_KIND_FUNC);
+	btf__free(btf);
+	return id > 0 ? 1 : 0;
+}
+
 int bench_check_btf(struct bench_ctx *ctx)
 {
 	static const char path[] = "/sys/kernel/btf/vmlinux";

@@ -42,6 +42,7 @@ static const char *param_type_name(enum bench_param_type t)
 	switch (t) {
 	case BENCH_PARAM_BOOL: return "bool";
 	case BENCH_PARAM_CHOICE: return "choice";
+	case BENCH_PARAM_STRING: return "string";
 	default: return "int";
 	}
 }
@@ -68,12 +69,20 @@ static PyObject *describe_param(const struct bench_param_def *p)
 	} else {
 		choices = Py_NewRef(Py_None);
 	}
-	d = Py_BuildValue("{s:s,s:s,s:s,s:L,s:L,s:L,s:O,s:s}",
-			  "name", p->name, "cli", p->cli ? p->cli : "",
-			  "type", param_type_name(p->type),
-			  "default", (long long)p->def, "min", (long long)p->min,
-			  "max", (long long)p->max, "choices", choices,
-			  "help", p->help ? p->help : "");
+	if (p->type == BENCH_PARAM_STRING)
+		d = Py_BuildValue("{s:s,s:s,s:s,s:s,s:L,s:L,s:O,s:s}",
+				  "name", p->name, "cli", p->cli ? p->cli : "",
+				  "type", param_type_name(p->type),
+				  "default", p->def_str ? p->def_str : "", "min", (long long)p->min,
+				  "max", (long long)p->max, "choices", choices,
+				  "help", p->help ? p->help : "");
+	else
+		d = Py_BuildValue("{s:s,s:s,s:s,s:L,s:L,s:L,s:O,s:s}",
+				  "name", p->name, "cli", p->cli ? p->cli : "",
+				  "type", param_type_name(p->type),
+				  "default", (long long)p->def, "min", (long long)p->min,
+				  "max", (long long)p->max, "choices", choices,
+				  "help", p->help ? p->help : "");
 cleanup:
 	Py_XDECREF(choices);
 	return d;
@@ -259,6 +268,27 @@ static int read_params(struct bench_ctx *ctx, PyObject *params)
 			return -1;
 		}
 		p = &b->params[i];
+		if (p->type == BENCH_PARAM_STRING) {
+			Py_ssize_t len;
+			const char *text = PyUnicode_Check(value) ?
+					   PyUnicode_AsUTF8AndSize(value, &len) : NULL;
+
+			if (!text) {
+				if (!PyErr_Occurred())
+					PyErr_Format(PyExc_TypeError, "%s must be a str, not %s",
+						     name, Py_TYPE(value)->tp_name);
+				return -1;
+			}
+			if (len < p->min || len > p->max || len >= BENCH_PARAM_STR_LEN ||
+			    (Py_ssize_t)strlen(text) != len) {
+				PyErr_Format(PyExc_ValueError, "%s=%R: allowed a string of "
+					     "%lld..%lld characters", name, value,
+					     (long long)p->min, (long long)p->max);
+				return -1;
+			}
+			memcpy(ctx->param_str[i], text, len + 1);
+			continue;
+		}
 		if (!PyLong_Check(value)) {
 			PyErr_Format(PyExc_TypeError, "%s must be an int, not %s",
 				     name, Py_TYPE(value)->tp_name);
@@ -677,16 +707,26 @@ static PyObject *core_probe_features(PyObject *module, PyObject *unused)
 {
 	core_state *st = get_state(module);
 	struct bench_feature *feats;
+	struct bench_ctx *ctx = NULL;
 	PyObject *list = NULL;
 	int n = 0, i;
 
 	feats = calloc(64, sizeof(*feats));
-	if (!feats)
-		return PyErr_NoMemory();
+	ctx = malloc(sizeof(*ctx));
+	if (!feats || !ctx) {
+		PyErr_NoMemory();
+		goto cleanup;
+	}
+	if (bench_ctx_init(ctx, &bench_features_probe)) {
+		free(ctx);
+		ctx = NULL;
+		PyErr_NoMemory();
+		goto cleanup;
+	}
 	if (acquire_run_lock(st, "features()") < 0)
 		goto cleanup;
 	Py_BEGIN_ALLOW_THREADS
-	n = bench_probe_features(feats, 64);
+	n = bench_probe_features(ctx, feats, 64);
 	Py_END_ALLOW_THREADS
 	release_run_lock(st);
 	list = PyList_New(0);
@@ -700,6 +740,9 @@ static PyObject *core_probe_features(PyObject *module, PyObject *unused)
 		Py_XDECREF(t);
 	}
 cleanup:
+	if (ctx)
+		bench_ctx_destroy(ctx);
+	free(ctx);
 	free(feats);
 	return list;
 }

@@ -17,6 +17,10 @@ extern const struct bench bench_local_storage_cache_seq_get, bench_local_storage
 extern const struct bench bench_bpf_hashmap_lookup, bench_bpf_hashmap_full_update;
 extern const struct bench bench_htab_mem;
 extern const struct bench bench_local_storage_tasks_trace;
+extern const struct bench bench_bpf_nop;
+extern const struct bench bench_bpf_for;
+extern const struct bench bench_crypto_encrypt, bench_crypto_decrypt;
+extern const struct bench bench_lpm_trie_noop, bench_lpm_trie_baseline, bench_lpm_trie_lookup, bench_lpm_trie_insert, bench_lpm_trie_update, bench_lpm_trie_delete, bench_lpm_trie_free;
 
 static const struct bench *const registry[] = {
 	&bench_count_global,
@@ -32,6 +36,10 @@ static const struct bench *const registry[] = {
 	&bench_bpf_hashmap_full_update, &bench_bpf_hashmap_lookup,
 	&bench_htab_mem,
 	&bench_local_storage_tasks_trace,
+	&bench_bpf_nop,
+	&bench_bpf_for,
+	&bench_crypto_encrypt, &bench_crypto_decrypt,
+	&bench_lpm_trie_noop, &bench_lpm_trie_baseline, &bench_lpm_trie_lookup, &bench_lpm_trie_insert, &bench_lpm_trie_update, &bench_lpm_trie_delete, &bench_lpm_trie_free,
 };
 
 const struct bench *const *bench_all(int *count)

@@ -6,6 +6,9 @@ cd "$(dirname "$0")/.."
 
 need=""
 command -v clang >/dev/null 2>&1 || need="$need clang llvm"
+# crypto-*'s object holds a kptr, whose BTF type tag clang 14 leaves out:
+# a clang 15 or newer beside the default one (setup.py picks it for that file).
+ls /usr/bin/clang-1[5-9] /usr/bin/clang-2[0-9] >/dev/null 2>&1 || need="$need clang-16"
 command -v bpftool >/dev/null 2>&1 || [ -x /usr/sbin/bpftool ] || need="$need bpftool"
 pkg-config --exists libbpf 2>/dev/null || need="$need libbpf-dev"
 [ -e /usr/include/libelf.h ] || need="$need libelf-dev"
@@ -14,6 +17,11 @@ command -v pkg-config >/dev/null 2>&1 || need="$need pkg-config"
 # The kernel's own run_bench_*.sh, which tests/test_kernel_scripts.py runs against
 # benchbpf: Debian's kernel source tarball (a 153 MB download, nothing is built).
 [ -e /usr/src/linux-source-6.12.tar.xz ] || need="$need linux-source-6.12"
+# Guests booting other kernels (benchbpf --kernel, tests/test_vm.py): QEMU,
+# and what virtme-ng needs for its initramfs (depmod, a static busybox).
+command -v qemu-system-x86_64 >/dev/null 2>&1 || need="$need qemu-system-x86"
+command -v depmod >/dev/null 2>&1 || [ -x /usr/sbin/depmod ] || [ -x /sbin/depmod ] || need="$need kmod"
+command -v busybox >/dev/null 2>&1 || need="$need busybox-static"
 if [ -n "$need" ]; then
     export DEBIAN_FRONTEND=noninteractive
     apt-get update -qq
@@ -30,3 +38,6 @@ fi
 # The test extra brings nbclient, nbformat and ipykernel: the notebook tests
 # start the "python3" kernel, which runs this interpreter (no kernelspec to install).
 python3 -m pip install -q --disable-pip-version-check --root-user-action=ignore -e ".[test]"
+# virtme-ng (vng) boots the guests; from PyPI, as Debian 12 does not package it.
+command -v vng >/dev/null 2>&1 || \
+    python3 -m pip install -q --disable-pip-version-check --root-user-action=ignore virtme-ng

@@ -13,6 +13,10 @@ import benchbpf
 #: A run long enough to sample real work, short enough for CI.
 SHORT = dict(warmup=0.2, duration=0.6, interval=0.2)
 SHORT_SAMPLES = 3
+#: Parameters some benchmarks require (no usable default, as in the kernel
+#: bench): what tests that run every benchmark give them.
+REQUIRED_PARAMS = {f"lpm-trie-{op}": {"nr_entries": 16} for op in
+                   ("noop", "baseline", "lookup", "insert", "update", "delete", "free")}
 
 
 #: What the getpgid() triggers are called in a Result's metadata.

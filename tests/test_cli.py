@@ -109,7 +109,7 @@ def test_errors_name_flags_not_python_names():
 def test_unknown_benchmark_suggests_the_closest_name():
     out = cli("--nr_loops", "5", "bpf-lop")
     assert out.returncode == 2
-    assert "unknown benchmark 'bpf-lop'; did you mean bpf-loop?" in out.stderr
+    assert "unknown benchmark 'bpf-lop'; did you mean bpf-loop" in out.stderr
     assert "does not apply" not in out.stderr
 
 

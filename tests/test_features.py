@@ -11,8 +11,9 @@ from conftest import SHORT
 
 NAMES = ["tracepoint", "raw_tp", "tp_btf", "kprobe", "kretprobe", "kprobe_multi",
          "fentry", "fexit", "fmod_ret", "uprobe", "uretprobe", "uprobe_multi",
-         "prog_test_run_raw_tp", "ringbuf", "perf_event_array", "bloom_filter",
-         "task_storage", "hash", "bpf_loop", "bpf_strncmp", "bpf_enable_stats"]
+         "prog_test_run_raw_tp", "trigger_kfunc", "bpf_lsm", "ringbuf", "perf_event_array",
+         "bloom_filter", "task_storage", "hash", "bpf_loop", "bpf_strncmp", "lpm_trie",
+         "may_goto", "bpf_iter_num", "bpf_crypto", "bpf_enable_stats"]
 
 #: feature -> a benchmark that needs exactly that attach kind
 NEEDED_BY = {
@@ -134,3 +135,52 @@ def test_ring_buffer_family_agrees(feats):
         else:
             assert feats[feature].supported
     assert left_loaded() in (None, [])
+
+
+def _btf_has_func(name):
+    """An oracle independent of the core: bpftool's dump of the kernel's BTF."""
+    import shutil
+    import subprocess
+    tool = shutil.which("bpftool") or "/usr/sbin/bpftool"
+    out = subprocess.run([tool, "btf", "dump", "file", "/sys/kernel/btf/vmlinux"],
+                         capture_output=True, text=True, check=True).stdout
+    return f"FUNC '{name}'" in out
+
+
+def test_trigger_kfunc_probe_agrees_with_kernel_btf(feats):
+    """The tp/rawtp/fmodret drivers call a kfunc of Linux 6.10: the probe
+    looks it up in the kernel's BTF and names it either way."""
+    f = feats["trigger_kfunc"]
+    assert "bpf_modify_return_test_tp" in f.detail
+    assert f.supported == _btf_has_func("bpf_modify_return_test_tp")
+    if not f.supported:
+        assert f.errno_name == "ENOENT" and "6.10" in f.detail
+
+
+@pytest.mark.parametrize("name", ["trig-tp", "trig-rawtp", "trig-fmodret"])
+def test_trigger_kfunc_benchmarks_need_it(feats, name):
+    from benchbpf.features import missing_features, requirements
+    assert "trigger_kfunc" in requirements(name)
+    if feats["trigger_kfunc"].supported:
+        assert "trigger_kfunc" not in missing_features(name, feats)
+    else:
+        with pytest.raises(benchbpf.UnsupportedError, match="bpf_modify_return_test_tp"):
+            benchbpf.run(name, **SHORT)
+
+
+def test_bpf_lsm_probe_decides_socket_storage(feats):
+    """socket storage (local-storage-create's default) needs a BPF LSM that
+    runs; the probe, -l and the run agree, and task storage does not need it."""
+    from benchbpf.features import missing_features
+    f = feats["bpf_lsm"]
+    assert "socket_post_create" in f.detail
+    assert ("bpf_lsm" in missing_features("local-storage-create", feats)) != f.supported
+    assert "bpf_lsm" not in missing_features("local-storage-create", feats,
+                                             storage_type="task")
+    if f.supported:
+        r = benchbpf.run("local-storage-create", **SHORT)
+        assert r.total_hits > 0
+        return
+    with pytest.raises(benchbpf.UnsupportedError) as e:
+        benchbpf.run("local-storage-create", **SHORT)
+    assert "BPF LSM" in str(e.value) and f.detail in str(e.value)

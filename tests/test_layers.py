@@ -10,11 +10,12 @@ PACKAGE = pathlib.Path(__file__).resolve().parent.parent / "benchbpf"
 
 #: The data and what describes it: imports nothing of benchbpf above it.
 BOTTOM = {"result", "resultset", "fingerprint", "stats", "_report", "_plot", "_version",
-          "_core"}
+          "_core", "bpf_timing"}
 #: Runs and what runs use, below the families.
 RUNNER = {"_runner", "_progress", "_sweep", "_concurrency", "_cpuset", "features"}
 #: The tools: nothing below imports them.
-TOP = {"analysis", "report", "cli", "pytest_plugin", "__main__", "__init__"}
+TOP = {"analysis", "report", "cli", "pytest_plugin", "__main__", "__init__",
+       "vm", "_guest"}
 # Every other module is a family, between the runner and the tools.
 
 

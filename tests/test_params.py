@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 import benchbpf
 import leakcheck
 from benchbpf import _core
+from conftest import REQUIRED_PARAMS
 
 NAMES = benchbpf.list_benchmarks()
 PARAMS = [(name, p) for name in NAMES for p in benchbpf.describe(name).params.values()]
@@ -84,7 +85,7 @@ def test_int_params_out_of_range(data):
 def test_params_of_the_wrong_type(data):
     name, p = data.draw(_one(PARAMS))
     value = data.draw(WRONG_TYPE if p.type != "int" else st.one_of(WRONG_TYPE, st.booleans()))
-    if p.type == "choice":
+    if p.type in ("choice", "string"):
         assume(not isinstance(value, str))
     err = rejected(name, **{p.name: value})
     assert isinstance(err, TypeError)
@@ -257,6 +258,8 @@ def _bound_values(p):
         return sorted({p.min, p.max})
     if p.type == "bool":
         return [False, True]
+    if p.type == "string":
+        return [p.default]
     return list(p.choices)
 
 
@@ -275,6 +278,8 @@ def test_values_at_the_bounds_are_taken(name, key, value):
     kw = {key: value}
     if name == "selftest" and key == "fault_after_ms":
         kw["fault"] = "producer"
+    if key not in REQUIRED_PARAMS.get(name, {}):
+        kw.update(REQUIRED_PARAMS.get(name, {}))
     try:
         benchbpf.run(name, **FAST, **kw)
     except benchbpf.UnsupportedError as e:

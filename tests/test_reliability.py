@@ -24,7 +24,8 @@ import benchbpf
 import leakcheck
 from benchbpf import _core
 from benchbpf._concurrency import ConcurrentRunWarning
-from conftest import nested_counts_where_ran, producer_ran, run_in_own_pid_namespace
+from conftest import (REQUIRED_PARAMS, nested_counts_where_ran, producer_ran,
+                      run_in_own_pid_namespace)
 
 ROOT = Path(__file__).resolve().parent.parent
 FAST = dict(warmup=0, duration=0.3, interval=0.1)
@@ -424,9 +425,10 @@ def _privilege_report():
     env = {"interval_ns": 50_000_000, "warmup_samples": 0, "duration_samples": 1}
     out = {"uid": os.geteuid(), "runs": {}, "core": {}}
     for name in benchbpf.list_benchmarks():
+        required = REQUIRED_PARAMS.get(name, {})
         for key, call in (("runs", lambda: benchbpf.run(name, warmup=0, duration=0.05,
-                                                        interval=0.05)),
-                          ("core", lambda: _core.run(name, env, {}))):
+                                                        interval=0.05, **required)),
+                          ("core", lambda: _core.run(name, env, dict(required)))):
             try:
                 call()
                 res = "ok"
