@@ -29,6 +29,7 @@ from . import xdp_lb
 from . import ringbuf
 from .ringbuf import perfbuf, study as ringbuf_study
 from .features import Feature, Features, features
+from ._progress import Interrupted
 
 
 
@@ -58,4 +59,5 @@ __all__ = [
     "bpf_loop", "strncmp",
     "bloom", "local_storage",
     "hashmap", "htab_mem", "rcu_tasks_trace", "sockmap", "xdp_lb", "quick", "vm",
+    "Interrupted",
 ]

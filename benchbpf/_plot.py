@@ -3,7 +3,7 @@
 At the bottom of the package beside result.py, whose plot() draws through
 it; it imports nothing of benchbpf.  benchbpf.analysis re-exports plot."""
 
-__all__ = ["plot", "log_scale_fits"]
+__all__ = ["plot", "log_scale_fits", "legend_outside", "mark_min_max", "MIN_MAX_LABEL"]
 
 
 def _is_number(v):
@@ -16,14 +16,45 @@ def log_scale_fits(xs):
         max(xs) / min(xs) >= 100
 
 
-def _axes(ax):
-    if ax is not None:
-        return ax
+def _figure(**kw):
+    """A new figure whose layout keeps a legend outside the axes inside the figure."""
     try:
         import matplotlib.pyplot as plt
     except ImportError:
         raise ImportError("plotting needs matplotlib: pip install 'benchbpf[plot]'") from None
-    return plt.figure().gca()
+    return plt.figure(layout="constrained", **kw)
+
+
+def _axes(ax):
+    if ax is not None:
+        return ax
+    return _figure().gca()
+
+
+#: What mark_min_max() says in the legend.
+MIN_MAX_LABEL = "min..max bars: too few samples for a CI"
+
+
+def legend_outside(ax, **kw):
+    """The legend right of the axes, where it covers no point; a figure made by
+    benchbpf lays itself out around it (for axes of your own, save with
+    bbox_inches="tight")."""
+    if "handles" not in kw:     # the lines first, the min..max note last
+        pairs = list(zip(*ax.get_legend_handles_labels()))
+        pairs.sort(key=lambda hl: hl[1] == MIN_MAX_LABEL)
+        kw["handles"] = [h for h, _ in pairs]
+    return ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1), borderaxespad=0,
+                     fontsize="small", **kw)
+
+
+def mark_min_max(ax, points):
+    """Ring the (x, y) points whose bars are min..max, not a confidence interval
+    (too few samples for one), with a legend entry saying so."""
+    if points:
+        shown = any(c.get_label() == MIN_MAX_LABEL for c in ax.collections)
+        ax.scatter([x for x, _ in points], [y for _, y in points], s=120,
+                   facecolors="none", edgecolors="black", zorder=3,
+                   label="_nolegend_" if shown else MIN_MAX_LABEL)
 
 
 def plot(result, ax=None, counter="hits"):
@@ -53,5 +84,5 @@ def plot(result, ax=None, counter="hits"):
     ax.set_xlabel("time, s")
     ax.set_ylabel(f"{counter}, M/s")
     ax.set_title(result.name)
-    ax.legend()
+    legend_outside(ax)
     return ax

@@ -9,6 +9,8 @@ import contextvars
 import os
 import sys
 
+from .result import is_bool
+
 _session = contextvars.ContextVar("benchbpf_progress", default=None)
 
 
@@ -43,9 +45,9 @@ def wanted(progress):
             return env
         isatty = getattr(sys.stderr, "isatty", None)
         return bool(isatty and isatty()) or _in_jupyter()
-    if not isinstance(progress, bool):
+    if not is_bool(progress):
         raise TypeError(f"progress={progress!r}: must be True, False or None")
-    return progress
+    return bool(progress)
 
 
 class _Lines:
@@ -95,30 +97,104 @@ def _bar(desc, total):
     return _Tqdm(tqdm, desc, total)
 
 
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C during work made of many runs (a sweep, a study, a report): the runs
+    that had finished are kept.  `partial` is a ResultSet of them, its metadata
+    marked ``incomplete`` (with ``finished_runs`` and ``planned_runs``); `path` is
+    where it was saved (None if it could not be), and the message says both."""
+
+    def __init__(self, message, partial, path):
+        super().__init__(message)
+        self.partial, self.path = partial, path
+
+
+class _Session:
+    def __init__(self, desc, total, bar):
+        self.desc, self.total, self.bar, self.results = desc, total, bar, []
+
+
+def interrupted_dir():
+    """Where partial results of interrupted work are saved."""
+    cache = os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache")
+    return os.path.join(cache, "benchbpf", "interrupted")
+
+
+def save_partial(partial, desc):
+    """Save a partial ResultSet under interrupted_dir(): its path, or None."""
+    import time
+    slug = "".join(c if c.isalnum() or c in "-_." else "_" for c in desc)[:60]
+    path = os.path.join(interrupted_dir(),
+                        f"{slug}-{time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}.json")
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        partial.save(path)
+    except OSError:
+        return None
+    return path
+
+
+def _interrupted(state):
+    from .resultset import ResultSet
+    done = len(state.results)
+    partial = ResultSet(state.results, metadata={
+        "incomplete": True, "interrupted": state.desc, "finished_runs": done,
+        "planned_runs": state.total or None})
+    path = save_partial(partial, state.desc) if done else None
+    where = f"saved to {path} (benchbpf.ResultSet.load), and in the exception's " \
+            ".partial" if path else "in the exception's .partial"
+    planned = f" of {state.total}" if state.total else ""
+    message = f"{state.desc}: interrupted after {done}{planned} runs; the finished " \
+              f"runs are {where}" if done else f"{state.desc}: interrupted before any " \
+              "run finished"
+    print(f"benchbpf: {message}", file=sys.stderr, flush=True)
+    return Interrupted(message, partial, path)
+
+
 @contextlib.contextmanager
 def session(desc, total=0, progress=None):
     """Show progress of the runs made inside (total: how many, 0 if not
-    known yet).  Inside another session, adds `total` to its bar instead."""
+    known yet).  Inside another session, adds `total` to its bar instead.
+    Ctrl-C inside the outermost session raises Interrupted with the runs that
+    had finished (see finished())."""
     outer = _session.get()
     if outer is not None:
-        if outer and total:
-            outer.add_total(total)
+        if total:
+            outer.total += total
+            if outer.bar:
+                outer.bar.add_total(total)
         yield
         return
     bar = _bar(desc, total) if wanted(progress) else False
-    token = _session.set(bar)
+    state = _Session(desc, total, bar)
+    token = _session.set(state)
     try:
         yield
+    except Interrupted:
+        raise
+    except KeyboardInterrupt:
+        if bar:
+            bar.close()
+            bar = None
+        raise _interrupted(state) from None
     finally:
         _session.reset(token)
         if bar:
             bar.close()
 
 
+def finished(result):
+    """Record a Result of the current session (kept if Ctrl-C comes later); returns it."""
+    state = _session.get()
+    if state is not None:
+        state.results.append(result)
+    return result
+
+
 @contextlib.contextmanager
 def step(label):
     """One run of the current session, shown as `label` while it runs."""
-    bar = _session.get()
+    state = _session.get()
+    bar = state.bar if state is not None else None
     if bar:
         bar.start(label)
     yield
@@ -131,4 +207,4 @@ def run(fn, name, label=None, **options):
     imports nothing of the runner) as one step, shown as `label` (default:
     the name)."""
     with step(label or name):
-        return fn(name, **options)
+        return finished(fn(name, **options))

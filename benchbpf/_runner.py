@@ -13,7 +13,7 @@ from ._concurrency import RunMarker
 from ._cpuset import parse_cpuset, place_threads
 from ._version import __version__
 from .fingerprint import _cpu_model, fingerprint
-from .result import ProgStats, Result, Sample
+from .result import ProgStats, Result, Sample, is_bool
 
 __all__ = ["run", "list_benchmarks", "describe", "COMMON_OPTIONS"]
 
@@ -64,7 +64,7 @@ class ParamInfo:
     def to_core(self, value):
         """Check one value and convert it to the int the C core takes."""
         if self.type == "bool":
-            if isinstance(value, bool) or (isinstance(value, int) and value in (0, 1)):
+            if is_bool(value) or (isinstance(value, int) and value in (0, 1)):
                 return int(value)
             raise TypeError(f"{self.name}={value!r}: must be {self.allowed()}")
         if self.type == "choice":
@@ -145,7 +145,7 @@ def _lookup(name):
         raise ValueError(f"unknown benchmark {name!r}{hint}") from None
 
 
-def _seconds(name, value, minimum, allow_zero):
+def _seconds(name, value, minimum, allow_zero, why=""):
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name}={value!r}: must be a number of seconds")
     given = value
@@ -158,7 +158,8 @@ def _seconds(name, value, minimum, allow_zero):
             (value and value < minimum):
         # Between 0 and one interval is not allowed either: say so.
         lo = f"0 or {minimum:g}" if allow_zero else f"{minimum:g}"
-        raise ValueError(f"{name}={given!r} out of range: seconds in {lo}..{MAX_SECONDS}")
+        raise ValueError(f"{name}={given!r} out of range: seconds in {lo}..{MAX_SECONDS}"
+                         f"{why}")
     return value
 
 
@@ -200,8 +201,10 @@ def _has_bpf_privilege():
 
 def _build_env(info, opts):
     interval = _seconds("interval", opts["interval"], 0.001, allow_zero=False)
-    warmup = _seconds("warmup", opts["warmup"], interval, allow_zero=True)
-    duration = _seconds("duration", opts["duration"], interval, allow_zero=False)
+    # The least is one sample: say so, or `duration=0.5` reads as "1..86400" unexplained.
+    why = f" (at least one interval: interval={opts['interval']!r} s)"
+    warmup = _seconds("warmup", opts["warmup"], interval, allow_zero=True, why=why)
+    duration = _seconds("duration", opts["duration"], interval, allow_zero=False, why=why)
     producers = _count("producers", opts["producers"], 1, info.max_producers,
                        f" for {info.name}")
     consumers = opts["consumers"]
@@ -212,9 +215,9 @@ def _build_env(info, opts):
         raise ValueError(f"consumers={consumers!r}: {info.name} takes no consumer "
                          "(allowed 0..0)")
     consumers = _count("consumers", consumers, 0, info.max_consumers, f" for {info.name}")
-    if not isinstance(opts["affinity"], bool):
+    if not is_bool(opts["affinity"]):
         raise TypeError(f"affinity={opts['affinity']!r}: must be True or False")
-    if not isinstance(opts["verbose"], bool):
+    if not is_bool(opts["verbose"]):
         raise TypeError(f"verbose={opts['verbose']!r}: must be True or False")
     _check_prog_stats(info, opts["prog_stats"])
     nr_cpus = _online_cpus()
@@ -224,9 +227,9 @@ def _build_env(info, opts):
         "duration_samples": _intervals("duration", duration, interval),
         "producers": producers,
         "consumers": consumers,
-        "affinity": opts["affinity"],
-        "verbose": opts["verbose"],
-        "prog_stats": opts["prog_stats"],
+        "affinity": bool(opts["affinity"]),
+        "verbose": bool(opts["verbose"]),
+        "prog_stats": bool(opts["prog_stats"]),
     }
     if env["warmup_samples"] + env["duration_samples"] > _core.MAX_SAMPLES:
         raise ValueError(
@@ -295,7 +298,7 @@ def _bpf_timed(raw, env, samples, nwarm):
 
 
 def _check_prog_stats(info, value):
-    if not isinstance(value, bool):
+    if not is_bool(value):
         raise TypeError(f"prog_stats={value!r}: must be True or False")
     if value and not info.needs_bpf:
         raise ValueError(f"prog_stats=True: {info.name} loads no BPF program, there is "

@@ -10,54 +10,53 @@ import statistics
 from dataclasses import dataclass
 
 from . import _progress, _runner
-from ._plot import _axes, log_scale_fits
-from .resultset import ResultSet
+from ._plot import _axes, legend_outside, log_scale_fits, mark_min_max
+from .resultset import ResultSet, format_table, format_table_html, table_rows
 from .stats import median_ci
 
 __all__ = ["Sweep", "sweep"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Sweep:
-    """Results of one benchmark over the values of one parameter."""
+    """Results of one benchmark over the values of one parameter.
+
+    As a ResultSet, it iterates over its Results and prints a table of Rows;
+    items() gives (value, Result) pairs and sw[value] the Result of one value."""
     name: str
     param: str
     values: tuple
     results: tuple
 
     def __iter__(self):
-        return iter(zip(self.values, self.results))
+        return iter(self.results)
+
+    def items(self):
+        """(value, Result) pairs, in run order."""
+        return list(zip(self.values, self.results))
 
     def __len__(self):
         return len(self.values)
 
     def __getitem__(self, value):
-        for v, r in self:
+        for v, r in self.items():
             if v == value:
                 return r
         raise KeyError(value)
 
     def table(self, counter="hits"):
-        """Rows of (value, mean, stdev, median) of a counter's rate, M/s."""
-        rows = []
-        for v, r in self:
-            mean, sd = r.stat(counter)
-            xs = r.rates_mps(counter)
-            rows.append((v, mean, sd, statistics.median(xs) if xs else math.nan))
-        return rows
+        """A Row per value (label: the value): median, mean, stdev, drops, latency,
+        and the control and adjusted latencies where runs have a control."""
+        return table_rows(self.items(), counter)
 
     def __str__(self):
-        head = f"{self.param:>16} {'mean M/s':>12} {'stdev':>10} {'median':>12}"
-        lines = [f"{self.name} over {self.param}", head]
-        lines += [f"{v!s:>16} {m:12.3f} {s:10.3f} {md:12.3f}" for v, m, s, md in self.table()]
-        return "\n".join(lines)
+        return format_table(f"{self.name} over {self.param}", self.param, self.table())
+
+    def __repr__(self):
+        return f"<Sweep of {len(self)} results: {self.name}, axes=[{self.param!r}]>"
 
     def _repr_html_(self):
-        rows = "".join(f"<tr><td>{v}</td><td>{m:.3f}</td><td>{s:.3f}</td><td>{md:.3f}</td></tr>"
-                       for v, m, s, md in self.table())
-        return (f"<b>{self.name}</b> over <code>{self.param}</code><table><tr><th>"
-                f"{self.param}</th><th>mean M/s</th><th>stdev</th><th>median</th></tr>"
-                f"{rows}</table>")
+        return format_table_html(f"{self.name} over {self.param}", self.param, self.table())
 
     def plot(self, ax=None, counter="hits", confidence=0.95):
         """Median per swept value with its confidence interval (needs matplotlib).
@@ -67,26 +66,26 @@ class Sweep:
         its min..max and the legend says so.  Numeric values spanning two
         decades or more get a logarithmic x axis.  The y axis starts at 0."""
         ax = _axes(ax)
-        xs, meds, lo, hi, wide = [], [], [], [], False
-        for v, r in self:
+        xs, meds, lo, hi, wide = [], [], [], [], []
+        for v, r in self.items():
             rates = r.rates_mps(counter)
             med = statistics.median(rates) if rates else math.nan
             low, high = median_ci(rates, confidence)
-            wide = wide or (len(rates) and (low, high) == (min(rates), max(rates)))
+            wide.append(bool(rates) and (low, high) == (min(rates), max(rates)))
             xs.append(v)
             meds.append(med)
             lo.append(med - low)
             hi.append(high - med)
-        label = f"{self.name}: median, {confidence:.0%} CI" + \
-            (" (min..max where too few samples)" if wide else "")
-        ax.errorbar(xs, meds, yerr=[lo, hi], marker="o", capsize=3, label=label)
+        ax.errorbar(xs, meds, yerr=[lo, hi], marker="o", capsize=3,
+                    label=f"{self.name}: median, {confidence:.0%} CI")
+        mark_min_max(ax, [(x, m) for x, m, w in zip(xs, meds, wide) if w])
         if log_scale_fits(xs):
             ax.set_xscale("log")
         ax.set_ylim(bottom=0)
         ax.set_xlabel(self.param)
         ax.set_ylabel(f"{counter}, M/s")
         ax.set_title(f"{self.name}: {counter} vs {self.param}")
-        ax.legend()
+        legend_outside(ax)
         return ax
 
     def to_resultset(self):
@@ -139,8 +138,26 @@ def sweep(name, *args, progress=None, **axes_and_options):
     progress: True shows a progress bar on stderr (tqdm.auto, also in
     Jupyter; without tqdm one line per run), False none; None (default) shows
     it when stderr is a terminal or in a Jupyter kernel."""
-    if args or ("param" in axes_and_options and "values" in axes_and_options):
-        return _sweep_one(name, *args, progress=progress, **axes_and_options)
+    if args or "param" in axes_and_options or "values" in axes_and_options:
+        given = dict(zip(("param", "values"), args))
+        for key in ("param", "values"):
+            if key in axes_and_options:
+                if key in given:
+                    raise TypeError(f"sweep() got {key} both by position and by keyword")
+                given[key] = axes_and_options.pop(key)
+        if len(args) > 2:
+            raise TypeError(f"sweep(name, param, values, **options) takes at most two "
+                            f"arguments after the name, got {len(args)}: {args!r}")
+        missing = [k for k in ("param", "values") if k not in given]
+        if missing:
+            what = repr(given["param"]) if "param" in given else "the parameter"
+            raise TypeError(
+                f"sweep({name!r}, {', '.join(repr(a) for a in args)}): missing "
+                f"{' and '.join(missing)}: give the values to take for {what}, as "
+                f"sweep({name!r}, 'producers', [1, 2, 4]) or sweep({name!r}, "
+                "producers=[1, 2, 4])")
+        return _sweep_one(name, given["param"], given["values"], progress=progress,
+                          **axes_and_options)
     axes = {k: tuple(v) for k, v in axes_and_options.items() if _is_axis(k, v)}
     fixed = {k: v for k, v in axes_and_options.items() if k not in axes}
     for k, values in axes.items():
@@ -158,6 +175,10 @@ def sweep(name, *args, progress=None, **axes_and_options):
 
 
 def _sweep_one(name, param, values, progress=None, **options):
+    if not isinstance(param, str):
+        raise TypeError(f"param={param!r}: the name of the parameter to sweep, a str")
+    if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
+        raise TypeError(f"values={values!r}: a list of values for {param!r}")
     values = tuple(values)
     if not values:
         raise ValueError(f"values for {param!r} is empty: give at least one value")

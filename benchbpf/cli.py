@@ -7,6 +7,7 @@
     benchbpf compare before.json after.json
 """
 import argparse
+import functools
 import os
 import re
 import signal
@@ -220,10 +221,13 @@ def build_parser(flags=None, add_help=True):
 
 
 def _dest(flag, p):
-    """argparse dest of a flag: one per mode switch, else one per flag."""
+    """argparse dest of a flag: one per mode switch (the last one given wins),
+    else the flag itself, spelled as given, since --value_size (bloom) and
+    --value-size (htab-mem) are different flags of different benchmarks, as in
+    the kernel bench."""
     if p.choice_flags:
         return "opt_switch_" + p.name
-    return "opt_" + flag.lstrip("-").replace("-", "_")
+    return "opt" + flag
 
 
 def _bench_params(args, bench, flags):
@@ -312,18 +316,35 @@ def _list_scenarios(bench):
 
 
 def _check_json_path(path, flag="--json"):
-    """Refuse an output path (--json, -o) that could not be written to, before running."""
+    """Refuse an output path (--json, -o) that could not be written to, before running:
+    the file is really opened for writing (created and removed again if it did not
+    exist; an existing file is opened to append, so its contents stay), since
+    permission bits say nothing of /proc, read-only mounts or full directories."""
+    if not path:
+        return f"{flag} {path!r}: empty path"
     target = os.path.abspath(path)
     if os.path.isdir(target):
         return f"{flag} {path}: is a directory"
     parent = os.path.dirname(target)
     if not os.path.isdir(parent):
         return f"{flag} {path}: directory {parent} does not exist"
-    if os.path.exists(target):
-        if not os.access(target, os.W_OK):
-            return f"{flag} {path}: not writable"
-    elif not os.access(parent, os.W_OK | os.X_OK):
-        return f"{flag} {path}: cannot create files in {parent}"
+    existed = os.path.lexists(target)
+    try:
+        fd = os.open(target, os.O_WRONLY | (os.O_APPEND if existed else
+                                            os.O_CREAT | os.O_EXCL), 0o644)
+    except OSError as e:
+        return f"{flag} {path}: cannot write: {e.strerror}"
+    try:
+        os.write(fd, b"")   # a zero-byte write: refused by files like /proc's
+    except OSError as e:
+        return f"{flag} {path}: cannot write: {e.strerror}"
+    finally:
+        os.close(fd)
+    if not existed:
+        try:
+            os.unlink(target)
+        except OSError as e:
+            return f"{flag} {path}: cannot remove the test file: {e.strerror}"
     return None
 
 
@@ -386,10 +407,10 @@ def _report_parser():
 
 def _report_main(argv):
     args = _report_parser().parse_args(argv)
-    if not args.output and not args.json:
+    if args.output is None and args.json is None:
         return _fail(2, "report needs -o FILE (HTML) and/or --json FILE")
     outputs = [(flag, path) for flag, path in (("-o", args.output), ("--json", args.json))
-               if path]
+               if path is not None]
     for flag, path in outputs:
         why = _check_json_path(path, flag)
         if why:
@@ -411,20 +432,27 @@ def _report_main(argv):
             warnings.showwarning = _one_line_warning
             rs = report.run_suite(args.quick, args.only, None if args.quiet else progress,
                                   prog_stats, repeat=args.repeat)
-    except KeyboardInterrupt:
-        return _fail(130, "interrupted: nothing written", prefix="")
+    except KeyboardInterrupt as e:
+        partial = getattr(e, "partial", None)
+        if partial is None or not (len(partial) or partial.unsupported):
+            return _fail(130, "interrupted: nothing finished, nothing written", prefix="")
+        # What finished is kept: written where asked, marked incomplete.
+        try:
+            _write_report(args, partial)
+        except OSError as err:
+            return _fail(130, f"interrupted; writing the partial report: {err.filename}: "
+                              f"{err.strerror} (it is also in {e.path})", prefix="")
+        meta = partial.metadata
+        return _fail(130, f"interrupted after {meta['finished_runs']} of "
+                          f"{meta['planned_runs']} benchmarks: wrote what finished, marked "
+                          f"incomplete, to {' and '.join(p for _, p in outputs)}", prefix="")
     except Terminated:
         return _fail(143, "terminated (SIGTERM): runs stopped and cleaned up, nothing "
                           "written", prefix="")
     finally:
         signal.signal(signal.SIGTERM, previous)
     try:
-        if args.json:
-            rs.save(args.json)
-        if args.output:
-            page = report.to_html(rs)
-            with open(args.output, "w", encoding="utf-8") as f:
-                f.write(page)
+        _write_report(args, rs)
     except OSError as e:
         return _fail(1, f"{e.filename}: {e.strerror}")
     failed = rs.metadata.get("failed") or ()
@@ -434,6 +462,15 @@ def _report_main(argv):
               f"{len(failed)} failed, {rs.metadata['report']['elapsed_s']:.0f} s; "
               f"wrote {where}", file=sys.stderr)
     return 1 if failed else 0
+
+
+def _write_report(args, rs):
+    if args.json is not None:
+        rs.save(args.json)
+    if args.output is not None:
+        page = report.to_html(rs)
+        with open(args.output, "w", encoding="utf-8") as f:
+            f.write(page)
 
 
 def _compare_parser():
@@ -520,6 +557,43 @@ def _as_set(x):
     return x if isinstance(x, report.ResultSet) else report.ResultSet([x])
 
 
+def _run_kwargs(args, info, params):
+    """run()'s keywords for a parsed command line."""
+    return dict(warmup=args.warmup, duration=_duration(args, info), interval=args.interval,
+                producers=args.producers, consumers=args.consumers,
+                affinity=args.affinity, prod_affinity=args.prod_affinity,
+                cons_affinity=args.cons_affinity, verbose=args.verbose,
+                prog_stats=args.prog_stats, **params)
+
+
+@functools.lru_cache(maxsize=1)
+def _checking_parser():
+    # check_command() may check thousands of command lines (a kernel script's).
+    return build_parser()
+
+
+def check_command(argv):
+    """Check a `benchbpf NAME ...` command line as main() does before running it
+    (flags, their benchmark, -c, and benchbpf.check() of every value), without
+    running: returns (name, run keywords); raises ValueError/TypeError naming the
+    flag, or SystemExit(2) for what argparse refuses."""
+    flags = _family_options()
+    args = _checking_parser().parse_args(list(argv))
+    if not args.bench:
+        raise ValueError("benchmark name is not specified")
+    info = _runner.describe(args.bench)
+    params = _bench_params(args, args.bench, flags)
+    why = _consumer_error(args.consumers, info, params)
+    if why:
+        raise ValueError(why)
+    kwargs = _run_kwargs(args, info, params)
+    try:
+        _runner.check(args.bench, **kwargs)
+    except (ValueError, TypeError) as e:
+        raise type(e)(_in_flag_terms(str(e), info)) from None
+    return args.bench, kwargs
+
+
 def _kernels_main(args, flags):
     """--kernel K...: the run (or -l) in a guest booting each kernel in turn."""
     from . import vm
@@ -539,16 +613,11 @@ def _kernels_main(args, flags):
         except ValueError as e:
             return _fail(2, str(e), prefix="")
         why = _consumer_error(args.consumers, info, params)
-        if why is None and args.json:
+        if why is None and args.json is not None:
             why = _check_json_path(args.json)
         if why:
             return _fail(2, why)
-        options = dict(warmup=args.warmup, duration=_duration(args, info),
-                       interval=args.interval,
-                       producers=args.producers, consumers=args.consumers,
-                       affinity=args.affinity, prod_affinity=args.prod_affinity,
-                       cons_affinity=args.cons_affinity, verbose=args.verbose,
-                       prog_stats=args.prog_stats, **params)
+        options = _run_kwargs(args, info, params)
         try:
             _runner.check(args.bench, **options)
         except (ValueError, TypeError) as e:
@@ -597,7 +666,7 @@ def _kernels_main(args, flags):
     if stopped is not None:
         return stopped
     status, results = outcome
-    if args.json and results:
+    if args.json is not None and results:
         try:
             if len(args.kernel) == 1:
                 results[0].to_json(args.json)
@@ -696,6 +765,14 @@ def main(argv=None):
         if names:
             print(_bench_help(_runner.describe(names[0])))
             return 0
+        # `benchbpf NOSUCH --help`: the unknown name, not the generic help.
+        known, _ = build_parser(flags, add_help=False).parse_known_args(
+            [a for a in argv if a not in ("-h", "--help")])
+        if known.bench:
+            try:
+                _runner.describe(known.bench)
+            except ValueError as e:
+                return _fail(2, str(e), prefix="")
     ap = build_parser(flags)
     args = ap.parse_args(argv)
     if args.version:
@@ -744,14 +821,14 @@ def main(argv=None):
                  if _runner.describe(n).report == "bpf_timing"]
         why = (f"--machine-readable: {info.name} is not BPF-timed (it applies to "
                f"{', '.join(timed)})")
-    if why is None and args.json:
+    if why is None and args.json is not None:
         why = _check_json_path(args.json)
     if why:
         print(f"benchbpf: error: {why}", file=sys.stderr)
         return 2
     producers = args.producers
     interval_ns = int(round(args.interval * 1e9))
-    duration = _duration(args, info)
+    kwargs = _run_kwargs(args, info, params)
     # As the kernel bench's --machine-readable: quiet, one RESULT line.
     if args.machine_readable:
         args.quiet = True
@@ -770,13 +847,7 @@ def main(argv=None):
             for _ in range(args.repeat):
                 if not args.quiet:
                     print(f"Setting up benchmark '{args.bench}'...", flush=True)
-                result = _runner.run(
-                    args.bench, warmup=args.warmup, duration=duration,
-                    interval=args.interval, producers=args.producers,
-                    consumers=args.consumers, affinity=args.affinity,
-                    prod_affinity=args.prod_affinity, cons_affinity=args.cons_affinity,
-                    verbose=args.verbose, prog_stats=args.prog_stats,
-                    callback=show, **params)
+                result = _runner.run(args.bench, callback=show, **kwargs)
                 results.append(result)
                 _print_summary(result, machine_readable=args.machine_readable)
         return results

@@ -221,7 +221,7 @@ def fill_sweep(nr_entries=SWEEP_ENTRIES, *, max_entries=65536, map_flags=0x40, k
     with _progress.session("bpf-hashmap-lookup fill sweep", len(values), progress):
         for n in values:
             with _progress.step(f"nr_entries={n}"):
-                results.append(lookup(key_size=key_size, map_flags=map_flags,
-                                      max_entries=max_entries, nr_entries=n,
-                                      nr_loops=nr_loops, **options))
+                results.append(_progress.finished(lookup(
+                    key_size=key_size, map_flags=map_flags, max_entries=max_entries,
+                    nr_entries=n, nr_loops=nr_loops, **options)))
     return FillSweep(max_entries, values, tuple(results))

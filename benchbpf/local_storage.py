@@ -71,7 +71,7 @@ bench counts every process's kmalloc() calls).
 import dataclasses
 
 from . import _progress
-from ._runner import check, run
+from ._runner import check, is_bool, run
 from ._sweep import Sweep
 
 __all__ = ["seq_get", "int_get", "hashmap_control", "create", "cliff", "BENCHMARKS",
@@ -104,7 +104,7 @@ def _with_note(result, control=None):
 
 
 def _cache(name, adjust_overhead, params, options, runner=run):
-    if not isinstance(adjust_overhead, bool):
+    if not is_bool(adjust_overhead):
         raise TypeError(f"adjust_overhead={adjust_overhead!r}: must be True or False")
     if adjust_overhead and params.get("skip_access"):
         raise ValueError("adjust_overhead=True with skip_access=True: the run to adjust "

@@ -144,7 +144,12 @@ def _load_baseline(path):
     """The runs of a saved baseline, in the order they ran (a file holding
     one Result, as earlier versions saved, is a baseline of one run)."""
     with open(path) as f:
-        d = json.load(f)
+        try:
+            d = json.load(f)
+        except json.JSONDecodeError as e:
+            raise ValueError(f"{path}: not JSON ({e})") from None
+    if not isinstance(d, dict):
+        raise ValueError(f"{path}: not a benchbpf baseline (a JSON {type(d).__name__})")
     if d.get("format") == "benchbpf-result":
         return (Result.from_dict(d),)
     return tuple(ResultSet.from_dict(d))

@@ -21,7 +21,7 @@ import math
 import statistics
 import time
 
-from . import _runner
+from . import _progress, _runner
 from ._report import summary_latency_ns
 from ._core import BenchmarkError, UnsupportedError
 from .analysis import NOT_ENOUGH_RUNS, compare, median_ci
@@ -163,6 +163,44 @@ def run_suite(quick=False, only=None, progress=None, prog_stats=True, repeat=1):
     started, t0 = _now(), time.monotonic()
     machine = fingerprint()
     results, unsupported, failed = [], [], []
+
+    def metadata():
+        return {
+            "fingerprint": machine,
+            "report": {
+                "quick": bool(quick), "only": _patterns(only),
+                "prog_stats": bool(prog_stats), "repeat": repeat,
+                "common_options": dict(QUICK) if quick else
+                {k: _runner.COMMON_OPTIONS[k] for k in _TIMING},
+                "quick_params": {n: p for n, p in QUICK_PARAMS.items()
+                                 if quick and n in {name for name, *_ in runs}},
+                "cost_run": dict(COST_RUN) if prog_stats else None,
+                "excluded": dict(EXCLUDED),
+                "started": started, "finished": _now(),
+                "elapsed_s": round(time.monotonic() - t0, 3),
+            },
+            "failed": failed,
+        }
+    try:
+        _run_all(runs, repeat, results, unsupported, failed, progress)
+    except KeyboardInterrupt:
+        # Keep what finished: a partial report, marked so, saved and said where.
+        done = len(results) + len(unsupported) + len(failed)
+        planned = len(runs) * repeat
+        partial = ResultSet(results, unsupported=unsupported, metadata={
+            **metadata(), "incomplete": True, "interrupted": "benchbpf report",
+            "finished_runs": done, "planned_runs": planned})
+        path = _progress.save_partial(partial, "report")
+        where = f"saved to {path}" if path else "in the exception's .partial"
+        raise _progress.Interrupted(
+            f"report interrupted after {done} of {planned} runs; what finished is "
+            f"{where}", partial, path) from None
+    return ResultSet(results, unsupported=unsupported, metadata=metadata())
+
+
+def _run_all(runs, repeat, results, unsupported, failed, progress):
+    """run_suite's runs, `repeat` times round the suite, appending to its lists
+    as each ends; a benchmark the kernel refuses is not tried again."""
     refused, costs = set(), {}
     total = len(runs) * repeat
     for rep in range(repeat):
@@ -197,23 +235,6 @@ def run_suite(quick=False, only=None, progress=None, prog_stats=True, repeat=1):
                     (f" [overlapped {over} other benchbpf run(s)]" if over else "")
             if progress is not None:
                 progress(line)
-    meta = {
-        "fingerprint": machine,
-        "report": {
-            "quick": bool(quick), "only": _patterns(only), "prog_stats": bool(prog_stats),
-            "repeat": repeat,
-            "common_options": dict(QUICK) if quick else
-            {k: _runner.COMMON_OPTIONS[k] for k in _TIMING},
-            "quick_params": {n: p for n, p in QUICK_PARAMS.items()
-                             if quick and n in {name for name, *_ in runs}},
-            "cost_run": dict(COST_RUN) if prog_stats else None,
-            "excluded": dict(EXCLUDED),
-            "started": started, "finished": _now(),
-            "elapsed_s": round(time.monotonic() - t0, 3),
-        },
-        "failed": failed,
-    }
-    return ResultSet(results, unsupported=unsupported, metadata=meta)
 
 
 def _with_cost(r, cost):
@@ -275,12 +296,19 @@ def row_stats(r):
     return med, ci, mean, sd, summary_latency_ns(r)
 
 
+#: Programs a run loads to set itself up, not to be measured: the producers'
+#: whoami (bpf/producer.bpf.h), run once through BPF_PROG_TEST_RUN before the
+#: measured window, so its cost is no benchmark's.
+SETUP_PROGRAMS = frozenset({"producer_whoami"})
+
+
 def _prog_cell(r):
-    if r.prog_stats:
+    progs = [p for p in r.prog_stats if p.name not in SETUP_PROGRAMS]
+    if progs:
         return "<br>".join(
             f"{_e(p.name)}: {_e(f'{p.ns_per_run:.1f}')} ns/run "
             f"<span class=dim>({_e(p.run_cnt)} runs)</span>" if p.run_cnt else
-            f"{_e(p.name)}: <span class=dim>did not run</span>" for p in r.prog_stats)
+            f"{_e(p.name)}: <span class=dim>did not run</span>" for p in progs)
     if not r.params.get("prog_stats") and "prog_stats_source" not in r.metadata:
         try:
             if not _runner.describe(r.name).needs_bpf:
@@ -296,7 +324,7 @@ def _results_table(rs):
             "<th>median M/s</th>"
             "<th>95 % CI of median</th><th>mean &plusmn; stdev</th><th>latency ns/op</th>"
             "<th>trigger</th><th>program cost</th><th>kernel bench summary</th></tr>")
-    rows, ranged, overlapped = [], False, 0
+    rows, ranged, stepped, overlapped = [], False, False, 0
     for r in rs:
         med, (lo, hi), mean, sd, lat = row_stats(r)
         n = len(r.samples)
@@ -309,17 +337,26 @@ def _results_table(rs):
             overlapped += 1
             late += (f" <span class=warn>overlapped {_e(over)} other benchbpf "
                      "run(s)</span>")
+        step = r.coarse_step_mps(counter_for(r))
+        # The resolution of the samples, beside the figure it limits.
+        steps = f"<br><span class=dim>in steps of {_e(f'{step:.3g}')}</span>" if step else ""
+        stepped = stepped or bool(step)
         rows.append(
             f"<tr><td><code>{_e(_label(r))}</code></td><td>{_e(r.metadata.get('family', '?'))}"
             f"</td><td class=num>{_e(n)}{late}</td><td>{_e(counter_for(r))}</td>"
-            f"<td class=num><b>{_e(_fmt_rate(med))}</b>"
+            f"<td class=num><b>{_e(_fmt_rate(med))}</b>{steps}"
             f"</td><td class=num>{_e(_fmt_rate(lo))} .. {_e(_fmt_rate(hi))}{_e(mark)}</td>"
             f"<td class=num>{_e(_fmt_rate(mean))} &plusmn; {_e(_fmt_rate(sd))}</td>"
             f"<td class=num>{_e(_fmt_rate(lat)) if lat is not None else '-'}</td>"
             f"<td><code>{_e(r.metadata.get('trigger') or '-')}</code></td>"
             f"<td>{_prog_cell(r)}</td><td><pre>{_e(r.summary())}</pre></td></tr>")
-    note = ("<p class=dim>* too few samples for a 95 % interval: min..max of the "
-            "samples.</p>") if ranged else ""
+    note = ("<p class=dim>\"in steps of X\": the benchmark counts a batch per event "
+            "(local storage 10000 gets, bpf-hashmap-lookup nr_loops lookups per "
+            "getpgid(), as the kernel bench), so each sample's rate is a whole number of "
+            "X M/s (Result.step_mps()); a longer interval makes X smaller.</p>"
+            if stepped else "") + \
+        ("<p class=dim>* too few samples for a 95 % interval: min..max of the "
+         "samples.</p>" if ranged else "")
     if overlapped:
         note += (f"<p class=note>{overlapped} run(s) overlapped another benchbpf run on "
                  "this machine (marked in the samples column): both competed for the "
@@ -453,6 +490,9 @@ def to_html(resultset):
         f"Mode: {mode} ({settings or 'each benchmark defaults'}); the benchmarks' own "
         f"options are their defaults" + (f", except {qp_text}" if qp_text else "") + ".",
     ]
+    if meta.get("incomplete"):
+        lines.insert(0, f"INCOMPLETE: interrupted after {meta.get('finished_runs')} of "
+                        f"{meta.get('planned_runs')} benchmarks; only those are below.")
     if only:
         lines.append("Selected with --only " + ", ".join(only) + ".")
     if (opts.get("repeat") or 1) > 1:

@@ -1,5 +1,6 @@
 """Immutable results: raw per-interval samples plus the statistics derived from them."""
 import dataclasses
+import functools
 import html
 import json
 import math
@@ -48,6 +49,14 @@ def _rebuild(cls, state):
     return cls(**state)
 
 
+
+def is_bool(value):
+    """True or False, numpy's booleans included (np.False_, as df.col.unique() gives:
+    numpy scalars are accepted wherever a plain value is)."""
+    t = type(value)
+    return isinstance(value, bool) or (t.__module__ == "numpy" and
+                                       t.__name__ in ("bool_", "bool"))
+
 class JsonFile:
     """to_json()/from_json() for classes with as_dict()/from_dict()."""
 
@@ -63,11 +72,20 @@ class JsonFile:
     def from_json(cls, text_or_path):
         """Load from JSON text or a file path (str or path-like)."""
         if isinstance(text_or_path, str) and text_or_path.lstrip().startswith("{"):
-            text = text_or_path
-        else:
-            with open(os.fspath(text_or_path)) as f:
-                text = f.read()
-        return cls.from_dict(json.loads(text))
+            return cls.from_dict(json.loads(text_or_path))
+        path = os.fspath(text_or_path)
+        with open(path) as f:
+            text = f.read()
+        # Errors name the file: a message about line 3 of an unnamed text helps nobody.
+        try:
+            d = json.loads(text)
+        except json.JSONDecodeError as e:
+            raise ValueError(f"{path}: not JSON ({e})") from None
+        try:
+            return cls.from_dict(d)
+        except (ValueError, KeyError, TypeError, AttributeError) as e:
+            detail = f"missing {e}" if isinstance(e, KeyError) else str(e)
+            raise ValueError(f"{path}: not a valid {cls.__name__} file: {detail}") from e
 
 
 class _Picklable:
@@ -289,6 +307,33 @@ class Result(JsonFile, _Picklable):
         """Per-sample rates of a counter, M/s."""
         return tuple(s.rate_mps(counter) for s in self.samples)
 
+    def count_step(self, counter="hits"):
+        """The step in which the counter moved: the greatest common divisor of its
+        counts over the kept samples (0 without counts).  Benchmarks that count
+        a whole batch per event move in big steps: local storage gets 10000 per
+        getpgid(), bpf-hashmap-lookup nr_loops (1000000) per getpgid(), as the
+        kernel bench counts them."""
+        return functools.reduce(math.gcd, (int(s.count(counter)) for s in self.samples), 0)
+
+    def step_mps(self, counter="hits"):
+        """The resolution of the per-sample rates, M/s: count_step() per sampling
+        interval.  A sample can only read 0, 1, 2... steps, so medians and
+        percentiles move by this much: at a 0.1 s interval, 0.1 M/s for the local
+        storage benchmarks and 10 M/s for bpf-hashmap-lookup (whose summary
+        line, timed in BPF, is finer).  Shown by repr() and the report where it
+        exceeds 1 % of the median."""
+        step = self.count_step(counter)
+        interval_ns = self.metadata.get("interval_ns") or (
+            statistics.fmean(s.interval_ns for s in self.samples) if self.samples else 0)
+        return step * 1e3 / interval_ns if step and interval_ns else 0.0
+
+    def coarse_step_mps(self, counter="hits"):
+        """step_mps() where it is coarse (over 1 % of the median rate), else None."""
+        step = self.step_mps(counter)
+        xs = self.rates_mps(counter)
+        med = statistics.median(xs) if xs else 0.0
+        return step if step and (med <= 0 or step > 0.01 * med) else None
+
     def stat(self, counter="hits"):
         """(mean, stdev) of a counter's per-sample rate, M/s; stdev is the sample stdev."""
         xs = self.rates_mps(counter)
@@ -471,8 +516,10 @@ class Result(JsonFile, _Picklable):
                     f"{rest.stdev:.3f} M/s)")
         else:
             note = f", {late} late" if late else ""
+        step = self.coarse_step_mps()
+        steps = f", in steps of {step:.3g} M/s" if step else ""
         return (f"<Result {self.name}: {self.mean:.3f} \u00b1 {self.stdev:.3f} M/s "
-                f"over {len(self.samples)} samples{note}{progs}{emulation_note(self)}>")
+                f"over {len(self.samples)} samples{steps}{note}{progs}{emulation_note(self)}>")
 
     # ---- serialisation ----
     def as_dict(self):

@@ -1,25 +1,90 @@
 """Many Results together: a sweep over a parameter grid, or a suite report."""
+import html
 import math
+import statistics
+from collections import namedtuple
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
-from ._plot import _axes, _is_number, log_scale_fits
+from ._plot import (_axes, _figure, _is_number, legend_outside, log_scale_fits,
+                    mark_min_max)
 from .result import JsonFile, Result, _frozen, _thawed
 from .stats import mean_ci, median_ci
 
-__all__ = ["ResultSet", "Unsupported"]
+__all__ = ["ResultSet", "Unsupported", "Row"]
 
 FORMAT = "benchbpf-resultset"
 FORMAT_VERSION = 1
 
 #: Statistics columns of to_dataframe(), after the parameters.
-STAT_COLUMNS = ("mean", "stdev", "median", "ci_low", "ci_high", "samples", "drops_mps",
-                "latency_ns")
+STAT_COLUMNS = ("mean", "stdev", "median", "ci_low", "ci_high", "samples", "step_mps",
+                "drops_mps", "latency_ns", "control_latency_ns", "adjusted_latency_ns")
 #: Metadata columns of to_dataframe(), last.
 METADATA_COLUMNS = ("trigger", "kernel", "started", "cpu_model", "nr_cpus",
                     "concurrent_runs")
 _CONFIDENCE = 0.95
+
+
+#: One row of every table of runs (Sweep, ring buffer Study, ResultSet, and so
+#: local_storage.cliff and hashmap sweeps): what the run is (`label`: the swept
+#: value, the study's label or the axes' values), then the counter's median, mean
+#: and stdev, M/s, drops (M/s, NaN where the benchmark reports none), time per hit
+#: per producer (ns), and for runs with an overhead control (adjust_overhead=True)
+#: the control's time per hit and the adjusted one (ns; None without a control).
+Row = namedtuple("Row", ("label", "median", "mean", "stdev", "drops_mps", "latency_ns",
+                         "control_latency_ns", "adjusted_latency_ns"))
+
+
+def table_rows(labelled, counter="hits"):
+    """Row per (label, Result) pair, in order."""
+    rows = []
+    for label, r in labelled:
+        mean, sd = r.stat(counter)
+        xs = r.rates_mps(counter)
+        rows.append(Row(label, statistics.median(xs) if xs else math.nan, mean, sd,
+                        r.drops_mps if r.report == "hits_drops" else math.nan,
+                        r.latency_ns, r.control_latency_ns, r.adjusted_latency_ns))
+    return rows
+
+
+def _table_columns(rows, counter):
+    cols = [(f"median {counter} M/s", "median", "{:.3f}"), ("mean", "mean", "{:.3f}"),
+            ("stdev", "stdev", "{:.3f}"), ("drops M/s", "drops_mps", "{:.3f}"),
+            ("ns/op", "latency_ns", "{:.2f}")]
+    if any(r.control_latency_ns is not None for r in rows):
+        cols += [("control ns/op", "control_latency_ns", "{:.2f}"),
+                 ("adjusted ns/op", "adjusted_latency_ns", "{:.2f}")]
+    return cols
+
+
+def _cell(fmt, value):
+    return "-" if value is None or (isinstance(value, float) and math.isnan(value)) \
+        else fmt.format(value)
+
+
+def format_table(title, label_header, rows, counter="hits"):
+    """The text every table of runs prints: a title line, then a row per run."""
+    cols = _table_columns(rows, counter)
+    width = max([len(label_header)] + [len(str(r.label)) for r in rows])
+    lines = [title, f"{label_header:>{width}} " +
+             " ".join(f"{h:>{max(len(h), 10)}}" for h, _, _ in cols)]
+    for r in rows:
+        lines.append(f"{str(r.label):>{width}} " + " ".join(
+            f"{_cell(fmt, getattr(r, key)):>{max(len(h), 10)}}" for h, key, fmt in cols))
+    return "\n".join(lines)
+
+
+def format_table_html(title, label_header, rows, counter="hits"):
+    """format_table() as an HTML table (Jupyter's view)."""
+    cols = _table_columns(rows, counter)
+    head = "".join(f"<th>{html.escape(h)}</th>" for h, _, _ in cols)
+    body = "".join(
+        f"<tr><td>{html.escape(str(r.label))}</td>" +
+        "".join(f"<td>{_cell(fmt, getattr(r, key))}</td>" for _, key, fmt in cols) + "</tr>"
+        for r in rows)
+    return (f"<b>{html.escape(title)}</b><table><tr><th>{html.escape(label_header)}</th>"
+            f"{head}</tr>{body}</table>")
 
 
 @dataclass(frozen=True)
@@ -98,13 +163,53 @@ class ResultSet(JsonFile, Sequence):
         miss = f", {len(self._unsupported)} unsupported" if self._unsupported else ""
         return f"<ResultSet of {len(self)} results: {', '.join(names) or '-'}{axes}{miss}>"
 
+    def _labels(self):
+        """Each run's label in tables: its values of the axes (else its name)."""
+        if not self._axes:
+            return [r.name for r in self._results]
+        many = len(self.names) > 1
+        if len(self._axes) == 1 and not many:      # as a Sweep's: the value
+            return [r.params.get(self._axes[0]) for r in self._results]
+        return [(f"{r.name}: " if many else "") +
+                ", ".join(f"{a}={r.params.get(a)!r}" for a in self._axes)
+                for r in self._results]
+
+    def table(self, counter="hits"):
+        """A Row per run (label: the run's values of the axes), as Sweep.table()."""
+        return table_rows(zip(self._labels(), self._results), counter)
+
+    def items(self):
+        """(label, Result) pairs, the labels of table()."""
+        return list(zip(self._labels(), self._results))
+
+    def __str__(self):
+        title = f"{', '.join(self.names) or 'no results'}" + \
+            (f" over {', '.join(self._axes)}" if self._axes else "")
+        if self._metadata.get("incomplete"):
+            title += " (INCOMPLETE: interrupted)"
+        return format_table(title, ", ".join(self._axes) or "benchmark", self.table())
+
+    def _repr_html_(self):
+        title = f"{', '.join(self.names)}" + \
+            (f" over {', '.join(self._axes)}" if self._axes else "")
+        return format_table_html(title, ", ".join(self._axes) or "benchmark", self.table())
+
     @property
     def names(self):
         """Benchmark names, each once, in run order."""
         return tuple(dict.fromkeys(r.name for r in self._results))
 
     def where(self, name=None, **params):
-        """The Results of benchmark `name` (if given) whose params equal `params`."""
+        """The Results of benchmark `name` (if given) whose params equal `params`.
+        A parameter no Result has is a mistake (a typo), not an empty answer:
+        ValueError naming it and the parameters there are."""
+        known = self._param_names()
+        unknown = [k for k in params if k not in known]
+        if unknown and self._results:
+            raise ValueError(f"where({', '.join(f'{k}=' for k in unknown)}...): "
+                             f"{', '.join(map(repr, unknown))} is not a parameter of these "
+                             f"results; parameters: {', '.join(known)}")
+
         def keep(r):
             if name is not None and r.name != name:
                 return False
@@ -126,9 +231,10 @@ class ResultSet(JsonFile, Sequence):
             low, high = median_ci(rates, _CONFIDENCE)
             row = {"name": r.name, **{k: r.params.get(k) for k in params}}
             row.update(mean=r.mean, stdev=r.stdev, median=r.median, ci_low=low, ci_high=high,
-                       samples=len(rates),
+                       samples=len(rates), step_mps=r.step_mps(),
                        drops_mps=r.drops_mps if r.report == "hits_drops" else math.nan,
-                       latency_ns=r.latency_ns)
+                       latency_ns=r.latency_ns, control_latency_ns=r.control_latency_ns,
+                       adjusted_latency_ns=r.adjusted_latency_ns)
             row.update({meta[k]: r.metadata.get(k) for k in METADATA_COLUMNS})
             # benchbpf.vm guests: "kvm" or "tcg" (emulated: not performance figures)
             row["accel"] = (r.metadata.get("vm") or {}).get("accel")
@@ -147,9 +253,14 @@ class ResultSet(JsonFile, Sequence):
           interval of the median (stats.median_ci; min..max with fewer
           than 6 samples), M/s;
         - ``samples``: how many samples the statistics are over;
+        - ``step_mps``: the resolution of the per-sample rates (Result.step_mps:
+          benchmarks counting a batch per event move in steps), M/s;
         - ``drops_mps``: mean drops, M/s, for benchmarks that report drops
           (report "hits_drops"), else NaN;
         - ``latency_ns``: time per hit per producer, ns (Result.latency_ns);
+        - ``control_latency_ns``, ``adjusted_latency_ns``: for runs with an
+          overhead control (local_storage adjust_overhead=True), the control's
+          time per hit and this run's less it, ns; None otherwise;
         - metadata: ``trigger`` (the program that fired the producers, None
           when none did), ``kernel``, ``started`` (UTC, ISO 8601),
           ``cpu_model``, ``nr_cpus``, ``concurrent_runs``.  A metadata
@@ -171,10 +282,23 @@ class ResultSet(JsonFile, Sequence):
         x: a parameter (default: the first axis).  y: a numeric column of
         to_dataframe(): "median" has the 95 % confidence interval of the
         median as error bars, "mean" Student's t 95 % interval of the mean,
-        other columns none; the legend says which.  hue: a parameter or a
-        list of them; None: the axes other than x (and the benchmark name
+        other columns none; the legend says which, and rings the points whose
+        bars are min..max (too few samples for an interval).  A list of
+        columns, e.g. ``y=["median", "drops_mps"]``, draws one panel each side
+        by side (a new figure; returns the list of axes).  hue: a parameter or
+        a list of them; None: the axes other than x (and the benchmark name
         when the set holds several), so each line is one combination.
-        Numeric x spanning two decades or more gets a log axis; y starts at 0."""
+        Numeric x spanning two decades or more gets a log axis; y starts at 0.
+        The legend stands right of the axes."""
+        if isinstance(y, (list, tuple)):
+            if ax is not None:
+                raise ValueError("y=[...] draws one panel per column in a new figure: "
+                                 "leave ax=None")
+            if not y:
+                raise ValueError("y=[]: name at least one column")
+            fig = _figure(figsize=(6.4 * len(y), 4.8))
+            axes = fig.subplots(1, len(y), squeeze=False)[0]
+            return [self.plot(x=x, y=col, hue=hue, ax=a) for col, a in zip(y, axes)]
         rows = self._rows()[1]
         params = self._param_names()
         if x is None:
@@ -203,9 +327,6 @@ class ResultSet(JsonFile, Sequence):
         xs_all = [row[x] for row in rows]
         numeric = all(_is_number(v) for v in xs_all)
         what = {"median": ": median, 95% CI", "mean": ": mean, 95% CI (t)"}.get(y, "")
-        if y == "median" and any(_spans_all(r, (row["ci_low"], row["ci_high"]))
-                                 for r, row in zip(self._results, rows)):
-            what += " (min..max where too few samples)"
         ax = _axes(ax)
         for key, members in lines.items():
             xs = [row[x] if numeric else str(row[x]) for _, row in members]
@@ -222,6 +343,9 @@ class ResultSet(JsonFile, Sequence):
                 [[v - lo for v, (lo, _) in zip(ys, bounds)],
                  [hi - v for v, (_, hi) in zip(ys, bounds)]]
             ax.errorbar(xs, ys, yerr=yerr, marker="o", capsize=3, label=name + what)
+            if y == "median":
+                mark_min_max(ax, [(xv, yv) for xv, yv, (r, row) in zip(xs, ys, members)
+                                  if _spans_all(r, (row["ci_low"], row["ci_high"]))])
         if numeric and log_scale_fits(xs_all):
             ax.set_xscale("log")
         elif numeric and all(isinstance(v, int) for v in xs_all):
@@ -231,7 +355,7 @@ class ResultSet(JsonFile, Sequence):
         ax.set_xlabel(x)
         ax.set_ylabel(_axis_label(y))
         ax.set_title(f"{', '.join(self.names)}: {y} vs {x}")
-        ax.legend()
+        legend_outside(ax)
         return ax
 
     # ---- serialisation ----

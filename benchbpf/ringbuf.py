@@ -83,7 +83,6 @@ trigger.
 which returns a ``Study``: a mapping of label to Result with ``table()``,
 an HTML view and ``plot()``.
 """
-import html
 import math
 import os
 import statistics
@@ -92,11 +91,11 @@ import types
 from collections.abc import Mapping
 
 from . import _progress
-from ._plot import _axes
+from ._plot import MIN_MAX_LABEL, _axes, legend_outside, log_scale_fits
 from ._runner import run
 from ._sweep import Sweep
 from .result import Result
-from .resultset import ResultSet
+from .resultset import ResultSet, format_table, format_table_html, table_rows
 from .stats import median_ci
 
 __all__ = [
@@ -407,32 +406,22 @@ class Study(Mapping):
         return len(self._results)
 
     def table(self, counter="hits"):
-        """Rows of (label, median, mean, stdev, drops mean) of the counter, M/s."""
-        rows = []
-        for label, r in self._results.items():
-            mean, sd = r.stat(counter)
-            xs = r.rates_mps(counter)
-            rows.append((label, statistics.median(xs) if xs else math.nan, mean, sd,
-                         r.drops_mps))
-        return rows
+        """A Row per label (benchbpf.resultset.Row, as Sweep.table()): median,
+        mean, stdev, drops, latency."""
+        return table_rows(self._results.items(), counter)
+
+    def items(self):
+        return list(self._results.items())
 
     def __str__(self):
-        lines = [f"ring buffer study {self.name}",
-                 f"{'':>20} {'median M/s':>12} {'mean':>10} {'stdev':>9} {'drops M/s':>10}"]
-        lines += [f"{label!s:>20} {md:12.3f} {m:10.3f} {sd:9.3f} {d:10.3f}"
-                  for label, md, m, sd, d in self.table()]
-        return "\n".join(lines)
+        return format_table(f"ring buffer study {self.name}", "", self.table())
 
     def __repr__(self):
-        return f"<Study {self.name}: {', '.join(map(str, self._results))}>"
+        return f"<Study of {len(self)} results: {self.name}: " \
+               f"{', '.join(map(str, self._results))}>"
 
     def _repr_html_(self):
-        rows = "".join(f"<tr><td>{html.escape(str(label))}</td><td>{md:.3f}</td>"
-                       f"<td>{m:.3f}</td><td>{sd:.3f}</td><td>{d:.3f}</td></tr>"
-                       for label, md, m, sd, d in self.table())
-        return (f"<b>ring buffer study {html.escape(self.name)}</b><table><tr><th></th>"
-                f"<th>median M/s</th><th>mean</th><th>stdev</th><th>drops M/s</th></tr>"
-                f"{rows}</table>")
+        return format_table_html(f"ring buffer study {self.name}", "", self.table())
 
     def to_resultset(self):
         """The Results as a ResultSet (the swept parameter its axis, if any)."""
@@ -450,7 +439,7 @@ class Study(Mapping):
         if self.sweep is not None:
             return self.sweep.plot(ax=ax, counter=counter, confidence=confidence)
         ax = _axes(ax)
-        labels, meds, lo, hi = [], [], [], []
+        labels, meds, lo, hi, wide = [], [], [], [], []
         for label, r in self._results.items():
             xs = r.rates_mps(counter)
             med = statistics.median(xs) if xs else math.nan
@@ -459,10 +448,29 @@ class Study(Mapping):
             meds.append(med)
             lo.append(med - low)
             hi.append(high - med)
-        ax.bar(labels, meds, yerr=[lo, hi], capsize=3)
-        ax.set_ylim(bottom=0)
+            wide.append(bool(xs) and (low, high) == (min(xs), max(xs)))
+        bars = ax.bar(labels, meds, yerr=[lo, hi], capsize=3,
+                      label=f"median, {confidence:.0%} CI")
+        for bar, w in zip(bars, wide):
+            if w:   # hatched: its bar is min..max
+                bar.set_hatch("//")
+        if any(wide):
+            from matplotlib.patches import Patch
+            ax.add_artist(legend_outside(ax, handles=[
+                Patch(facecolor="white", edgecolor="black", hatch="//",
+                      label=MIN_MAX_LABEL)]))
+        # Rates here span decades (perf buffer 0.14 vs ring buffer 18 M/s): a
+        # linear axis would show the small ones as nothing.
+        positive = [m for m in meds if m > 0]
+        if len(positive) == len(meds) and log_scale_fits(positive):
+            ax.set_yscale("log")
+            ax.set_ylim(bottom=min([m - d for m, d in zip(meds, lo) if m - d > 0]
+                                   or positive) / 2)
+        else:
+            ax.set_ylim(bottom=0)
         ax.set_ylabel(f"{counter}, M/s (median, {confidence:.0%} CI)")
         ax.set_title(f"ring buffer study {self.name}")
+        ax.tick_params(axis="x", labelrotation=30)
         return ax
 
 

@@ -53,7 +53,7 @@ before anything is measured.
     >>> r = benchbpf.trigger.rawtp(duration=3, producers=2, batch_iters=100)
     >>> r.median, r.metadata["trigger"]
 """
-from ._runner import run
+from ._runner import is_bool, run
 
 __all__ = [
     "syscall_count", "usermode_count", "kernel_count", "tp", "rawtp", "kprobe",
@@ -183,7 +183,7 @@ def uprobe_name(kind="nop", ret=False, multi=False):
         raise ValueError(f"kind={kind!r}: must be one of "
                          + ", ".join(repr(k) for k in UPROBE_KINDS))
     for key, value in (("ret", ret), ("multi", multi)):
-        if not isinstance(value, bool):
+        if not is_bool(value):
             raise TypeError(f"{key}={value!r}: must be True or False")
     probe = "uretprobe" if ret else "uprobe"
     return f"trig-{probe}{'-multi' if multi else ''}-{kind}"

@@ -212,7 +212,7 @@ struct bench_ctx {
 	int64_t params[BENCH_MAX_PARAMS];	/* values, index as bench->params */
 	char param_str[BENCH_MAX_PARAMS][BENCH_PARAM_STR_LEN];	/* STRING values */
 	void *priv;			/* family state */
-	char trigger[64];		/* how producers fire, for metadata */
+	char trigger[128];		/* how producers fire, for metadata */
 	bool tracefs_mounted;		/* this run mounted tracefs (metadata) */
 
 	atomic_bool stop;
@@ -342,6 +342,12 @@ uint32_t bench_own_tgid(void);
 int bench_nr_cpus(void);
 /* "EPERM", "ENOTSUPP", ... for messages. */
 const char *bench_errno_name(int err);
+/* ctx->trigger, for every family whose BPF programs fire on an attach point: the
+ * section names of the attached programs (what libbpf attached to), joined with
+ * " + ", so that no family spells a tracepoint by hand.  NULL entries end the list. */
+void bench_set_trigger(struct bench_ctx *ctx, struct bpf_program *const *progs, int n);
+/* A program's attach point as bench_set_trigger names it ("tp/syscalls/..."). */
+const char *bench_attach_point(const struct bpf_program *prog);
 
 /* ---- one BPF producer on getpgid() (producer.c, bpf/producer.bpf.h) ----
  *

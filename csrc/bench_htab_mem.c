@@ -342,8 +342,7 @@ static int htab_mem_setup(struct bench_ctx *ctx)
 					      "%s: attaching %s: %s", ctx->bench->name,
 					      bpf_program__name(progs[i]), bench_errno_name(errno));
 	}
-	snprintf(ctx->trigger, sizeof(ctx->trigger), "tp/syscalls/sys_enter_get%spid",
-		 uc == UC_ADD_DEL_ON_DIFF_CPU ? "pgid+getp" : "pg");
+	bench_set_trigger(ctx, progs, 2);
 	return 0;
 }
 

@@ -560,9 +560,7 @@ static int create_setup(struct bench_ctx *ctx)
 	skel->bss->create_cnts = 0;
 	skel->bss->create_errs = 0;
 	st->owner_errs = 0;
-	snprintf(ctx->trigger, sizeof(ctx->trigger), "%s",
-		 storage_type == STORAGE_SOCKET ? "lsm.s/socket_post_create" :
-						  "tp_btf/sched_process_fork");
+	bench_set_trigger(ctx, &owner, 1);
 	return 0;
 }
 

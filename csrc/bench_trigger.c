@@ -869,7 +869,7 @@ static int trig_setup(struct bench_ctx *ctx, const struct trig_variant *v)
 		st->driver_fd = bpf_program__fd(driver);
 		snprintf(ctx->trigger, sizeof(ctx->trigger), "BPF_PROG_TEST_RUN %s x%d -> %s%s",
 			 v->driver, (int)bench_param(ctx, "trig_batch_iters"),
-			 bpf_program__name(counter),
+			 bench_attach_point(counter),
 			 bench_param(ctx, "stacktrace") ? " +stack" : "");
 	} else if (v->mode == TRIG_USDT) {
 		snprintf(ctx->trigger, sizeof(ctx->trigger), "call of USDT %s:%s (%s)",

@@ -419,6 +419,27 @@ void bench_bpf_ids_wait_released(const struct bench_bpf_ids *ids, uint64_t timeo
 	}
 }
 
+const char *bench_attach_point(const struct bpf_program *prog)
+{
+	const char *sec = bpf_program__section_name(prog);
+
+	return sec[0] == '?' ? sec + 1 : sec;	/* '?': not autoloaded, not the name */
+}
+
+void bench_set_trigger(struct bench_ctx *ctx, struct bpf_program *const *progs, int n)
+{
+	size_t off = 0;
+	int i;
+
+	ctx->trigger[0] = '\0';
+	for (i = 0; i < n && progs[i] && off < sizeof(ctx->trigger); i++) {
+		const char *sec = bench_attach_point(progs[i]);
+
+		off += snprintf(ctx->trigger + off, sizeof(ctx->trigger) - off, "%s%s",
+				i ? " + " : "", sec);
+	}
+}
+
 const char *bench_errno_name(int err)
 {
 	const char *s;

@@ -96,8 +96,7 @@ int bench_producer_start(struct bench_ctx *ctx, const struct bench_producer_ops 
 	if (fentry_first) {
 		err = try_trigger(ctx, p, true, &stage);
 		if (!err) {
-			snprintf(ctx->trigger, sizeof(ctx->trigger), "fentry/%s",
-				 BENCH_TRIGGER_FENTRY_TARGET);
+			bench_set_trigger(ctx, &p->prog, 1);
 			return 0;
 		}
 		bench_producer_destroy(p);
@@ -114,6 +113,6 @@ int bench_producer_start(struct bench_ctx *ctx, const struct bench_producer_ops 
 		return bench_fail_bpf(ctx, err, ops->tp_feature ? ops->tp_feature : TP_FEATURE,
 				      "%s %s on tracepoint %s: %s", stage, ops->what,
 				      BENCH_TRIGGER_TP_NAME, bench_errno_name(err));
-	snprintf(ctx->trigger, sizeof(ctx->trigger), "tp/%s", BENCH_TRIGGER_TP_NAME);
+	bench_set_trigger(ctx, &p->prog, 1);
 	return 0;
 }

@@ -14,6 +14,9 @@ pkg-config --exists libbpf 2>/dev/null || need="$need libbpf-dev"
 [ -e /usr/include/libelf.h ] || need="$need libelf-dev"
 [ -e /usr/include/zlib.h ] || need="$need zlib1g-dev"
 command -v pkg-config >/dev/null 2>&1 || need="$need pkg-config"
+# The kernel's own run_bench_*.sh, which tests/test_kernel_scripts.py runs against
+# benchbpf: Debian's kernel source tarball (a 153 MB download, nothing is built).
+[ -e /usr/src/linux-source-6.12.tar.xz ] || need="$need linux-source-6.12"
 # Guests booting other kernels (benchbpf --kernel, tests/test_vm.py): QEMU,
 # and what virtme-ng needs for its initramfs (depmod, a static busybox).
 command -v qemu-system-x86_64 >/dev/null 2>&1 || need="$need qemu-system-x86"

@@ -146,10 +146,11 @@ print({name: len(s) for name, s in studies.items()}, "runs; trigger:",
            "study's mean, `here / published` their ratio."),
     ("code", """rows = []
 for name, study in studies.items():
-    for label, median, mean, stdev, drops in study.table():
-        rows.append(dict(scenario=name, label=label, median=median, mean=mean, stdev=stdev,
-                         drops=drops, published=PUBLISHED.get(name, {}).get(label),
-                         published_drops=PUBLISHED_DROPS.get(name, {}).get(label)))
+    for row in study.table():
+        rows.append(dict(scenario=name, label=row.label, median=row.median, mean=row.mean,
+                         stdev=row.stdev, drops=row.drops_mps,
+                         published=PUBLISHED.get(name, {}).get(row.label),
+                         published_drops=PUBLISHED_DROPS.get(name, {}).get(row.label)))
 table = pd.DataFrame(rows)
 table["here / published"] = table["median"] / table["published"]
 pd.set_option("display.max_rows", 200)

@@ -480,3 +480,161 @@ def test_runs_without_pandas_and_tqdm():
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["2", "2", "True"]
     assert "count-global [2/2] producers=2" in out.stderr
+
+
+def test_sweep_without_values_names_what_is_missing():
+    before = benchbpf._core.setup_count()
+    with pytest.raises(TypeError, match=r"sweep\('rb-libbpf', 'producers'\): missing "
+                                        r"values: give the values to take for 'producers'"):
+        benchbpf.sweep("rb-libbpf", "producers")
+    with pytest.raises(TypeError, match="values=4: a list of values for 'producers'"):
+        benchbpf.sweep("rb-libbpf", "producers", 4)
+    with pytest.raises(TypeError, match="missing param"):
+        benchbpf.sweep("rb-libbpf", values=[1, 2])
+    assert benchbpf._core.setup_count() == before
+
+
+def test_where_refuses_a_parameter_no_result_has():
+    rs = benchbpf.sweep("count-local", producers=[1, 2], **SHORT)
+    assert [r.params["producers"] for r in rs.where(producers=2)] == [2]
+    assert len(rs.where(producers=3)) == 0          # a known parameter, no such value
+    with pytest.raises(ValueError, match=r"'nosuch' is not a parameter of these results; "
+                                         r"parameters: .*producers.*work_per_hit"):
+        rs.where(nosuch=1)
+
+
+def _interrupt_during_run(at_run, samples_per_run):
+    """A callback for run(callback=): SIGINT (Ctrl-C, delivered by the kernel to this
+    process from another thread) while run number `at_run` (from 1) is sampling."""
+    import os
+    import signal
+    import threading
+    seen = {"samples": 0}
+
+    def callback(sample, index, warmup):
+        seen["samples"] += 1
+        if seen["samples"] == (at_run - 1) * samples_per_run + 1:
+            threading.Timer(0.01, os.kill, (os.getpid(), signal.SIGINT)).start()
+    return callback
+
+
+def test_ctrl_c_during_a_sweep_keeps_the_finished_runs(monkeypatch, tmp_path, capsys):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    opts = dict(warmup=0, duration=0.6, interval=0.2)
+    with pytest.raises(KeyboardInterrupt) as info:
+        benchbpf.sweep("count-local", producers=[1, 2], work_per_hit=[0, 10],
+                       callback=_interrupt_during_run(3, 3), progress=False, **opts)
+    e = info.value
+    assert isinstance(e, benchbpf.Interrupted)
+    partial = e.partial
+    assert len(partial) == 2 and partial.metadata["incomplete"] is True
+    assert (partial.metadata["finished_runs"], partial.metadata["planned_runs"]) == (2, 4)
+    assert [(r.params["producers"], r.params["work_per_hit"]) for r in partial] == \
+        [(1, 0), (1, 10)]
+    assert all(len(r.samples) == 3 and r.mean > 0 for r in partial)
+    assert e.path.startswith(str(tmp_path)) and benchbpf.ResultSet.load(e.path) == partial
+    err = capsys.readouterr().err
+    assert f"interrupted after 2 of 4 runs; the finished runs are saved to {e.path}" in err
+    # The one-parameter form and the studies go through the same session.
+    with pytest.raises(benchbpf.Interrupted) as info:
+        benchbpf.sweep("count-local", "producers", [1, 2, 1],
+                       callback=_interrupt_during_run(2, 3), progress=False, **opts)
+    assert len(info.value.partial) == 1 and info.value.partial.metadata["incomplete"]
+    # Interrupted before anything finished: nothing saved, said so.
+    with pytest.raises(benchbpf.Interrupted) as info:
+        benchbpf.sweep("count-local", "producers", [1, 2],
+                       callback=_interrupt_during_run(1, 3), progress=False, **opts)
+    assert len(info.value.partial) == 0 and info.value.path is None
+    assert "interrupted before any run finished" in capsys.readouterr().err
+
+
+def test_tables_of_runs_share_one_vocabulary():
+    from benchbpf.resultset import Row
+    sw = benchbpf.sweep("count-local", "producers", [1, 2], **SHORT)
+    rs = benchbpf.sweep("count-local", producers=[1, 2], **SHORT)
+    study = benchbpf.ringbuf.Study("demo", {"one": sw.results[0], "two": sw.results[1]})
+    for table in (sw.table(), rs.table(), study.table()):
+        assert all(type(row) is Row for row in table)
+        assert [row.median for row in table] == [row[1] for row in table]
+        assert all(row.median > 0 and row.mean > 0 and row.control_latency_ns is None
+                   for row in table)
+    assert [row.label for row in sw.table()] == [row.label for row in rs.table()] == [1, 2]
+    assert [row.label for row in study.table()] == ["one", "two"]
+    # The same printout (a title, a header, a row per run) and the same iteration.
+    for text in (str(sw), str(rs)):
+        lines = text.splitlines()
+        assert lines[0] == "count-local over producers" and len(lines) == 4
+        assert lines[1].split()[:3] == ["producers", "median", "hits"]
+    assert str(study).splitlines()[1].split()[:2] == ["median", "hits"]
+    assert all(isinstance(r, benchbpf.Result) for r in sw) and list(sw) == list(sw.results)
+    assert all(isinstance(r, benchbpf.Result) for r in rs)
+    assert [v for v, _ in sw.items()] == [v for v, _ in rs.items()] == [1, 2]
+    assert repr(sw) == "<Sweep of 2 results: count-local, axes=['producers']>"
+    assert repr(rs) == "<ResultSet of 2 results: count-local, axes=['producers']>"
+
+
+def _inside(inner, outer):
+    return outer.x0 - 1 <= inner.x0 and inner.x1 <= outer.x1 + 1 and \
+        outer.y0 - 1 <= inner.y0 and inner.y1 <= outer.y1 + 1
+
+
+def _rendered(ax, path):
+    """Save the figure as a PNG, as a user would, and return its renderer."""
+    fig = ax.figure
+    fig.savefig(path)
+    assert path.stat().st_size > 0
+    return fig.canvas.get_renderer()
+
+
+def test_plots_keep_legends_inside_the_figure_and_ring_min_max_points(tmp_path):
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from benchbpf._plot import MIN_MAX_LABEL
+    # 3 samples per run: too few for a 95 % interval, so every bar is min..max.
+    sw = benchbpf.sweep("count-local", "producers", [1, 2], **SHORT)
+    rs = benchbpf.sweep("count-local", producers=[1, 2], work_per_hit=[0, 10], **SHORT)
+    for name, ax in (("sweep", sw.plot()), ("grid", rs.plot(x="producers"))):
+        renderer = _rendered(ax, tmp_path / f"{name}.png")
+        legend = ax.get_legend()
+        box = legend.get_window_extent(renderer)
+        assert _inside(box, ax.figure.bbox), (name, box, ax.figure.bbox)
+        # Beside the axes, not over the points.
+        assert box.x0 >= ax.get_window_extent(renderer).x1, name
+        labels = [t.get_text() for t in legend.get_texts()]
+        assert labels.count(MIN_MAX_LABEL) == 1, labels
+        plt.close(ax.figure)
+    # Drops beside hits: one panel each.
+    axes = rs.plot(x="producers", y=["median", "drops_mps"])
+    assert [a.get_ylabel() for a in axes] == ["hits median, M/s", "drops, M/s"]
+    renderer = _rendered(axes[0], tmp_path / "grid2.png")
+    for a in axes:
+        assert _inside(a.get_legend().get_window_extent(renderer), a.figure.bbox)
+    plt.close(axes[0].figure)
+    with pytest.raises(ValueError, match="leave ax=None"):
+        rs.plot(y=["median", "drops_mps"], ax=axes[0])
+
+
+def test_study_bars_spanning_decades_use_a_log_scale(tmp_path):
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from benchbpf import Result, Sample
+
+    def result(name, mps):
+        # Nine samples: enough for a 95 % interval of the median narrower than min..max.
+        return Result(name=name, params={}, samples=[
+            Sample(10**9, int(mps * 1e6 * (1 + k / 100))) for k in range(9)])
+    study = benchbpf.ringbuf.Study("demo", {"rb-libbpf": result("rb-libbpf", 18.0),
+                                            "pb-libbpf": result("pb-libbpf", 0.14)})
+    ax = study.plot()
+    _rendered(ax, tmp_path / "study.png")
+    assert ax.get_yscale() == "log"
+    low, high = ax.get_ylim()
+    assert 0 < low < 0.14 and high > 18
+    assert ax.get_legend() is None               # no min..max bar to explain
+    plt.close(ax.figure)
+    near = benchbpf.ringbuf.Study("near", {"a": result("a", 10.0), "b": result("b", 5.0)})
+    ax = near.plot()
+    assert ax.get_yscale() == "linear" and ax.get_ylim()[0] == 0
+    plt.close(ax.figure)

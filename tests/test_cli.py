@@ -9,6 +9,10 @@ import time
 import sys
 from pathlib import Path
 
+import pytest
+
+import benchbpf
+
 ROOT = Path(__file__).resolve().parent.parent
 ITER = re.compile(r"^Iter +\d+ \( *-?\d+\.\d{3}us\): hits +\d+\.\d{3}M/s \( *\d+\.\d{3}M/prod\), "
                   r"drops +\d+\.\d{3}M/s, total operations +\d+\.\d{3}M/s$")
@@ -206,3 +210,59 @@ def test_ci_runs_the_readme_test_command():
     ci = (ROOT / ".ci" / "run").read_text()
     cmd = "./scripts/install.sh && python3 -m pytest -q tests"
     assert cmd in readme and cmd in ci
+
+
+def test_unwritable_or_empty_output_paths_are_refused_before_the_run(tmp_path):
+    # Permission bits say yes for root in /proc: the path is really opened.
+    existing = tmp_path / "keep.json"
+    existing.write_text("old contents")
+    for args, flag, path in (
+            ((*QUICK, "count-local", "--json", "/proc/x.json"), "--json", "/proc/x.json"),
+            ((*QUICK, "count-local", "--json", ""), "--json", "''"),
+            (("report", "--quick", "--only", "count-local", "-o", "/proc/x.html"),
+             "-o", "/proc/x.html"),
+            (("report", "--quick", "--only", "count-local", "-o", ""), "-o", "''"),
+            (("report", "--quick", "--only", "count-local", "-o", str(existing),
+              "--json", "/proc/x.json"), "--json", "/proc/x.json")):
+        out = cli(*args)
+        assert out.returncode == 2, (args, out.stderr)
+        assert f"benchbpf: error: {flag} {path}: " in out.stderr, out.stderr
+        assert "Setting up" not in out.stdout and "count-local" not in out.stderr
+    assert existing.read_text() == "old contents"      # checked, not truncated
+    assert not os.path.exists("/proc/x.json")
+    # A writable new path is left as it was found: no file until the result is saved.
+    out = cli(*QUICK, "count-local", "--json", str(tmp_path / "new.json"))
+    assert out.returncode == 0 and json.loads((tmp_path / "new.json").read_text())
+
+
+def test_help_of_an_unknown_benchmark_is_an_error():
+    out = cli("rb-libbpff", "--help")
+    assert out.returncode == 2 and not out.stdout
+    assert "unknown benchmark 'rb-libbpff'; did you mean rb-libbpf" in out.stderr
+    out = cli("-d", "2", "--help")       # no name: the generic help
+    assert out.returncode == 0 and out.stdout.startswith("usage: benchbpf")
+
+
+def test_a_duration_below_one_interval_says_so():
+    out = cli("-d", "0.5", "count-local")
+    assert out.returncode == 2
+    assert "-d 0.5 out of range: seconds in 1..86400 (at least one interval: " \
+           "--interval 1.0 s)" in out.stderr, out.stderr
+    with pytest.raises(ValueError, match=r"duration=0\.5 .*at least one interval: "
+                                         r"interval=1\.0 s"):
+        benchbpf.check("count-local", duration=0.5)
+
+
+def test_bloom_value_size_and_htab_mem_value_size_are_different_flags():
+    # As the kernel's run_bench_bloom_filter_map.sh writes it.
+    out = cli(*QUICK, "-p", "1", "--nr_hash_funcs", "3", "--nr_entries", "10000",
+              "--value_size", "8", "bloom-lookup")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines()[-1].startswith("Summary: hits")
+    from benchbpf import cli as benchcli
+    name, kw = benchcli.check_command(["--value-size", "16", "htab-mem"])
+    assert kw["value_size"] == 16
+    for argv, flag in ((["--value-size", "8", "bloom-lookup"], "--value-size"),
+                       (["--value_size", "8", "htab-mem"], "--value_size")):
+        with pytest.raises(ValueError, match=f"{flag} does not apply to"):
+            benchcli.check_command(argv)

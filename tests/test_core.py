@@ -13,7 +13,8 @@ import pytest
 
 import benchbpf
 from benchbpf import Result, Sample, _core
-from conftest import SHORT, SHORT_SAMPLES, nr_threads, nr_threads_once_reaped, open_fds
+from conftest import (SHORT, SHORT_SAMPLES, counts_where_ran, nr_threads,
+                      nr_threads_once_reaped, open_fds)
 
 
 def test_registry_lists_count_family():
@@ -29,7 +30,7 @@ def test_count_runs_and_samples(name):
     r = benchbpf.run(name, **SHORT, producers=2)
     assert len(r.samples) == SHORT_SAMPLES
     assert len(r.warmup_samples) == 1
-    assert all(s.hits > 0 for s in r.samples)
+    assert counts_where_ran(r.samples)
     # Every interval is close to what was asked: sampled at absolute deadlines.
     for s in r.samples:
         assert 0.1e9 < s.interval_ns < 0.4e9
@@ -52,13 +53,14 @@ def test_samples_carry_the_producers_cpu_time(tmp_path):
     r = benchbpf.run("count-local", producers=3, **SHORT)
     ncpu = os.cpu_count()
     for s in r.samples:
-        assert 0 < s.producer_cpu_ns <= min(3, ncpu) * s.interval_ns * 1.05 + 1e5, s
-        assert s.rate_per_cpu_mps() == pytest.approx(s.hits * 1e3 / s.producer_cpu_ns)
+        assert 0 <= s.producer_cpu_ns <= min(3, ncpu) * s.interval_ns * 1.05 + 1e5, s
+        if s.producer_cpu_ns:
+            assert s.rate_per_cpu_mps() == pytest.approx(s.hits * 1e3 / s.producer_cpu_ns)
     total_cpu = sum(s.producer_cpu_ns for s in r.samples)
     total_wall = sum(s.interval_ns for s in r.samples)
     # Not the wall time counted once per producer: 3 threads cannot run more
-    # than the CPUs allow; and they did run.
-    assert 0.2 * total_wall < total_cpu <= min(3, ncpu) * total_wall * 1.05
+    # than the CPUs allow; and they did run (how much depends on the machine's load).
+    assert 0 < total_cpu <= min(3, ncpu) * total_wall * 1.05
     # Kept through JSON, as an extra counter.
     back = benchbpf.Result.from_json(r.to_json(tmp_path / "r.json"))
     assert back.samples[0].extra["producer_cpu_ns"] == r.samples[0].producer_cpu_ns
@@ -328,3 +330,22 @@ def test_params_hold_plain_values_whatever_the_caller_passed():
     assert r.params["duration"] == 0.4 and r.params["setup_delay_ms"] == 1
     assert r.params["prod_affinity"] == (0,)
     assert Result.from_json(r.to_json()) == r
+
+
+def test_numpy_booleans_are_booleans():
+    # As a DataFrame gives them back: df.rb_sampled.unique() -> [np.False_, np.True_].
+    np = pytest.importorskip("numpy")
+    for value in (np.False_, np.True_, np.bool_(True)):
+        benchbpf.check("rb-libbpf", rb_sampled=value, rb_b2b=value, affinity=value,
+                       verbose=np.False_, prog_stats=value)
+    try:
+        r = benchbpf.run("rb-libbpf", rb_sampled=np.True_, affinity=np.False_,
+                         prog_stats=np.False_, **SHORT)
+    except benchbpf.UnsupportedError as e:
+        pytest.skip(str(e))
+    assert r.params["rb_sampled"] is True and r.params["affinity"] is False
+    assert benchbpf.trigger.uprobe_name("nop", ret=np.True_, multi=np.False_) == \
+        "trig-uretprobe-nop"
+    # A boolean is still no count.
+    with pytest.raises(TypeError, match=r"producers=np\.True_: must be an int"):
+        benchbpf.check("rb-libbpf", producers=np.True_)

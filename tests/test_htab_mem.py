@@ -111,3 +111,15 @@ def test_without_memory_cgroups_the_map_memlock_is_read():
     source, small, big = json.loads(out.stdout.splitlines()[-1])
     assert source.startswith("memlock"), source
     assert big > 16 * 2**20 > 8 * small > 0, (big, small)
+
+
+def test_trigger_names_real_tracepoints():
+    # The trigger is named from the attached programs' sections (bench_set_trigger),
+    # never spelled by hand: every tracepoint it names exists in tracefs.
+    r = run("add_del_on_diff_cpu", producers=2)
+    parts = r.metadata["trigger"].split(" + ")
+    assert parts == ["tp/syscalls/sys_enter_getpgid", "tp/syscalls/sys_enter_getppid"]
+    for part in parts:
+        kind, category, event = part.split("/")
+        assert os.path.isdir(f"/sys/kernel/tracing/events/{category}/{event}"), part
+    assert run().metadata["trigger"] == "tp/syscalls/sys_enter_getpgid"

@@ -9,13 +9,20 @@ import time
 
 import pytest
 
+try:    # imported before any leak check: importing it starts a thread
+    import pandas
+except ImportError:
+    pandas = None
+
 import benchbpf
 from benchbpf import _core, local_storage
 from benchbpf._report import progress_line, summary_line
 from benchbpf.result import Result, Sample
 
 from leakcheck import held_ids
-from conftest import (SHORT, SHORT_SAMPLES, TRIGGERS, fentry_runs_or_says_why,
+from conftest import (SHORT, SHORT_SAMPLES, TRIGGERS, counts_where_ran, nested_counts_where_ran,
+                      producer_ran,
+                      fentry_runs_or_says_why,
                       ours_left_behind, rejected_before_loading, run_in_own_pid_namespace,
                       run_or_skip)
 
@@ -60,8 +67,10 @@ def test_seq_get_counts_gets_and_important_gets(no_leaks, nr_maps):
     assert len(r.samples) == SHORT_SAMPLES
     assert r.metadata["report"] == "local_storage"
     assert r.metadata["trigger"] in TRIGGERS
+    assert r.total_hits > 0
     for s in r.samples + r.warmup_samples:
-        assert s.hits > 0 and s.hits % 10000 == 0, s    # whole loops of 10000 gets
+        assert s.hits % 10000 == 0, s                   # whole loops of 10000 gets
+        assert s.hits > 0 or not producer_ran(s), s
         assert s.extra["failed_gets"] == 0
         # map 0 is every nr_maps-th get of a loop starting at index 0
         per_loop = -(-10000 // nr_maps)
@@ -73,7 +82,8 @@ def test_int_get_adds_four_important_gets_in_ten(no_leaks):
     r = run(CACHE[1], nr_maps=10)
     for s in r.samples:
         loops = s.hits // 14000
-        assert s.hits == loops * 14000 and loops > 0        # 10 + 4 gets per 10 indices
+        assert s.hits == loops * 14000                      # 10 + 4 gets per 10 indices
+        assert loops > 0 or not producer_ran(s), s
         assert s.important_hits == loops * 5000             # 1 + 4 per 10
 
 
@@ -84,7 +94,9 @@ def test_hashmap_control_fills_the_whole_map_once(no_leaks):
     t0 = time.monotonic()
     r = run(CACHE[2], nr_maps=1, hashmap_nr_keys_used=local_storage.HASHMAP_SZ)
     assert time.monotonic() - t0 < 60
-    assert all(s.hits > 0 and s.extra["failed_gets"] == 0 for s in r.samples)
+    assert r.total_hits > 0
+    assert all((s.hits > 0 or not producer_ran(s)) and s.extra["failed_gets"] == 0
+               for s in r.samples)
     assert all(s.important_hits == s.hits for s in r.samples)
 
 
@@ -134,6 +146,19 @@ def test_cliff_adjusts_overhead_and_checks_every_count_first(no_leaks):
     for r in sw.results:
         assert r.control is not None and r.control.params["skip_access"] is True
         assert r.adjusted_latency_ns == r.latency_ns - r.control_latency_ns
+    # The point of the study, in its printout and its table.
+    text = str(sw).splitlines()
+    assert "control ns/op" in text[1] and "adjusted ns/op" in text[1]
+    for line, r in zip(text[2:], sw.results):
+        assert f"{r.control_latency_ns:.2f}" in line and f"{r.adjusted_latency_ns:.2f}" in line
+    row = sw.table()[0]
+    assert (row.control_latency_ns, row.adjusted_latency_ns) == \
+        (sw.results[0].control_latency_ns, sw.results[0].adjusted_latency_ns)
+    if pandas is None:
+        pytest.skip("pandas is not installed")
+    df = sw.to_dataframe()
+    assert list(df.control_latency_ns) == [r.control_latency_ns for r in sw.results]
+    assert list(df.adjusted_latency_ns) == [r.adjusted_latency_ns for r in sw.results]
 
 
 def test_no_control_means_no_adjusted_figure():
@@ -147,8 +172,9 @@ def test_no_control_means_no_adjusted_figure():
 def test_create_task_storage(no_leaks):
     r = run(CREATE, storage_type="task", batch_size=4)
     assert r.metadata["trigger"] == "tp_btf/sched_process_fork"
+    assert counts_where_ran(r.samples)
     for s in r.samples:
-        assert s.hits > 0 and s.extra["create_errs"] == 0 and s.extra["owner_errs"] == 0
+        assert s.extra["create_errs"] == 0 and s.extra["owner_errs"] == 0
     assert re.match(r"^Summary: creates +\d+\.\d{3} \u00b1 +\d+\.\d{3}k/s \( *\d+\.\d{3}k/prod\), "
                     r"\d+\.\d{2} kmallocs/create$", str(r)), str(r)
 
@@ -156,7 +182,7 @@ def test_create_task_storage(no_leaks):
 @pytest.mark.parametrize("batch_size", [1, 1024])
 def test_create_batch_size_edges(no_leaks, batch_size):
     r = run(CREATE, storage_type="task", batch_size=batch_size, producers=1)
-    assert all(s.hits > 0 for s in r.samples)
+    assert counts_where_ran(r.samples)
 
 
 def test_create_socket_runs_or_names_the_lsm(no_leaks):
@@ -168,7 +194,7 @@ def test_create_socket_runs_or_names_the_lsm(no_leaks):
         assert _core.setup_count() == setups + 1
         assert ours_left_behind(PREFIXES) == []
         pytest.skip(str(e))
-    assert all(s.hits > 0 for s in r.samples)
+    assert counts_where_ran(r.samples)
 
 
 @pytest.mark.parametrize("name, kw, exc, words", [
@@ -200,21 +226,21 @@ def test_adjust_overhead_contradiction_rejected_before_loading():
 def test_fentry_trigger_runs_or_says_why(no_leaks):
     r = fentry_runs_or_says_why(local_storage.seq_get, "local-storage-cache-seq-get",
                                 PREFIXES)
-    assert all(s.hits > 0 for s in r.samples)
+    assert counts_where_ran(r.samples)
 
 
 @pytest.mark.parametrize("name", CACHE)
 def test_explicit_tracepoint_trigger(no_leaks, name):
     r = run(name, nr_maps=2, trigger="tp")
     assert r.metadata["trigger"] == TRIGGERS[1] and r.params["trigger"] == "tp"
-    assert all(s.hits > 0 for s in r.samples)
+    assert counts_where_ran(r.samples)
 
 
 def test_counts_inside_its_own_pid_namespace():
     """Only this process's gets count, also where its /proc cannot tell
     its pid: the filter holds the id BPF sees."""
     got, outer_pid = run_in_own_pid_namespace(CACHE[0], nr_maps=1)
-    assert min(got["hits"]) > 0, got
+    assert nested_counts_where_ran(got), got
     assert got["filter_tgids"] == [outer_pid] != [got["pid"]], (got, outer_pid)
 
 
@@ -257,7 +283,9 @@ soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
 resource.setrlimit(resource.RLIMIT_NOFILE, (in_use + 120, hard))
 r = benchbpf.run("local-storage-cache-seq-get", nr_maps=1000, warmup=0.2, duration=0.4,
                  interval=0.2)
-print(min(s.hits for s in r.samples), min(s.important_hits for s in r.samples))
+# Over the run: a sample in which the producer got no CPU (a loop over 1000 maps takes
+# 25 ms of it) may count nothing.
+print(sum(s.hits for s in r.samples), sum(s.important_hits for s in r.samples))
 """
 
 

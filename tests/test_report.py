@@ -450,3 +450,65 @@ def test_report_html_parses_with_every_section(suite):
         for src in page.images:
             assert src.startswith("data:image/png;base64,")
             assert base64.b64decode(src.split(",", 1)[1])[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_ctrl_c_during_a_report_writes_what_finished(tmp_path):
+    import signal
+    import subprocess
+    import sys
+    out_json, out_html = tmp_path / "r.json", tmp_path / "r.html"
+    p = subprocess.Popen(
+        [sys.executable, "-m", "benchbpf", "report", "--quick", "--no-prog-stats",
+         "--only", "count-local,count-global,trig-syscall-count,trig-usermode-count",
+         "--json", str(out_json), "-o", str(out_html)],
+        stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True,
+        env={**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")})
+    lines = []
+    for line in p.stderr:
+        lines.append(line)
+        if line.startswith("[1/4]"):
+            p.send_signal(signal.SIGINT)     # Ctrl-C while the second one runs
+            break
+    err = "".join(lines) + p.stderr.read()
+    assert p.wait(timeout=60) == 130, err
+    assert "interrupted after" in err and f"{out_html} and {out_json}" in err, err
+    rs = benchbpf.ResultSet.load(out_json)
+    assert rs.metadata["incomplete"] is True and rs.metadata["planned_runs"] == 4
+    assert 1 <= rs.metadata["finished_runs"] < 4 and len(rs) >= 1
+    assert "INCOMPLETE: interrupted after" in out_html.read_text()
+    saved = list((tmp_path / "cache" / "benchbpf" / "interrupted").iterdir())
+    assert len(saved) == 1 and benchbpf.ResultSet.load(saved[0]) == rs
+
+
+def test_program_cost_leaves_out_the_setup_helper():
+    # The producers' whoami runs once at set-up, before the measured window.
+    try:
+        r = benchbpf.run("rb-libbpf", prog_stats=True, warmup=0.2, duration=0.4,
+                         interval=0.2)
+    except benchbpf.UnsupportedError as e:
+        pytest.skip(str(e))
+    names = [p.name for p in r.prog_stats]
+    assert "producer_whoami" in names          # the Result keeps every loaded program
+    cell = report._prog_cell(r)
+    assert "producer_whoami" not in cell and "did not run" not in cell, cell
+    assert re.search(r"\w+: \d+\.\d ns/run", cell), cell
+
+
+def test_coarse_sample_steps_are_stated_beside_the_figure():
+    # Local storage gets are counted 10000 per getpgid() (as the kernel bench):
+    # at 0.1 s a sample reads a whole number of 0.1 M/s.
+    try:
+        r = benchbpf.run("local-storage-cache-seq-get", nr_maps=1000, warmup=0.2,
+                         duration=0.9, interval=0.1)
+    except benchbpf.UnsupportedError as e:
+        pytest.skip(str(e))
+    assert all(s.hits % 10000 == 0 for s in r.samples)
+    step = r.count_step()
+    assert step % 10000 == 0 and step > 0
+    assert r.step_mps() == pytest.approx(step * 1e-6 / 0.1)
+    if r.coarse_step_mps():                      # over 1 % of the median
+        assert f"in steps of {r.step_mps():.3g} M/s" in repr(r)
+        page = report._results_table(benchbpf.ResultSet([r]))
+        assert f"in steps of {r.step_mps():.3g}" in page and "counts a batch per event" in page
+    fine = benchbpf.run("count-local", warmup=0, duration=0.4, interval=0.2)
+    assert fine.coarse_step_mps() is None and "steps" not in repr(fine)

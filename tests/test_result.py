@@ -81,3 +81,20 @@ def test_every_run_carries_the_fingerprint_read_at_start():
     assert fp["git_commit"] is None or re.fullmatch(r"[0-9a-f]{40}(-dirty)?", fp["git_commit"])
     back = Result.from_json(r.to_json())
     assert back.metadata["fingerprint"] == fp and not differences(fp, fp)
+
+
+def test_malformed_json_errors_name_the_file(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"format": ')
+    for cls in (benchbpf.Result, benchbpf.ResultSet):
+        with pytest.raises(ValueError, match=f"{bad}: not JSON"):
+            cls.from_json(bad)
+        with pytest.raises(ValueError, match=f"{bad}: not JSON"):
+            cls.from_json(str(bad))
+    wrong = tmp_path / "wrong.json"
+    wrong.write_text('{"format": "benchbpf-result", "version": 1}')
+    with pytest.raises(ValueError, match=f"{wrong}: not a valid Result file: missing"):
+        benchbpf.Result.from_json(wrong)
+    from benchbpf.pytest_plugin import _load_baseline
+    with pytest.raises(ValueError, match=f"{bad}: not JSON"):
+        _load_baseline(str(bad))

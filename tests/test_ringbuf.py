@@ -133,7 +133,15 @@ def test_sampling_sends_fewer_wakeups(name):
     hits_b, hits_s = total(base, "hits"), total(sampled, "hits")
     wake_b, wake_s = total(base, "wakeups"), total(sampled, "wakeups")
     assert hits_b > 0 and hits_s > 0 and wake_b > 0
-    assert wake_s / hits_s < wake_b / hits_b
+    # Sampled every 50, whatever the load: at most a notification per 50 records, and
+    # the consumer's 100 ms poll timeouts (1.2 s of run; twice that as slack).
+    records_s = hits_s + total(sampled, "drops")
+    assert wake_s <= records_s / 50 + 2 * 1.2 / 0.1, (wake_s, records_s)
+    # Unsampled, a consumer that keeps up sleeps between records and is woken for
+    # most of them; one starved of CPU by load finds records waiting and is rarely
+    # woken, so the two compare only where it kept up.
+    if wake_b / hits_b > 1 / 25:
+        assert wake_s / hits_s < wake_b / hits_b
     assert total(sampled, "polls") > 0
 
 
