@@ -489,5 +489,10 @@ extern const struct bench bench_features_probe;
  * context: a benchmark decides what the kernel lacks before loading its own
  * programs.  Returns -ENOENT for an unknown name, else 0 and fills *out. */
 int bench_probe_feature(struct bench_ctx *ctx, const char *name, struct bench_feature *out);
+/* Fails the run unless probe `name` passes: "unsupported" with the printf-style
+ * account of what is missing and the probe's detail, or a permission error where
+ * the probe was refused for want of privileges (what: the program kind, for it). */
+int bench_require_feature(struct bench_ctx *ctx, const char *name, const char *what,
+			  const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
 #endif /* BENCHBPF_BENCH_H */

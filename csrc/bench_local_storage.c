@@ -491,8 +491,6 @@ static int create_setup(struct bench_ctx *ctx)
 	if (!st)
 		return -ENOMEM;
 	if (storage_type == STORAGE_SOCKET) {
-		struct bench_feature f;
-
 		err = bench_check_fds(ctx, 64 + (int)bench_param(ctx, "batch_size") *
 				      ctx->env.producer_cnt);
 		if (err)
@@ -500,18 +498,11 @@ static int create_setup(struct bench_ctx *ctx)
 		/* Whether the kernel runs BPF LSM programs is the probe's to say,
 		 * before ours loads: a refusal of our own program is then a
 		 * benchmark failure with the verifier's log, never "unsupported". */
-		err = bench_probe_feature(ctx, "bpf_lsm", &f);
+		err = bench_require_feature(ctx, "bpf_lsm", "BPF LSM programs",
+					    "socket storage needs BPF LSM programs, which this "
+					    "kernel refuses");
 		if (err)
-			return bench_fail(ctx, BENCH_ERR_BENCH, -err, "%s: no BPF LSM probe",
-					  ctx->bench->name);
-		if (!f.supported) {
-			if (f.err == EPERM && !bench_bpf_privileged())
-				return bench_fail_bpf(ctx, f.err, "BPF LSM programs", "%s: probing: %s",
-						      ctx->bench->name, f.detail);
-			return bench_fail(ctx, BENCH_ERR_UNSUPPORTED, f.err ? f.err : EOPNOTSUPP,
-					  "%s: socket storage needs BPF LSM programs, which this "
-					  "kernel refuses: %s", ctx->bench->name, f.detail);
-		}
+			return err;
 	}
 	skel = st->skel = local_storage_bpf__open();
 	if (!skel)

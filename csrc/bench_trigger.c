@@ -708,21 +708,6 @@ out:
 	return err;
 }
 
-static int require_feature(struct bench_ctx *ctx, const char *name, const char *what)
-{
-	struct bench_feature f;
-	int err = bench_probe_feature(ctx, name, &f);
-
-	if (err)
-		return bench_fail(ctx, BENCH_ERR_BENCH, -err, "%s: probing %s: %s",
-				  ctx->bench->name, name, strerror(-err));
-	if (!f.supported)
-		return bench_fail(ctx, BENCH_ERR_UNSUPPORTED, f.err,
-				  "%s: %s unavailable on this kernel: %s",
-				  ctx->bench->name, what, f.detail);
-	return 0;
-}
-
 static int trig_setup(struct bench_ctx *ctx, const struct trig_variant *v)
 {
 	struct bpf_program *driver = NULL, *hook = NULL, *counter;
@@ -750,11 +735,14 @@ static int trig_setup(struct bench_ctx *ctx, const struct trig_variant *v)
 	 * instruction decoder, not of uprobes as such.
 	 */
 	if (v->all_empty)
-		err = require_feature(ctx, "kprobe_multi", v->feature);
+		err = bench_require_feature(ctx, "kprobe_multi", v->feature,
+					    "%s unavailable on this kernel", v->feature);
 	else if (v->mode == TRIG_UPROBE && v->target == TRIG_NOP5)
-		err = require_feature(ctx, "uprobe_nop5", "uprobes on a 5-byte nop");
+		err = bench_require_feature(ctx, "uprobe_nop5", "uprobe programs",
+					    "uprobes on a 5-byte nop unavailable on this kernel");
 	else if (v->mode == TRIG_UPROBE && v->target == TRIG_NOP10)
-		err = require_feature(ctx, "uprobe_nop10", "uprobes on a 10-byte nop");
+		err = bench_require_feature(ctx, "uprobe_nop10", "uprobe programs",
+					    "uprobes on a 10-byte nop unavailable on this kernel");
 	if (err)
 		return err;
 
@@ -776,19 +764,13 @@ static int trig_setup(struct bench_ctx *ctx, const struct trig_variant *v)
 	}
 
 	if (v->kfunc) {
-		struct bench_feature f;
-
 		/* A driver calling a kfunc the kernel lacks fails to load with
 		 * a bare EINVAL: ask first, and name what is missing. */
-		err = bench_probe_feature(ctx, "trigger_kfunc", &f);
+		err = bench_require_feature(ctx, "trigger_kfunc", "raw_tp programs",
+					    "this kernel lacks the kfunc %s, which the driver "
+					    "calls to fire the %s", v->kfunc, v->feature);
 		if (err)
-			return bench_fail(ctx, BENCH_ERR_BENCH, -err, "%s: no probe for the driver's kfunc",
-					  ctx->bench->name);
-		if (!f.supported)
-			return bench_fail(ctx, BENCH_ERR_UNSUPPORTED, f.err ? f.err : ENOENT,
-					  "%s: this kernel lacks the kfunc %s, which the driver calls "
-					  "to fire the %s: %s", ctx->bench->name, v->kfunc,
-					  v->feature, f.detail);
+			return err;
 	}
 	if (v->needs_tracefs) {
 		err = bench_ensure_tracefs(ctx);

@@ -8,6 +8,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -451,6 +452,30 @@ int bench_probe_feature(struct bench_ctx *ctx, const char *name, struct bench_fe
 		}
 	}
 	return -ENOENT;
+}
+
+int bench_require_feature(struct bench_ctx *ctx, const char *name, const char *what,
+			  const char *fmt, ...)
+{
+	struct bench_feature f;
+	char missing[512];
+	va_list ap;
+	int err = bench_probe_feature(ctx, name, &f);
+
+	if (err)
+		return bench_fail(ctx, BENCH_ERR_BENCH, -err, "%s: probing %s: %s",
+				  ctx->bench->name, name, strerror(-err));
+	if (f.supported)
+		return 0;
+	/* A probe refused for want of privileges says nothing of the kernel. */
+	if (f.err == EPERM && !bench_bpf_privileged())
+		return bench_fail_bpf(ctx, f.err, what, "%s: probing %s: %s",
+				      ctx->bench->name, name, f.detail);
+	va_start(ap, fmt);
+	vsnprintf(missing, sizeof(missing), fmt, ap);
+	va_end(ap);
+	return bench_fail(ctx, BENCH_ERR_UNSUPPORTED, f.err ? f.err : EOPNOTSUPP, "%s: %s: %s",
+			  ctx->bench->name, missing, f.detail);
 }
 
 int bench_probe_features(struct bench_ctx *ctx, struct bench_feature *out, int max)

@@ -220,8 +220,9 @@ def resolve(row, flags, known):
     try:
         args = ap.parse_args(row.args.split())
         for flag, why in IGNORED_BY_KERNEL.items():
-            dest = "opt_" + flag.lstrip("-").replace("-", "_")
-            if getattr(args, dest, None) is not None and \
+            users = flags.get(flag, ())
+            dest = cli._dest(flag, users[0][1]) if users else None
+            if dest and getattr(args, dest, None) is not None and \
                     not any(b == name for b, _ in flags.get(flag, ())):
                 setattr(args, dest, None)
                 notes.append(f"{flag} dropped: {why}")
@@ -229,7 +230,8 @@ def resolve(row, flags, known):
     except (ParserError, ValueError) as e:
         return None, f"options not accepted by benchbpf: {e}"
     # The same common options as the benchbpf command passes.
-    kw = dict(warmup=args.warmup, duration=args.duration, interval=args.interval,
+    kw = dict(warmup=args.warmup, duration=cli._duration(args, benchbpf.describe(name)),
+              interval=args.interval,
               producers=args.producers, consumers=args.consumers,
               affinity=args.affinity, prod_affinity=args.prod_affinity,
               cons_affinity=args.cons_affinity)

@@ -3,12 +3,19 @@ import contextlib
 import json
 import os
 import shutil
+import signal
 import subprocess
 import time
 
 import pytest
 
 import benchbpf
+
+# The Ctrl-C tests need SIGINT to raise KeyboardInterrupt; a suite started in
+# the background by a non-interactive shell inherits SIGINT ignored, and Python
+# then leaves it so.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 #: A run long enough to sample real work, short enough for CI.
 SHORT = dict(warmup=0.2, duration=0.6, interval=0.2)

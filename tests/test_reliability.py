@@ -426,9 +426,12 @@ def _privilege_report():
     out = {"uid": os.geteuid(), "runs": {}, "core": {}}
     for name in benchbpf.list_benchmarks():
         required = REQUIRED_PARAMS.get(name, {})
+        # The core takes parameters as the runner converts them (a choice's index).
+        params = benchbpf.describe(name).params
+        core_required = {k: params[k].to_core(v) for k, v in required.items()}
         for key, call in (("runs", lambda: benchbpf.run(name, warmup=0, duration=0.05,
                                                         interval=0.05, **required)),
-                          ("core", lambda: _core.run(name, env, dict(required)))):
+                          ("core", lambda: _core.run(name, env, dict(core_required)))):
             try:
                 call()
                 res = "ok"

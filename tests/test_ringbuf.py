@@ -289,7 +289,14 @@ def test_study_runs_all_four():
     matplotlib = pytest.importorskip("matplotlib")
     matplotlib.use("Agg")
     ax = res.plot()
-    assert len(ax.patches) == 4 and ax.get_ylim()[0] == 0
+    assert len(ax.patches) == 4
+    # Medians two decades apart (the perf buffer's back to back is far slower) go on a
+    # log axis, others on a linear one from 0.
+    medians = [r.median for r in res.values()]
+    if min(medians) > 0 and max(medians) / min(medians) >= 100:
+        assert ax.get_yscale() == "log" and ax.get_ylim()[0] > 0
+    else:
+        assert ax.get_yscale() == "linear" and ax.get_ylim()[0] == 0
 
 
 def test_called_module_runs_the_ring_buffer():

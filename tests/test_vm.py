@@ -22,6 +22,7 @@ import pytest
 import benchbpf
 from benchbpf import vm
 from benchbpf.features import requirements
+from conftest import REQUIRED_PARAMS
 
 #: Every test that boots a guest; the others run on any host.
 needs_qemu = pytest.mark.skipif(vm.tools_missing() is not None,
@@ -103,7 +104,8 @@ def guest61():
     """One 6.1 boot: `-l`'s answer, then every benchmark with quick options."""
     from benchbpf.report import QUICK_PARAMS
     names = benchbpf.list_benchmarks()
-    jobs = [(n, dict(QUICK, **QUICK_PARAMS.get(n, {}), **CHEAP_61.get(n, {}))) for n in names]
+    jobs = [(n, dict(QUICK, **QUICK_PARAMS.get(n, {}), **REQUIRED_PARAMS.get(n, {}),
+                     **CHEAP_61.get(n, {}))) for n in names]
     started = time.monotonic()
     probed, out = vm.run_many(jobs, "6.1", progress=_progress, errors="return", probe=True)
     print(f"6.1 batch: {time.monotonic() - started:.0f} s", file=sys.stderr)
