@@ -63,11 +63,19 @@ static const struct bench_producer_ops bpf_for_producer = {
 static int bpf_for_setup(struct bench_ctx *ctx)
 {
 	struct bpf_for_state *st;
+	int err;
 
 	st = calloc(1, sizeof(*st));
 	if (!st)
 		return -ENOMEM;
 	ctx->priv = st;
+	/* bpf_for() needs the bpf_iter_num kfuncs: without them the verifier
+	 * refuses the program, which is the kernel's lack, not a failure. */
+	err = bench_require_feature(ctx, "bpf_iter_num", "programs looping with bpf_for()",
+				    "bpf_for() needs the bpf_iter_num kfuncs, which this kernel "
+				    "does not have");
+	if (err)
+		return err;
 	return bench_producer_start(ctx, &bpf_for_producer, &st->producer);
 }
 

@@ -41,6 +41,9 @@ static int bpf_nop_setup(struct bench_ctx *ctx)
 	if (!st)
 		return -ENOMEM;
 	ctx->priv = st;
+	err = bench_bpf_timing_require(ctx);
+	if (err)
+		return err;
 	st->skel = bpf_nop_bpf__open();
 	if (!st->skel)
 		return bench_fail_bpf(ctx, -errno, "the bpf-nop program", "opening the BPF object");

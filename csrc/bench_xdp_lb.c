@@ -757,6 +757,9 @@ static int xdp_lb_setup(struct bench_ctx *ctx)
 	ctx->priv = st;
 	sc = st->sc = &scenarios[bench_param(ctx, "scenario")];
 	st->nr_cpus = libbpf_num_possible_cpus();
+	err = bench_bpf_timing_require(ctx);
+	if (err)
+		return err;
 
 	st->skel = xdp_lb_bpf__open();
 	if (!st->skel)

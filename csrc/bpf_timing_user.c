@@ -33,6 +33,13 @@
 #define CALIBRATE_RUNS 5
 #define CALIBRATE_DEFAULT_BATCH 10000
 
+int bench_bpf_timing_require(struct bench_ctx *ctx)
+{
+	return bench_require_feature(ctx, "may_goto", "BPF programs looping with may_goto",
+				     "BPF-timed batches loop with may_goto, which this kernel "
+				     "does not have");
+}
+
 void bench_bpf_timing_init(struct bench_bpf_timing *t,
 			   __u64 (*samples)[BPF_TIMING_NR_SAMPLES], __u32 *idx,
 			   __u32 *short_batches, volatile __u32 *enabled,

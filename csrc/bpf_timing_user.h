@@ -68,6 +68,10 @@ struct bench_bpf_timing {
 			      &(skel)->bss->timing_enabled,		\
 			      &(skel)->bss->batch_iters)
 
+/* Before loading: the timed loop's may_goto, as features() probes it (an
+ * older kernel is then "unsupported", not a verifier failure). */
+int bench_bpf_timing_require(struct bench_ctx *ctx);
+
 void bench_bpf_timing_init(struct bench_bpf_timing *t,
 			   __u64 (*samples)[BPF_TIMING_NR_SAMPLES], __u32 *idx,
 			   __u32 *short_batches, volatile __u32 *enabled,

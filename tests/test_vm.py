@@ -44,7 +44,8 @@ HOST_REFUSED = ("trig-fentry", "trig-fexit", "trig-fmodret", "trig-kprobe", "tri
 LACKING_61 = {"kprobe_multi": ("kprobe-multi", "kretprobe-multi", "kprobe_multi"),
               "uprobe_multi": ("uprobe-multi", "uretprobe-multi", "uprobe_multi"),
               "fmod_ret": ("fmod_ret",),
-              "trigger_kfunc": ("bpf_modify_return_test_tp",)}
+              "trigger_kfunc": ("bpf_modify_return_test_tp",),
+              "may_goto": ("may_goto",), "bpf_iter_num": ("bpf_iter_num",)}
 
 
 #: Defaults that cost minutes of set-up in an emulated guest, not what is checked:
