@@ -38,6 +38,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -199,6 +200,10 @@ static int create_file(struct bench_ctx *ctx)
 	int i;
 
 	st->file_fd = open("/tmp", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	/* A /tmp without unnamed files (a guest's overlay of the host's): the
+	 * same pages in memory, which sendfile() reads as well. */
+	if (st->file_fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR))
+		st->file_fd = memfd_create("benchbpf-sockmap", MFD_CLOEXEC);
 	if (st->file_fd < 0)
 		return fail_errno(ctx, "creating the file to send in /tmp");
 	buf = malloc(SOCKMAP_FILE_SIZE);
