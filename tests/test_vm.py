@@ -45,7 +45,8 @@ LACKING_61 = {"kprobe_multi": ("kprobe-multi", "kretprobe-multi", "kprobe_multi"
               "uprobe_multi": ("uprobe-multi", "uretprobe-multi", "uprobe_multi"),
               "fmod_ret": ("fmod_ret",),
               "trigger_kfunc": ("bpf_modify_return_test_tp",),
-              "may_goto": ("may_goto",), "bpf_iter_num": ("bpf_iter_num",)}
+              "may_goto": ("may_goto",), "bpf_iter_num": ("bpf_iter_num",),
+              "uprobe_nop5": ("5-byte nop",), "uprobe_nop10": ("10-byte nop",)}
 
 
 #: Defaults that cost minutes of set-up in an emulated guest, not what is checked:
@@ -85,6 +86,21 @@ def _progress(line):
     print(line, file=sys.stderr, flush=True)
 
 
+def _run_batch(jobs, kernel):
+    """vm.run_many() of a batch, booted once more where the guest died without
+    reporting back: seen once, under a heavily loaded host, during
+    local-storage-tasks-trace in 6.12 (not understood yet; the first failure
+    is printed, and a second one fails the tier)."""
+    try:
+        return vm.run_many(jobs, kernel, progress=_progress, errors="return", probe=True)
+    except vm.VMError as e:
+        if "stopped without reporting back" not in str(e):
+            raise
+        print(f"{kernel} guest died without reporting back; booting it again: {e}",
+              file=sys.stderr)
+        return vm.run_many(jobs, kernel, progress=_progress, errors="return", probe=True)
+
+
 @pytest.fixture(scope="module")
 def guest612():
     """One 6.12 boot: every benchmark this host refuses, socket storage, and
@@ -95,7 +111,7 @@ def guest612():
                                                 nr_procs=100, gp_check=True)),
              ("count-local", QUICK)]
     started = time.monotonic()
-    probed, out = vm.run_many(jobs, "6.12", progress=_progress, errors="return", probe=True)
+    probed, out = _run_batch(jobs, "6.12")
     print(f"6.12 batch: {time.monotonic() - started:.0f} s", file=sys.stderr)
     return probed, {name: r for (name, _), r in zip(jobs, out)}
 
@@ -108,7 +124,7 @@ def guest61():
     jobs = [(n, dict(QUICK, **QUICK_PARAMS.get(n, {}), **REQUIRED_PARAMS.get(n, {}),
                      **CHEAP_61.get(n, {}))) for n in names]
     started = time.monotonic()
-    probed, out = vm.run_many(jobs, "6.1", progress=_progress, errors="return", probe=True)
+    probed, out = _run_batch(jobs, "6.1")
     print(f"6.1 batch: {time.monotonic() - started:.0f} s", file=sys.stderr)
     return probed, dict(zip(names, out))
 
