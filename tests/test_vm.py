@@ -29,6 +29,9 @@ needs_qemu = pytest.mark.skipif(vm.tools_missing() is not None,
                                 reason=str(vm.tools_missing()))
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+#: What virtme-ng lays a throwaway overlay over in its guests.
+GUEST_OVERLAYS = tuple(d + "/" for d in ("/etc", "/lib", "/home", "/opt", "/srv", "/usr",
+                                         "/var", "/tmp"))
 
 #: Short runs: counts are what these tests check (rates under TCG are not
 #: performance figures anyway).
@@ -121,6 +124,14 @@ def guest61():
     """One 6.1 boot: `-l`'s answer, then every benchmark with quick options."""
     from benchbpf.report import QUICK_PARAMS
     names = benchbpf.list_benchmarks()
+    if REPO.startswith(GUEST_OVERLAYS):
+        # The guest sees these directories through a throwaway overlay, where
+        # the extension's file is not the one the host loaded: its uprobe
+        # targets' check refuses them (known limit, to be lifted).
+        print(f"6.1 batch: uprobe/USDT benchmarks left out, {REPO} is overlaid in guests",
+              file=sys.stderr)
+        names = [n for n in names if not n.startswith(("trig-uprobe", "trig-uretprobe",
+                                                        "trig-usdt"))]
     jobs = [(n, dict(QUICK, **QUICK_PARAMS.get(n, {}), **REQUIRED_PARAMS.get(n, {}),
                      **CHEAP_61.get(n, {}))) for n in names]
     started = time.monotonic()
