@@ -13,15 +13,16 @@ from ._plot import log_scale_fits, plot  # noqa: F401 (re-exported)
 from ._sweep import Sweep, sweep
 from .fingerprint import differences
 from .result import Result, check_emulation
-from .stats import (NOT_ENOUGH_RUNS, SIGNIFICANT, WITHIN_NOISE, RunTest,  # noqa: F401
-                    across_runs, mann_whitney_u, mean_ci, median_ci, min_p_value,
-                    runs_needed, samples_needed)
+from .stats import (NOT_ENOUGH_RUNS, SIGNIFICANT, WITHIN_NOISE, RunStates,  # noqa: F401
+                    RunTest, across_runs, chi2_sf, instability, mann_whitney_u, mean_ci,
+                    median_ci, min_p_value, run_states, runs_needed, samples_needed)
 
 __all__ = ["Sweep", "sweep", "Comparison", "compare", "plot", "mann_whitney_u",
            "median_ci", "mean_ci", "samples_needed", "BenchmarkMismatchWarning",
            "across_runs", "RunTest", "runs_needed", "min_p_value",
            "configuration_differences", "SIGNIFICANT", "WITHIN_NOISE", "NOT_ENOUGH_RUNS",
-           "run_speed", "usable_rates", "fastest", "MIN_PRODUCER_CPU_NS"]
+           "run_speed", "usable_rates", "fastest", "MIN_PRODUCER_CPU_NS", "instability",
+           "run_states", "RunStates", "chi2_sf", "run_mean_se", "run_agreement"]
 
 
 #: Intervals in which the producers ran less CPU time than this are left
@@ -70,6 +71,42 @@ def run_speed(result, counter="hits", per_cpu=None, top_pct=50):
     of the fastest top_pct percent of its usable rates (usable_rates), M/s;
     NaN without a usable interval."""
     return _median(fastest(usable_rates(result, counter, per_cpu), top_pct))
+
+
+#: Within-run blocks last at least this long: the standard error of a run's
+#: mean is taken over block means, since neighbouring samples share the
+#: host's phase and their own spread understates the mean's.
+BLOCK_S = 1.0
+
+
+def run_mean_se(result, counter="hits"):
+    """(mean rate, standard error of it), M/s, from within one run: the
+    standard error over means of consecutive blocks of samples, each
+    BLOCK_S (1 s) long, or shorter to make at least three blocks (a quick
+    run's nine 0.1 s samples: three blocks of three); NaN error with fewer
+    than two samples."""
+    xs = result.rates_mps(counter)
+    if not xs:
+        return math.nan, math.nan
+    mean = statistics.fmean(xs)
+    interval = float(result.params.get("interval", 0) or 0) or \
+        (result.duration_s / len(xs))
+    size = max(1, min(math.ceil(BLOCK_S / interval - 1e-9) if interval > 0 else 1,
+                      len(xs) // 3))
+    blocks = [statistics.fmean(xs[i:i + size]) for i in range(0, len(xs) - size + 1, size)]
+    if len(blocks) < 2:
+        return mean, math.nan
+    return mean, statistics.stdev(blocks) / math.sqrt(len(blocks))
+
+
+def run_agreement(results, counter="hits", alpha=0.01, min_change=0.05):
+    """Whether repeated runs of one configuration agree within their own
+    spread (stats.run_states on each run's mean rate and its block
+    standard error, run_mean_se): a RunStates, true when they disagree,
+    whose text() says so and names two states when the runs fall into two
+    well separated groups (a bistable ring buffer)."""
+    pairs = [run_mean_se(r, counter) for r in results]
+    return run_states([m for m, _ in pairs], [e for _, e in pairs], alpha, min_change)
 
 
 class BenchmarkMismatchWarning(UserWarning):
@@ -243,6 +280,13 @@ class Comparison:
             f" on {self.figure_text()} ({self.figure_change_pct:+.1f}%)"
         return f"{runs}, Mann-Whitney U across runs{on} p={t.p_value:.2g}: {t.verdict}"
 
+    @property
+    def agreement(self):
+        """(baseline, new) RunStates: whether each side's runs agree within
+        their own spread (run_agreement); None for a side of one run."""
+        return tuple(run_agreement(runs, self.counter) if len(runs) > 1 else None
+                     for runs in (self.base_runs, self.new_runs))
+
     def overlap_text(self):
         """A mark for runs taken while another benchbpf run was going, or ""."""
         b, n = self.overlapped
@@ -263,6 +307,9 @@ class Comparison:
         mark = self.overlap_text()
         if mark:
             head += " " + mark
+        for side, states in zip(("baseline", "new"), self.agreement):
+            if states:
+                head += f"\n{side}: {states.text()}"
         if self.differences:
             head += "\nconfiguration differs (accepted):\n" + \
                 "\n".join("  " + d for d in self.differences)

@@ -16,6 +16,7 @@ import sys
 import warnings
 
 from . import _runner, report
+from .analysis import run_agreement
 from ._core import BenchmarkError, UnsupportedError
 from ._report import progress_line
 
@@ -721,6 +722,16 @@ def _print_summary(result, machine_readable=False):
         print(result.summary())
     for prog in result.prog_stats:
         print(prog)
+    _print_warnings(result.warnings)
+
+
+def _print_warnings(lines):
+    """Instability warnings on stderr, after what stdout has so far: stdout
+    stays the kernel bench's lines."""
+    if lines:
+        sys.stdout.flush()
+        for line in lines:
+            print(f"WARNING: {line}", file=sys.stderr, flush=True)
 
 
 def _interruptible(fn):
@@ -875,6 +886,9 @@ def main(argv=None):
               f"{statistics.median(meds):.3f} M/s (run medians "
               + ", ".join(f"{m:.3f}" for m in meds) + ")"
               + (f" [{over} overlapped another benchbpf run]" if over else ""))
+        agreement = run_agreement(results)
+        if agreement:
+            _print_warnings([agreement.text()])
     if args.json:
         saved = results[0] if len(results) == 1 else report.ResultSet(
             results, metadata={"repeat": len(results)})

@@ -24,12 +24,13 @@ import time
 from . import _progress, _runner
 from ._report import summary_latency_ns
 from ._core import BenchmarkError, UnsupportedError
-from .analysis import NOT_ENOUGH_RUNS, compare, median_ci
+from .analysis import NOT_ENOUGH_RUNS, compare, median_ci, run_agreement
 from .fingerprint import differences, fingerprint
 from .result import Result, emulation
 from .resultset import ResultSet, Unsupported
 
 __all__ = ["run_suite", "to_html", "select", "plan", "compare_sets", "compare_results", "load",
+           "disagreements",
            "QUICK", "QUICK_PARAMS", "REQUIRED_PARAMS", "EXCLUDED"]
 
 #: Common options of a quick suite: nine samples per benchmark, enough for a
@@ -323,7 +324,8 @@ def _results_table(rs):
     head = ("<tr><th>benchmark</th><th>family</th><th>samples</th><th>counter</th>"
             "<th>median M/s</th>"
             "<th>95 % CI of median</th><th>mean &plusmn; stdev</th><th>latency ns/op</th>"
-            "<th>trigger</th><th>program cost</th><th>kernel bench summary</th></tr>")
+            "<th>trigger</th><th>program cost</th><th>kernel bench summary</th>"
+            "<th>warnings</th></tr>")
     rows, ranged, stepped, overlapped = [], False, False, 0
     for r in rs:
         med, (lo, hi), mean, sd, lat = row_stats(r)
@@ -349,7 +351,8 @@ def _results_table(rs):
             f"<td class=num>{_e(_fmt_rate(mean))} &plusmn; {_e(_fmt_rate(sd))}</td>"
             f"<td class=num>{_e(_fmt_rate(lat)) if lat is not None else '-'}</td>"
             f"<td><code>{_e(r.metadata.get('trigger') or '-')}</code></td>"
-            f"<td>{_prog_cell(r)}</td><td><pre>{_e(r.summary())}</pre></td></tr>")
+            f"<td>{_prog_cell(r)}</td><td><pre>{_e(r.summary())}</pre></td>"
+            f"<td>{_warnings_cell(r)}</td></tr>")
     note = ("<p class=dim>\"in steps of X\": the benchmark counts a batch per event "
             "(local storage 10000 gets, bpf-hashmap-lookup nr_loops lookups per "
             "getpgid(), as the kernel bench), so each sample's rate is a whole number of "
@@ -361,9 +364,47 @@ def _results_table(rs):
         note += (f"<p class=note>{overlapped} run(s) overlapped another benchbpf run on "
                  "this machine (marked in the samples column): both competed for the "
                  "CPUs, so their figures are disturbed.</p>")
+    warned = sum(1 for r in rs if r.warnings)
+    if warned:
+        note += (f"<p class=note>{warned} run(s) warn of instability (warnings column: "
+                 "Result.warnings, thresholds in benchbpf.stats.instability): their "
+                 "figure is less certain than its interval says.</p>")
+    note += _disagreement_note(rs)
     if not rows:
         return "<p>No benchmark ran.</p>"
     return f"<table>{head}{''.join(rows)}</table>{note}"
+
+
+def _warnings_cell(r):
+    if not r.warnings:
+        return "<span class=dim>none</span>"
+    return "<br>".join(f"<span class=warn>WARNING</span> {_e(w)}" for w in r.warnings)
+
+
+def disagreements(results):
+    """[(label, RunStates)] of each configuration whose repeated runs
+    disagree beyond their own spread (analysis.run_agreement on the
+    suite's counter), in run order."""
+    out = []
+    for runs in _groups(results).values():
+        if len(runs) > 1:
+            states = run_agreement(runs, counter_for(runs[0]))
+            if states:
+                out.append((_label(runs[0]), states))
+    return out
+
+
+def _disagreement_note(rs):
+    found = disagreements(rs)
+    if not found:
+        return ""
+    items = "".join(f"<li><code>{_e(label)}</code>: {_e(states.text())}</li>"
+                    for label, states in found)
+    return (f"<p class=note><b>Runs that disagree:</b> the repeated runs of these "
+            f"benchmarks differ beyond what each run's own spread explains (each run's "
+            f"mean and its standard error over 1 s blocks, Cochran's Q at alpha 0.01, "
+            f"and a spread over 5 %): one run's interval does not describe the "
+            f"next.</p><ul>{items}</ul>")
 
 
 def _families(rs):
@@ -660,6 +701,9 @@ def compare_sets(base, new, alpha=0.05, fail_on_regression=None, different_param
                      f"  {c.change_pct:+7.1f}%  {runs:>4}  {verdict}{what}"
                      + (f" {mark}" if mark else ""))
         lines += [f"{'':<{width}}  differs: {d}" for d in c.differences]
+        for side, states in zip(("baseline", "new"), c.agreement):
+            if states:
+                lines.append(f"{'':<{width}}  {side}: {states.text()}")
         hit = _regression(name, c, fail_on_regression)
         if hit:
             regressions.append(hit)

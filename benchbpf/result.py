@@ -9,7 +9,7 @@ import statistics
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
-from . import _plot, _report
+from . import _plot, _report, stats
 
 __all__ = ["Sample", "Result", "ProgStats", "FORMAT_VERSION"]
 
@@ -459,6 +459,41 @@ class Result(JsonFile, _Picklable):
                       metadata={**self.metadata,
                                 "late_samples_removed": len(self.samples) - len(kept)})
 
+    # ---- instability ----
+    def _stability_series(self):
+        """(values, times, figure, unit, step) that warnings are computed on:
+        each kept sample's hit rate (M/s) at its end time (s), or for a
+        false-hits report its false positive percentage.  BPF-timed batches
+        of several producers are not one time line: no drift check."""
+        if self.report == "false_hits":
+            kept = [(s, _report.false_hits_totals((s,))) for s in self.samples]
+            kept = [(s, fh / total * 100) for s, (fh, total) in kept if total]
+            values, figure, unit, step = [v for _, v in kept], "false positives", "%", 0.0
+            samples = [s for s, _ in kept]
+        else:
+            samples, values = self.samples, self.rates_mps("hits")
+            figure, unit, step = "hits", "M/s", self.coarse_step_mps() or 0.0
+        times, end = [], 0
+        for s in samples:
+            end += s.interval_ns
+            times.append(end / 1e9)
+        if self.report == "bpf_timing" and self.producers > 1:
+            times = None
+        return values, times, figure, unit, step
+
+    @property
+    def warnings(self):
+        """Instability warnings of this run's figure, computed from its kept
+        samples each time (so a saved and reloaded Result gives the same):
+        a tuple of short strings naming the figure and the threshold crossed,
+        () when none.  The checks and their thresholds are stats.instability's:
+        too few samples (< 3), coefficient of variation over 10 %, samples
+        far from the median, a drift over the run."""
+        return stats.instability(*self._stability_series())
+
+    def _warning_lines(self):
+        return "".join(f"\nWARNING: {w}" for w in self.warnings)
+
     # ---- presentation ----
     @property
     def report(self):
@@ -475,7 +510,8 @@ class Result(JsonFile, _Picklable):
         return _report.summary_line(self) + emulation_note(self)
 
     def __str__(self):
-        return self.summary()
+        """The summary line, then a "WARNING: ..." line per instability warning."""
+        return self.summary() + self._warning_lines()
 
     def plot(self, ax=None, counter="hits"):
         """Per-sample rate over time (needs matplotlib)."""
@@ -494,9 +530,11 @@ class Result(JsonFile, _Picklable):
         if progs:
             progs = ("<table><tr><th>program</th><th>type</th><th>run_cnt</th>"
                      "<th>run_time_ns</th><th>ns/run</th></tr>" + progs + "</table>")
+        warns = "".join(f"<div style=\"color:#b00\">WARNING: {html.escape(w)}</div>"
+                        for w in self.warnings)
         return (f"<div><b>{html.escape(self.name)}</b> "
                 f"<code>{html.escape(params)}</code><br>"
-                f"<pre>{html.escape(self.summary())}</pre>{progs}"
+                f"<pre>{html.escape(self.summary())}</pre>{warns}{progs}"
                 f"<details><summary>{len(self.samples)} samples "
                 f"({self.metadata.get('kernel', '?')}, {self.metadata.get('cpu_model', '?')})"
                 f"</summary><table><tr><th>#</th><th>interval ms</th><th>hits M/s</th>"
@@ -507,7 +545,7 @@ class Result(JsonFile, _Picklable):
             false_hits, total = _report.false_hits_totals(self.samples)
             return (f"<Result {self.name}: false positives {self.false_positive_pct:.2f}% "
                     f"({false_hits} of {total} operations) over {len(self.samples)} "
-                    f"samples{emulation_note(self)}>")
+                    f"samples{emulation_note(self)}>" + self._warning_lines())
         progs = f", {len(self.prog_stats)} programs' stats" if self.prog_stats else ""
         late = self.late_samples
         if late and late < len(self.samples):
@@ -519,7 +557,8 @@ class Result(JsonFile, _Picklable):
         step = self.coarse_step_mps()
         steps = f", in steps of {step:.3g} M/s" if step else ""
         return (f"<Result {self.name}: {self.mean:.3f} \u00b1 {self.stdev:.3f} M/s "
-                f"over {len(self.samples)} samples{steps}{note}{progs}{emulation_note(self)}>")
+                f"over {len(self.samples)} samples{steps}{note}{progs}{emulation_note(self)}>"
+                + self._warning_lines())
 
     # ---- serialisation ----
     def as_dict(self):

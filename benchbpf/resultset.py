@@ -238,8 +238,10 @@ class ResultSet(JsonFile, Sequence):
             row.update({meta[k]: r.metadata.get(k) for k in METADATA_COLUMNS})
             # benchbpf.vm guests: "kvm" or "tcg" (emulated: not performance figures)
             row["accel"] = (r.metadata.get("vm") or {}).get("accel")
+            row["warnings"] = r.warnings
             rows.append(row)
-        return ("name",) + params + STAT_COLUMNS + tuple(meta.values()) + ("accel",), rows
+        return ("name",) + params + STAT_COLUMNS + tuple(meta.values()) + \
+            ("accel", "warnings"), rows
 
     def to_dataframe(self):
         """A pandas DataFrame, one row per run in run order (needs pandas:
@@ -267,7 +269,10 @@ class ResultSet(JsonFile, Sequence):
           column named like a parameter gets ``_used`` appended: the
           ``trigger`` option ("auto") and ``trigger_used``, what ran;
         - ``accel``: for runs in a benchbpf.vm guest, "kvm" or "tcg" (an
-          emulated guest: its rates are not performance figures), else None."""
+          emulated guest: its rates are not performance figures), else None;
+        - ``warnings``: the run's instability warnings (Result.warnings), a
+          tuple of strings, empty when none (``df[df.warnings.str.len() > 0]``
+          keeps the runs that warn)."""
         try:
             import pandas
         except ImportError:

@@ -1,5 +1,6 @@
 """Statistics over per-sample rates: the median's and the mean's confidence
-intervals, the Mann-Whitney U test, and how many samples a test needs.
+intervals, the Mann-Whitney U test, how many samples a test needs, the
+instability warnings of one run and whether repeated runs agree.
 
 At the bottom of the package with the Results they describe: it imports
 nothing of benchbpf.  benchbpf.analysis re-exports every public name."""
@@ -10,7 +11,7 @@ from dataclasses import dataclass
 
 __all__ = ["mann_whitney_u", "median_ci", "mean_ci", "samples_needed", "across_runs",
            "RunTest", "runs_needed", "min_p_value", "SIGNIFICANT", "WITHIN_NOISE",
-           "NOT_ENOUGH_RUNS"]
+           "NOT_ENOUGH_RUNS", "instability", "run_states", "RunStates", "chi2_sf"]
 
 
 def _ranks(values):
@@ -282,3 +283,234 @@ def across_runs(base, new, alpha=0.05, alternative="two-sided"):
     else:
         verdict = SIGNIFICANT if p < alpha else WITHIN_NOISE
     return RunTest(xs, ys, alpha, alternative, p, verdict)
+
+
+# ---------------------------------------------------------------- instability
+
+#: Thresholds of instability(), one per warning (see its docstring).
+MIN_SAMPLES = 3
+MAX_CV = 0.10
+FAR_MADS = 5.0
+FAR_FRACTION = 0.10
+DRIFT_FRACTION = 0.10
+DRIFT_ALPHA = 0.01
+
+#: 1 / Phi^-1(3/4): the median absolute deviation times this estimates the
+#: standard deviation of normal data.
+_MAD_TO_SD = 1.4826
+
+
+def _slope(times, values):
+    """Least-squares slope of values against times and the t statistic of
+    its test against zero (inf for a perfect fit, nan when undefined)."""
+    n = len(values)
+    mt, mv = statistics.fmean(times), statistics.fmean(values)
+    sxx = sum((t - mt) ** 2 for t in times)
+    if n < 3 or sxx <= 0:
+        return math.nan, math.nan
+    b = sum((t - mt) * (v - mv) for t, v in zip(times, values)) / sxx
+    resid = sum((v - mv - b * (t - mt)) ** 2 for t, v in zip(times, values))
+    se = math.sqrt(resid / (n - 2) / sxx)
+    if se == 0:
+        return b, (math.inf if b else 0.0)
+    return b, b / se
+
+
+def instability(values, times=None, figure="hits", unit="M/s", step=0.0):
+    """Warnings about one run's per-sample values of a figure, as short
+    strings that name the figure and the threshold crossed; () when none.
+
+    values: the figure of each kept sample, in time order (e.g. hit rates,
+    M/s); times: each sample's time (e.g. its end, s), None to skip the
+    drift check (samples not in one time line); step: the resolution of
+    the values (Result.step_mps), 0 if fine.  The checks, as pyperf makes
+    its own:
+
+    - too few samples: under MIN_SAMPLES (3) nothing else can be judged;
+    - coefficient of variation (stdev / mean) over MAX_CV (10 %): pyperf's
+      threshold; a steady benchmark here varies 0.1-3 % between 1 s
+      intervals (results/warnings-2cpu.md);
+    - samples far from the median: further than FAR_MADS (5) robust
+      standard deviations (1.4826 x the median absolute deviation) and
+      than FAR_FRACTION (10 %) of the median and than one step.  The
+      median absolute deviation hardly moves with the far samples
+      themselves, as a stdev would; the 10 % floor
+      keeps a run whose samples are nearly equal (MAD near 0) from calling
+      an ordinary 1 % sample far; the step floor keeps counts that move in
+      whole batches from doing so;
+    - drift: the least-squares slope of the values against time changes
+      the figure by more than DRIFT_FRACTION (10 %) of the mean over the
+      run, and differs from zero at DRIFT_ALPHA (0.01, Student's t on n - 2
+      degrees of freedom).  Samples are autocorrelated, so the test alone
+      would call slow host phases significant: the 10 % floor says the
+      drift matters.  A drift means warm-up ended too early or the
+      machine's load changed during the run."""
+    xs = [float(v) for v in values]
+    n = len(xs)
+    if n < MIN_SAMPLES:
+        return (f"{figure}: {n} sample{'' if n == 1 else 's'}, too few to judge "
+                f"stability (at least {MIN_SAMPLES})",)
+    out = []
+    mean, med = statistics.fmean(xs), statistics.median(xs)
+    if not mean > 0 or not med > 0:
+        return ()
+    sd = statistics.stdev(xs)
+    if sd / mean > MAX_CV:
+        coarse = (f"; the samples move in steps of {step:.3g} {unit}, a longer interval "
+                  "is finer") if step and step > 0.01 * med else ""
+        out.append(f"{figure}: coefficient of variation {sd / mean:.1%} (stdev "
+                   f"{sd:.3g} of mean {mean:.3g} {unit}; over {MAX_CV:.0%}){coarse}")
+    robust = _MAD_TO_SD * statistics.median(abs(x - med) for x in xs)
+    limit = max(FAR_MADS * robust, FAR_FRACTION * med, step)
+    far = [x for x in xs if abs(x - med) > limit]
+    if far:
+        out.append(f"{figure}: {len(far)} of {n} samples far from the median "
+                   f"{med:.3g} {unit} (up to {max(abs(x - med) for x in far) / med:.0%} "
+                   f"off; beyond \u00b1{limit:.3g} {unit}, the widest of {FAR_MADS:g} "
+                   f"robust stdevs, {FAR_FRACTION:.0%} of the median and one step)")
+    if times is not None:
+        ts = [float(t) for t in times]
+        b, t_stat = _slope(ts, xs)
+        change = b * (max(ts) - min(ts)) / mean if b == b else math.nan
+        if abs(change) > DRIFT_FRACTION and abs(t_stat) > \
+                _t_quantile(1.0 - DRIFT_ALPHA / 2.0, n - 2):
+            out.append(f"{figure}: drifts {change:+.1%} over the run (slope against time, "
+                       f"t test p < {DRIFT_ALPHA:g}; beyond \u00b1{DRIFT_FRACTION:.0%}): "
+                       "warm-up too short, or the load changed")
+    return tuple(out)
+
+
+# ---------------------------------------------------------------- runs' agreement
+
+def chi2_sf(x, df):
+    """P(X > x) for X chi-square with df degrees of freedom: the regularised
+    upper incomplete gamma function Q(df/2, x/2), by its series below a + 1
+    and its continued fraction above."""
+    if df <= 0:
+        raise ValueError(f"df={df!r}: must be > 0")
+    if x <= 0:
+        return 1.0
+    if math.isinf(x):
+        return 0.0
+    a, z = df / 2.0, x / 2.0
+    log_front = a * math.log(z) - z - math.lgamma(a)
+    if z < a + 1.0:
+        term = total = 1.0 / a
+        k = a
+        for _ in range(10000):
+            k += 1.0
+            term *= z / k
+            total += term
+            if abs(term) < abs(total) * 1e-15:
+                break
+        return max(0.0, 1.0 - total * math.exp(log_front))
+    # Lentz's method for the continued fraction of Q(a, z).
+    tiny = 1e-300
+    b = z + 1.0 - a
+    c, d = 1.0 / tiny, 1.0 / b
+    h = d
+    for i in range(1, 10000):
+        an = -i * (i - a)
+        b += 2.0
+        d = an * d + b
+        d = tiny if abs(d) < tiny else d
+        c = b + an / c
+        c = tiny if abs(c) < tiny else c
+        d = 1.0 / d
+        delta = d * c
+        h *= delta
+        if abs(delta - 1.0) < 1e-15:
+            break
+    return min(1.0, h * math.exp(log_front))
+
+
+@dataclass(frozen=True)
+class RunStates:
+    """Whether repeated runs' figures agree with each other within their own
+    spreads, and the states they fall into when they do not (run_states).
+
+    values, spreads: the runs' figures and standard errors used (NaNs left
+    out); p_value: Cochran's Q test of one common figure (NaN when fewer
+    than two runs have a spread); disagree: p_value < alpha and the figures
+    span more than min_change of their median; states: ((centre, runs),
+    (centre, runs)), low first, when the figures fall into two well
+    separated groups, else ()."""
+    values: tuple
+    spreads: tuple
+    p_value: float
+    disagree: bool
+    states: tuple
+    alpha: float
+    min_change: float
+    unit: str = "M/s"
+
+    def __bool__(self):
+        return self.disagree
+
+    def text(self):
+        """One line saying how the runs disagree; "" when they agree."""
+        if not self.disagree:
+            return ""
+        p = "p<1e-9" if self.p_value < 1e-9 else f"p={self.p_value:.2g}"
+        head = (f"runs disagree beyond their spread (Cochran's Q {p}, "
+                f"figures {min(self.values):.4g}..{max(self.values):.4g} {self.unit})")
+        if not self.states:
+            return head + ": unstable between runs"
+        (lo, n_lo), (hi, n_hi) = self.states
+        return (f"{head}: bistable? states at {lo:.4g} and {hi:.4g} {self.unit}, "
+                f"{n_lo} and {n_hi} run{'' if n_lo + n_hi == 1 else 's'}")
+
+    __str__ = text
+
+
+def run_states(values, spreads, alpha=0.01, min_change=0.05, unit="M/s"):
+    """Do repeated runs disagree beyond what their own within-run spread
+    explains?  values: one figure per run (e.g. its mean rate); spreads:
+    each figure's standard error from within its run (NaN where the run
+    cannot give one).  Returns a RunStates.
+
+    The test is Cochran's Q: sum of ((value - weighted mean) / spread)^2,
+    weights 1 / spread^2, chi-square with runs - 1 degrees of freedom when
+    every run measures one figure with its stated error.  Within-run errors
+    are too small when samples are autocorrelated, so a significant Q alone
+    would flag most benchmarks on a busy machine: the runs disagree only
+    when, besides p < alpha, the figures span more than min_change (5 %)
+    of their median.
+
+    States: the sorted figures split at their widest gap into two groups;
+    they are states when that gap is at least twice the wider group's own
+    range and min_change of the median, e.g. ring buffer runs at 4.1 and
+    11.8 M/s."""
+    if not 0 < alpha < 1:
+        raise ValueError(f"alpha={alpha!r} out of range: 0 < alpha < 1")
+    if not min_change >= 0:
+        raise ValueError(f"min_change={min_change!r} out of range: >= 0")
+    values, spreads = list(values), list(spreads)
+    if len(values) != len(spreads):
+        raise ValueError(f"run_states: values and spreads differ in length "
+                         f"({len(values)} and {len(spreads)})")
+    pairs = [(float(v), float(s)) for v, s in zip(values, spreads)
+             if not math.isnan(float(v))]
+    vs = tuple(v for v, _ in pairs)
+    judged = [(v, s) for v, s in pairs if not math.isnan(s)]
+    p = math.nan
+    if len(judged) >= 2:
+        # A zero spread (every sample equal) weighs as a tiny one.
+        floor = max(1e-12, 1e-12 * max(abs(v) for v, _ in judged))
+        ws = [1.0 / max(s, floor) ** 2 for _, s in judged]
+        centre = sum(w * v for w, (v, _) in zip(ws, judged)) / sum(ws)
+        q = sum(w * (v - centre) ** 2 for w, (v, _) in zip(ws, judged))
+        p = chi2_sf(q, len(judged) - 1)
+    med = statistics.median(vs) if vs else math.nan
+    wide = bool(vs) and med > 0 and (max(vs) - min(vs)) > min_change * med
+    disagree = bool(p < alpha and wide)
+    states = ()
+    if disagree and len(vs) >= 2:
+        xs = sorted(vs)
+        gap, cut = max((xs[i + 1] - xs[i], i + 1) for i in range(len(xs) - 1))
+        low, high = xs[:cut], xs[cut:]
+        spread = max(low[-1] - low[0], high[-1] - high[0])
+        if gap >= 2.0 * spread and gap > min_change * med:
+            states = ((statistics.median(low), len(low)), (statistics.median(high), len(high)))
+    return RunStates(vs, tuple(s for _, s in pairs), p, disagree, states, alpha, min_change,
+                     unit)

@@ -98,8 +98,8 @@ def test_false_positive_rate_and_report_lines():
     # = 2.9 % of lookups are false positives, about 2.8 % as the kernel bench
     # counts (false hits / (lookups + false hits)).
     assert 1.0 < r.false_positive_pct < 6.0
-    m = SUMMARY.match(str(r))
-    assert m, str(r)
+    m = SUMMARY.match(r.summary())
+    assert m, r.summary()
     assert int(m.group(1)) == false_hits
     assert int(m.group(2)) == hits + drops + false_hits
     assert float(m.group(3)) == pytest.approx(pct, abs=0.006)
@@ -207,7 +207,7 @@ def test_false_positive_pct_is_only_for_false_hit_benchmarks():
                [Sample(200_000_000, hits=970, drops=15, false_hits=15),
                 Sample(200_000_000, hits=970, drops=15, false_hits=15)])
     assert r.false_positive_pct == pytest.approx(100 * 30 / 2000)
-    assert str(r) == ("Summary: 30 false hits of 2000 total operations. "
+    assert r.summary() == ("Summary: 30 false hits of 2000 total operations. "
                       "Percentage =  1.50 %")
     assert progress_line("false_hits", 3, r.samples[0], 1) == (
         "Iter   3 (-800000.000us): 15 false hits of 1000 total operations. "

@@ -35,7 +35,7 @@ def test_default_run_counts_whole_loops(no_leaks):
     assert sum(s.hits for s in r.samples) > 0
     assert all(s.hits % 1000 == 0 for s in r.samples + r.warmup_samples)
     assert r.metadata["trigger"] in TRIGGERS
-    assert OPS.match(str(r)), str(r)
+    assert OPS.match(r.summary()), r.summary()
 
 
 @pytest.mark.parametrize("nr_loops", [1, 7, 1 << 23])

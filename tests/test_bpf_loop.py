@@ -52,7 +52,7 @@ def test_default_run_counts_iterations(no_leaks):
     assert r.metadata["report"] == "ops"
     assert r.params["nr_loops"] == 10 and r.params["trigger"] == "auto"
     assert r.params["consumers"] == 0
-    assert OPS_SUMMARY.match(str(r)), str(r)
+    assert OPS_SUMMARY.match(r.summary()), r.summary()
 
 
 def test_hits_are_whole_bpf_loop_calls(no_leaks):
@@ -183,7 +183,7 @@ def _ops_result(hits, producers, interval_ns=1_000_000_000):
 def test_ops_summary_line_is_the_kernel_format():
     # mean 110, sample stddev 10; latency per producer = 1000 / 110 * 2
     r = _ops_result([100_000_000, 110_000_000, 120_000_000], producers=2)
-    assert summary_line(r) == str(r) == (
+    assert summary_line(r) == r.summary() == (
         "Summary: throughput  110.000 \u00b1 10.000 M ops/s ( 55.000M ops/prod), "
         "latency   18.182 ns/op")
     one = _ops_result([400_000_000], producers=1)

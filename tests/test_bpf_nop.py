@@ -37,7 +37,7 @@ def test_batches_are_the_samples(no_leaks):
     assert cal["n_ns"] > 0 and cal["2n_ns"] > cal["n_ns"]
     assert cal["ratio_2n_n"] == cal["2n_ns"] / cal["n_ns"]
     assert (cal["warning"] is None) == (cal["proportionality_error_pct"] <= 5.0)
-    assert LINE.match(str(r)), str(r)
+    assert LINE.match(r.summary()), r.summary()
     s = bpf_timing.stats(r)
     assert s.median_ns > 0 and s.min_ns <= s.median_ns <= s.p99_ns <= s.max_ns
 

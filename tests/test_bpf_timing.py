@@ -52,7 +52,7 @@ def test_lines_and_filtered_beside_raw():
     raw, iqr = bpf_timing.stats(r, filtered=False), bpf_timing.stats(r)
     assert raw.samples == 31 and raw.max_ns == 50.0
     assert iqr.samples == 30 and iqr.removed == 1 and iqr.max_ns == 2.0
-    assert str(r) == "bpf-nop: median 2.00 ns/op, stddev 0.00, p99 2.00 (30 samples)"
+    assert r.summary() == "bpf-nop: median 2.00 ns/op, stddev 0.00, p99 2.00 (30 samples)"
     assert bpf_timing.machine_line(r, "tcp-v4") == (
         "RESULT scenario=tcp-v4 samples=30 median=2.00 stddev=0.00 cv=0.00 min=2.00 "
         "p99=2.00 max=2.00")

@@ -114,7 +114,7 @@ SUMMARY = re.compile(
 
 def test_summary_line_is_the_kernel_format():
     r = benchbpf.run("count-local", **SHORT)
-    assert SUMMARY.match(str(r)), str(r)
+    assert SUMMARY.match(r.summary()), r.summary()
     assert "<b>count-local</b>" in r._repr_html_()
 
 

@@ -58,7 +58,7 @@ def test_lookup_keeps_per_cpu_samples_of_at_least_the_floor():
     assert all(s.extra["misses"] == 0 for s in r.samples)
     assert "10 ms" in r.metadata["sample_rule"]
     assert r.metadata["trigger"] in TRIGGERS
-    lines = str(r).splitlines()
+    lines = r.summary().splitlines()
     assert lines and all(LOOKUP_LINE.match(x) for x in lines), lines
     back = Result.from_json(r.to_json())
     assert back.series == r.series
@@ -147,7 +147,7 @@ def test_full_update_reports_the_kernel_line():
         assert min(s.times_ns) >= 10e6
     ops = [o for k, v in r.series.items() if k.endswith(".ops") for o in v]
     assert ops and all(o % hashmap.FULL_UPDATE_LOOPS == 0 for o in ops)
-    lines = str(r).splitlines()
+    lines = r.summary().splitlines()
     assert lines and all(FULL_LINE.match(x) for x in lines), lines
 
 

@@ -39,7 +39,7 @@ def test_use_cases_count_ops_and_memory(use_case, producers):
     assert sum(s.hits for s in r.samples) > 0, r.samples
     assert all(s.extra["memory_bytes"] > 0 for s in r.samples)
     assert all(s.extra["peak_memory_bytes"] >= s.extra["memory_bytes"] for s in r.samples)
-    assert SUMMARY.match(str(r)), str(r)
+    assert SUMMARY.match(r.summary()), r.summary()
     src = r.metadata["memory_source"]
     assert "memory cgroup" in src or "memlock" in src
     # The cgroup made for the run is gone.

@@ -75,7 +75,7 @@ def test_seq_get_counts_gets_and_important_gets(no_leaks, nr_maps):
         # map 0 is every nr_maps-th get of a loop starting at index 0
         per_loop = -(-10000 // nr_maps)
         assert s.important_hits == s.hits // 10000 * per_loop
-    assert LS_SUMMARY.match(str(r)), str(r)
+    assert LS_SUMMARY.match(r.summary()), r.summary()
 
 
 def test_int_get_adds_four_important_gets_in_ten(no_leaks):
@@ -176,7 +176,7 @@ def test_create_task_storage(no_leaks):
     for s in r.samples:
         assert s.extra["create_errs"] == 0 and s.extra["owner_errs"] == 0
     assert re.match(r"^Summary: creates +\d+\.\d{3} \u00b1 +\d+\.\d{3}k/s \( *\d+\.\d{3}k/prod\), "
-                    r"\d+\.\d{2} kmallocs/create$", str(r)), str(r)
+                    r"\d+\.\d{2} kmallocs/create$", r.summary()), r.summary()
 
 
 @pytest.mark.parametrize("batch_size", [1, 1024])
@@ -267,7 +267,7 @@ def test_creates_lines_are_the_kernel_format():
                                             "owner_errs": 2})]
     r = Result(name=CREATE, params={"producers": 2, "storage_type": "task"}, samples=samples,
                metadata={"report": "creates"})
-    assert str(r) == ("Summary: creates   25.000 \u00b1 7.071k/s ( 12.500k/prod), "
+    assert r.summary() == ("Summary: creates   25.000 \u00b1 7.071k/s ( 12.500k/prod), "
                       "2.00 kmallocs/create\npthread_create() errors 2 create_errs 1")
     assert progress_line("creates", 0, samples[0], 2) == \
         "Iter   0 (  0.000us): creates   20.000k/s ( 10.000k/prod), 2.00 kmallocs/create"

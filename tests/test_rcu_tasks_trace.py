@@ -65,7 +65,7 @@ def test_grace_periods_and_ticks_come_out():
     assert sum(s.hits for s in r.samples) > 0       # storage created and deleted
     assert int(r.metadata["nr_children"]) == PROCS
     assert int(r.metadata["kthread_pid"]) > 0
-    lines = str(r).splitlines()
+    lines = r.summary().splitlines()
     assert len(lines) == 2 and LATENCY.match(lines[0]) and TICKS.match(lines[1]), lines
     assert sum(s.extra["gp_count"] for s in r.samples) > 0
     assert sum(s.extra["kthread_ticks"] for s in r.samples) >= 0

@@ -80,7 +80,7 @@ def test_each_benchmark_moves_records(name):
     assert_records_add_up(r)
     assert r.metadata["trigger"] in TRIGGERS
     assert r.params["record_size"] == 8 and r.params["rb_batch_cnt"] == 500
-    line = str(r)
+    line = r.summary()
     assert line.startswith("Summary: hits") and "M/prod" in line
     assert "drops" in line and "total operations" in line
 
