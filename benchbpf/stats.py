@@ -328,8 +328,9 @@ def instability(values, times=None, figure="hits", unit="M/s", step=0.0):
 
     - too few samples: under MIN_SAMPLES (3) nothing else can be judged;
     - coefficient of variation (stdev / mean) over MAX_CV (10 %): pyperf's
-      threshold; a steady benchmark here varies 0.1-3 % between 1 s
-      intervals (results/warnings-2cpu.md);
+      threshold; steady benchmarks on this shared 2-CPU machine (load 2-3)
+      had a median CV of 4-6 % over five 1 s samples
+      (results/warnings-2cpu.md);
     - samples far from the median: further than FAR_MADS (5) robust
       standard deviations (1.4826 x the median absolute deviation) and
       than FAR_FRACTION (10 %) of the median and than one step.  The
@@ -424,6 +425,12 @@ def chi2_sf(x, df):
     return min(1.0, h * math.exp(log_front))
 
 
+#: run_states(): runs each state needs, and how many times the wider
+#: state's own range the gap between them must be.
+STATE_RUNS = 2
+STATE_GAP = 3.0
+
+
 @dataclass(frozen=True)
 class RunStates:
     """Whether repeated runs' figures agree with each other within their own
@@ -477,10 +484,15 @@ def run_states(values, spreads, alpha=0.01, min_change=0.05, unit="M/s"):
     when, besides p < alpha, the figures span more than min_change (5 %)
     of their median.
 
-    States: the sorted figures split at their widest gap into two groups;
-    they are states when that gap is at least twice the wider group's own
-    range and min_change of the median, e.g. ring buffer runs at 4.1 and
-    11.8 M/s."""
+    States: the sorted figures split at their widest gap that leaves at
+    least STATE_RUNS (2) runs on each side; the two groups are states when
+    that gap is at least STATE_GAP (3) times the wider group's own range and
+    over min_change of the median, e.g. ring buffer runs at 4.1 and 11.8
+    M/s.  One run apart from the others is a disturbed run, not a state.
+    Figures of one normal distribution split so in 3.2 % of sets of 5 runs
+    and 0.1 % of sets of 8; two states 10 of their own standard deviations
+    apart are found in 81 % of sets of 5 runs (2 or more in each; both by
+    simulation, tests/test_warnings.py)."""
     if not 0 < alpha < 1:
         raise ValueError(f"alpha={alpha!r} out of range: 0 < alpha < 1")
     if not min_change >= 0:
@@ -505,12 +517,13 @@ def run_states(values, spreads, alpha=0.01, min_change=0.05, unit="M/s"):
     wide = bool(vs) and med > 0 and (max(vs) - min(vs)) > min_change * med
     disagree = bool(p < alpha and wide)
     states = ()
-    if disagree and len(vs) >= 2:
+    if disagree and len(vs) >= 2 * STATE_RUNS:
         xs = sorted(vs)
-        gap, cut = max((xs[i + 1] - xs[i], i + 1) for i in range(len(xs) - 1))
+        gap, cut = max((xs[i] - xs[i - 1], i)
+                       for i in range(STATE_RUNS, len(xs) - STATE_RUNS + 1))
         low, high = xs[:cut], xs[cut:]
         spread = max(low[-1] - low[0], high[-1] - high[0])
-        if gap >= 2.0 * spread and gap > min_change * med:
+        if gap >= STATE_GAP * spread and gap > min_change * med:
             states = ((statistics.median(low), len(low)), (statistics.median(high), len(high)))
     return RunStates(vs, tuple(s for _, s in pairs), p, disagree, states, alpha, min_change,
                      unit)

@@ -214,9 +214,36 @@ def test_runs_without_a_spread_cannot_be_judged():
     s = stats.run_states([4.0, 12.0], [math.nan, math.nan])
     assert math.isnan(s.p_value) and not s.disagree
     # NaN figures are left out; a zero spread weighs as a tiny one.
-    s = stats.run_states([4.0, math.nan, 12.0, 12.1], [0.0, 0.1, 0.1, 0.1])
-    assert s.values == (4.0, 12.0, 12.1) and s.disagree
-    assert s.states == ((4.0, 1), (12.05, 2))
+    s = stats.run_states([4.0, math.nan, 12.0, 12.1, 4.05], [0.0, 0.1, 0.1, 0.1, 0.0])
+    assert s.values == (4.0, 12.0, 12.1, 4.05) and s.disagree
+    assert s.states == ((4.025, 2), (12.05, 2))
+
+
+def test_one_run_apart_is_not_a_state():
+    s = stats.run_states([10.0, 10.1, 7.0, 10.05, 9.95], [0.05] * 5)
+    assert s.disagree and s.states == ()
+    # Nor are groups whose gap is under three times their own range.
+    s = stats.run_states([4.0, 5.0, 7.5, 8.5, 9.0], [0.05] * 5)
+    assert s.disagree and s.states == ()
+
+
+def test_states_are_rarely_found_in_one_distribution_and_found_in_two():
+    # The rates the run_states docstring states, by simulation: false states
+    # in sets of 5 runs of one normal figure, found states when 2 to 3 runs
+    # sit 10 standard deviations above the others.
+    rng = random.Random(23)
+    false = sum(bool(stats.run_states([100 + rng.gauss(0, 5) for _ in range(5)],
+                                      [0.01] * 5).states) for _ in range(5000))
+    assert 0.02 < false / 5000 < 0.045, false
+    found = tried = 0
+    while tried < 2000:
+        up = [rng.random() < 0.5 for _ in range(5)]
+        if not 2 <= sum(up) <= 3:
+            continue
+        tried += 1
+        found += bool(stats.run_states([100 + 10 * 5 * u + rng.gauss(0, 5) for u in up],
+                                       [0.01] * 5).states)
+    assert 0.75 < found / 2000 < 0.87, found
 
 
 def test_run_states_checks_its_arguments():
