@@ -324,6 +324,15 @@ static inline void bench_getpgid_call(void)
 	(void)syscall(__NR_getpgid, BENCH_GETPGID_NO_SUCH_PID);
 }
 
+/* A growable array of doubles: what a family keeps of a run as it goes. */
+struct bench_values {
+	double *v;
+	int len, cap;
+};
+/* Append x.  0, or -ENOMEM with the array as it was. */
+int bench_values_push(struct bench_values *a, double x);
+void bench_values_free(struct bench_values *a);
+
 /* Copy len values into a new series of the result.  0 or -ENOMEM. */
 int bench_series_add(struct bench_ctx *ctx, const char *name, const double *values, int len);
 /* Set (or replace) metadata[key] of the result. */

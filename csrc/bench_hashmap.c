@@ -46,9 +46,8 @@ enum hashmap_mode { MODE_LOOKUP, MODE_FULL_UPDATE };
 
 struct cpu_runs {
 	uint64_t seen;		/* runs read so far */
-	double *time_ns;	/* kept runs */
-	double *ops;
-	int len, cap;
+	struct bench_values time_ns;	/* kept runs */
+	struct bench_values ops;
 };
 
 struct hashmap_state {
@@ -314,8 +313,8 @@ static void hashmap_teardown(struct bench_ctx *ctx)
 		return;
 	bench_producer_destroy(&st->producer);
 	for (i = 0; st->cpus && i < st->nr_cpus; i++) {
-		free(st->cpus[i].time_ns);
-		free(st->cpus[i].ops);
+		bench_values_free(&st->cpus[i].time_ns);
+		bench_values_free(&st->cpus[i].ops);
 	}
 	free(st->cpus);
 	free(st);
@@ -324,23 +323,8 @@ static void hashmap_teardown(struct bench_ctx *ctx)
 
 static int keep_run(struct cpu_runs *c, const struct hashmap_run *run)
 {
-	if (c->len == c->cap) {
-		int cap = c->cap ? c->cap * 2 : 64;
-		double *t = realloc(c->time_ns, cap * sizeof(double));
-
-		if (!t)
-			return -ENOMEM;
-		c->time_ns = t;
-		t = realloc(c->ops, cap * sizeof(double));
-		if (!t)
-			return -ENOMEM;
-		c->ops = t;
-		c->cap = cap;
-	}
-	c->time_ns[c->len] = run->time_ns;
-	c->ops[c->len] = run->ops;
-	c->len++;
-	return 0;
+	return bench_values_push(&c->time_ns, run->time_ns) ?:
+	       bench_values_push(&c->ops, run->ops);
 }
 
 /*
@@ -431,13 +415,13 @@ static int hashmap_collect(struct bench_ctx *ctx)
 	for (cpu = 0; cpu < st->nr_cpus; cpu++) {
 		struct cpu_runs *c = &st->cpus[cpu];
 
-		if (!c->len)
+		if (!c->time_ns.len)
 			continue;
 		snprintf(name, sizeof(name), "cpu%02d.time_ns", cpu);
-		err = bench_series_add(ctx, name, c->time_ns, c->len);
+		err = bench_series_add(ctx, name, c->time_ns.v, c->time_ns.len);
 		snprintf(name, sizeof(name), "cpu%02d.ops", cpu);
 		if (!err)
-			err = bench_series_add(ctx, name, c->ops, c->len);
+			err = bench_series_add(ctx, name, c->ops.v, c->ops.len);
 		if (err)
 			return bench_fail(ctx, BENCH_ERR_OS, ENOMEM, "keeping samples");
 	}

@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -396,6 +397,25 @@ static bool same_file(const char *path, const struct mapping *m)
 	return stat(path, &st) == 0 && st.st_ino == m->ino && st.st_dev == m->dev;
 }
 
+#ifndef OVERLAYFS_SUPER_MAGIC
+#define OVERLAYFS_SUPER_MAGIC 0x794c7630
+#endif
+
+/*
+ * Under an overlay (a guest's /tmp, a container's root) the path's device is
+ * the overlay's while the mapping names the file underneath, where the
+ * kernel also puts a uprobe given the overlay path.  The overlay reports
+ * that file's inode number, so the number alone says it is the same file.
+ */
+static bool same_overlaid_file(const char *path, const struct mapping *m)
+{
+	struct statfs fs;
+	struct stat st;
+
+	return statfs(path, &fs) == 0 && fs.f_type == OVERLAYFS_SUPER_MAGIC &&
+	       stat(path, &st) == 0 && st.st_ino == m->ino;
+}
+
 /*
  * Where to put a uprobe on fn, a function of this extension: the extension's
  * file (from dladdr) and fn's file offset (from its loaded segment).
@@ -429,7 +449,7 @@ static int resolve_target(struct bench_ctx *ctx, void *fn, char *path,
 		return bench_fail(ctx, BENCH_ERR_OS, -err,
 				  "%s: cannot find uprobe target %p in /proc/self/maps: %s",
 				  ctx->bench->name, fn, strerror(-err));
-	if (same_file(path, &m))
+	if (same_file(path, &m) || same_overlaid_file(path, &m))
 		return 0;
 	snprintf(path, PATH_MAX, "/proc/self/map_files/%lx-%lx", m.start, m.end);
 	if (same_file(path, &m))

@@ -144,23 +144,7 @@ void bench_bpf_timing_start(struct bench_ctx *ctx, struct bench_bpf_timing *t)
 
 static int keep(struct bench_bpf_timing *t, double ns, double cpu)
 {
-	if (t->len == t->cap) {
-		int cap = t->cap ? 2 * t->cap : 1024;
-		double *a = realloc(t->batch_ns, cap * sizeof(double));
-
-		if (!a)
-			return -ENOMEM;
-		t->batch_ns = a;
-		a = realloc(t->batch_cpu, cap * sizeof(double));
-		if (!a)
-			return -ENOMEM;
-		t->batch_cpu = a;
-		t->cap = cap;
-	}
-	t->batch_ns[t->len] = ns;
-	t->batch_cpu[t->len] = cpu;
-	t->len++;
-	return 0;
+	return bench_values_push(&t->batch_ns, ns) ?: bench_values_push(&t->batch_cpu, cpu);
 }
 
 void bench_bpf_timing_measure(struct bench_ctx *ctx, struct bench_bpf_timing *t,
@@ -205,7 +189,7 @@ void bench_bpf_timing_measure(struct bench_ctx *ctx, struct bench_bpf_timing *t,
 			   ctx->bench->name, (unsigned long long)short_batches, t->batch_iters);
 		return;
 	}
-	if ((uint32_t)t->len >= t->target) {
+	if ((uint32_t)t->batch_ns.len >= t->target) {
 		*t->enabled = 0;
 		t->done = true;
 		bench_request_stop(ctx);	/* ends the run, not an error */
@@ -220,9 +204,9 @@ int bench_bpf_timing_collect(struct bench_ctx *ctx, struct bench_bpf_timing *t)
 	};
 	int err;
 
-	err = bench_series_add(ctx, "bpf_timing.batch_ns", t->batch_ns, t->len);
+	err = bench_series_add(ctx, "bpf_timing.batch_ns", t->batch_ns.v, t->batch_ns.len);
 	if (!err)
-		err = bench_series_add(ctx, "bpf_timing.batch_cpu", t->batch_cpu, t->len);
+		err = bench_series_add(ctx, "bpf_timing.batch_cpu", t->batch_cpu.v, t->batch_cpu.len);
 	if (!err)
 		err = bench_series_add(ctx, "bpf_timing.calibration", calibration,
 				       sizeof(calibration) / sizeof(calibration[0]));
@@ -234,8 +218,6 @@ int bench_bpf_timing_collect(struct bench_ctx *ctx, struct bench_bpf_timing *t)
 
 void bench_bpf_timing_free(struct bench_bpf_timing *t)
 {
-	free(t->batch_ns);
-	free(t->batch_cpu);
-	t->batch_ns = t->batch_cpu = NULL;
-	t->len = t->cap = 0;
+	bench_values_free(&t->batch_ns);
+	bench_values_free(&t->batch_cpu);
 }

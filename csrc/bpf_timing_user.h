@@ -51,9 +51,8 @@ struct bench_bpf_timing {
 
 	/* Batches read so far, in the order read: */
 	__u32 seen[BPF_TIMING_NR_CPUS];
-	double *batch_ns;
-	double *batch_cpu;
-	int len, cap;
+	struct bench_values batch_ns;
+	struct bench_values batch_cpu;
 	uint32_t target;	/* producers * BPF_TIMING_TARGET_SAMPLES */
 	bool done;		/* reached target: the run was ended */
 };

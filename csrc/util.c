@@ -92,6 +92,28 @@ void bench_request_stop(struct bench_ctx *ctx)
 	pthread_mutex_unlock(&ctx->lock);
 }
 
+int bench_values_push(struct bench_values *a, double x)
+{
+	if (a->len == a->cap) {
+		int cap = a->cap ? 2 * a->cap : 256;
+		double *grown = realloc(a->v, cap * sizeof(double));
+
+		if (!grown)
+			return -ENOMEM;
+		a->v = grown;
+		a->cap = cap;
+	}
+	a->v[a->len++] = x;
+	return 0;
+}
+
+void bench_values_free(struct bench_values *a)
+{
+	free(a->v);
+	a->v = NULL;
+	a->len = a->cap = 0;
+}
+
 int bench_series_add(struct bench_ctx *ctx, const char *name, const double *values, int len)
 {
 	struct bench_series *grown, *sr;

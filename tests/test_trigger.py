@@ -1,4 +1,5 @@
 """Trigger family: every benchmark runs for real (or says why it cannot)."""
+import os
 import pytest
 
 import benchbpf
@@ -279,3 +280,46 @@ def test_cli_short_stacktrace_flag(capsys):
 def test_usdt_site_is_checked():
     with pytest.raises(ValueError, match="site"):
         trigger.usdt("nop7")
+
+
+@pytest.fixture
+def overlaid_package(tmp_path):
+    """benchbpf's package seen through an overlay mount, as a guest's /tmp or
+    a container's root shows it: the same file underneath, another device."""
+    import shutil
+    import subprocess
+    lower, upper, work, merged = (tmp_path / d for d in ("lower", "upper", "work", "merged"))
+    for d in (lower, upper, work, merged):
+        d.mkdir()
+    shutil.copytree(os.path.dirname(benchbpf.__file__), lower / "benchbpf",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    mount = subprocess.run(["mount", "-t", "overlay", "overlay", "-o",
+                            f"lowerdir={lower},upperdir={upper},workdir={work}", str(merged)],
+                           capture_output=True, text=True)
+    if mount.returncode:
+        pytest.skip(f"cannot mount an overlay here: {mount.stderr.strip()}")
+    try:
+        yield merged
+    finally:
+        subprocess.run(["umount", str(merged)], check=True)
+
+
+@pytest.mark.parametrize("name", ["trig-uprobe-nop", "trig-uprobe-multi-nop"])
+def test_uprobe_target_loaded_through_an_overlay_fires(overlaid_package, name):
+    """The uprobe goes on the file underneath the overlay, which is the one
+    mapped: the check that the target file was not replaced must accept it."""
+    import subprocess
+    import sys
+    if "multi" in name and not benchbpf.features()["uprobe_multi"]:
+        pytest.skip("this kernel has no uprobe_multi")
+    code = ("import benchbpf, json; r = benchbpf.run(%r, warmup=0, duration=0.4, "
+            "interval=0.2); print(json.dumps([benchbpf.__file__, [s.hits for s in r.samples]]))"
+            % name)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env=dict(os.environ, PYTHONPATH=str(overlaid_package)),
+                         cwd=str(overlaid_package))
+    assert out.returncode == 0, out.stderr
+    import json
+    where, hits = json.loads(out.stdout.strip().splitlines()[-1])
+    assert where.startswith(str(overlaid_package))
+    assert sum(hits) > 0
