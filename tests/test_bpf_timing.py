@@ -56,7 +56,7 @@ def test_lines_and_filtered_beside_raw():
     assert bpf_timing.machine_line(r, "tcp-v4") == (
         "RESULT scenario=tcp-v4 samples=30 median=2.00 stddev=0.00 cv=0.00 min=2.00 "
         "p99=2.00 max=2.00")
-    assert str(timed_result([])) == "No timing samples collected."
+    assert timed_result([]).summary() == "No timing samples collected."
 
 
 def test_proportionality_warning_past_five_percent():

@@ -205,7 +205,7 @@ def test_machine_line_of_a_built_result():
     r = benchbpf.Result(name=NAME, params={"scenario": "tcp-v4-ch"},
                         samples=[benchbpf.Sample(interval_ns=2000, hits=10)] * 3,
                         metadata={"report": "bpf_timing"})
-    assert str(r) == "tcp-v4-ch: median 200.00 ns/op, stddev 0.00, p99 200.00 (3 samples)"
+    assert r.summary() == "tcp-v4-ch: median 200.00 ns/op, stddev 0.00, p99 200.00 (3 samples)"
     assert xdp_lb.machine_line(r) == (
         "RESULT scenario=tcp-v4-ch samples=3 median=200.00 stddev=0.00 cv=0.00 "
         "min=200.00 p99=200.00 max=200.00")
