@@ -359,7 +359,9 @@ def instability(values, times=None, figure="hits", unit="M/s", step=0.0):
     if sd / mean > MAX_CV:
         coarse = (f"; the samples move in steps of {step:.3g} {unit}, a longer interval "
                   "is finer") if step and step > 0.01 * med else ""
-        out.append(f"{figure}: coefficient of variation {sd / mean:.1%} (stdev "
+        # Two decimals where one would show the threshold itself ("10.0%").
+        cv = f"{sd / mean:.1%}" if f"{sd / mean:.1%}" != f"{MAX_CV:.1%}" else f"{sd / mean:.2%}"
+        out.append(f"{figure}: coefficient of variation {cv} (stdev "
                    f"{sd:.3g} of mean {mean:.3g} {unit}; over {MAX_CV:.0%}){coarse}")
     robust = _MAD_TO_SD * statistics.median(abs(x - med) for x in xs)
     limit = max(FAR_MADS * robust, FAR_FRACTION * med, step)

@@ -71,6 +71,9 @@ def test_coefficient_of_variation_over_ten_percent():
     w = r.warnings[0]
     assert w.startswith("hits: ") and "21.1%" in w and "over 10%" in w
     assert made([9.5, 10.5] * 5).warnings == ()    # 5.3 %: below the threshold
+    r = made([9.0495, 10.9505] * 5)      # 10.02 %: shown so, never as "10.0%"
+    w = next(w for w in r.warnings if "coefficient" in w)
+    assert re.search(r"variation 10\.0\d%", w), w
 
 
 def test_a_sample_far_from_the_median():
