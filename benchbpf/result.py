@@ -462,14 +462,25 @@ class Result(JsonFile, _Picklable):
     # ---- instability ----
     def _stability_series(self):
         """(values, times, figure, unit, step) that warnings are computed on:
-        each kept sample's hit rate (M/s) at its end time (s), or for a
-        false-hits report its false positive percentage.  BPF-timed batches
-        of several producers are not one time line: no drift check."""
+        each kept sample's hit rate (M/s) at its end time (s); for a
+        false-hits report its false positive percentage; for BPF-timed
+        batches their ns/op, the batches the summary's IQR filter keeps.
+        BPF-timed batches of several producers are not one time line: no
+        drift check."""
         if self.report == "false_hits":
             kept = [(s, _report.false_hits_totals((s,))) for s in self.samples]
             kept = [(s, fh / total * 100) for s, (fh, total) in kept if total]
             values, figure, unit, step = [v for _, v in kept], "false positives", "%", 0.0
             samples = [s for s, _ in kept]
+        elif self.report == "bpf_timing":
+            # What the summary states: ns/op of the batches upstream's IQR
+            # filter keeps, in the order they were read.
+            from . import bpf_timing
+            per_op = [(s, s.interval_ns / s.hits) for s in self.samples if s.hits]
+            fenced = bpf_timing.iqr_filter([v for _, v in per_op])
+            kept = [(s, v) for s, v in per_op if fenced and fenced[0] <= v <= fenced[-1]]
+            samples, values = [s for s, _ in kept], [v for _, v in kept]
+            figure, unit, step = "batch ns/op", "ns/op", 0.0
         else:
             samples, values = self.samples, self.rates_mps("hits")
             figure, unit, step = "hits", "M/s", self.coarse_step_mps() or 0.0

@@ -104,6 +104,26 @@ def test_counts_in_coarse_steps_are_not_far_by_one_step():
     assert "steps of 10 M/s" in r.warnings[0]
 
 
+def test_one_step_is_not_far_whatever_the_rounding():
+    # local storage at 0.1 s: 0.2, 0.3 or 0.4 M/s, 0.4 - 0.3 a hair over 0.1.
+    r = made([0.3, 0.4, 0.3, 0.3, 0.2, 0.3] * 3, interval=0.1)
+    assert r.step_mps() == pytest.approx(0.1)
+    assert "far" not in kinds(r), r.warnings
+
+
+def test_bpf_timed_batches_are_judged_as_the_summary_states_them():
+    # 30 batches of 2 ns/op and one of 50 that the IQR filter leaves out,
+    # as the summary line does: nothing to warn of.
+    batches = [Sample(interval_ns=2 * 1000, hits=1000)] * 30 + \
+        [Sample(interval_ns=50 * 1000, hits=1000)]
+    r = Result(name="bpf-nop", params={}, samples=batches, metadata={"report": "bpf_timing"})
+    assert r.warnings == ()
+    noisy = [Sample(interval_ns=ns * 1000, hits=1000) for ns in (2, 3) * 10]
+    r = Result(name="bpf-nop", params={}, samples=noisy, metadata={"report": "bpf_timing"})
+    assert r.warnings and r.warnings[0].startswith("batch ns/op: coefficient of variation")
+    assert "2.5 ns/op" in r.warnings[0]
+
+
 def test_drift_over_the_run():
     xs = [10.0 - 0.2 * i + (0.01 if i % 2 else -0.01) for i in range(10)]   # 10 -> 8.2
     r = made(xs)
