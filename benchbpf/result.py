@@ -497,7 +497,9 @@ class Result(JsonFile, _Picklable):
         """Instability warnings of this run's figure, computed from its kept
         samples each time (so a saved and reloaded Result gives the same):
         a tuple of short strings naming the figure and the threshold crossed,
-        () when none.  The checks and their thresholds are stats.instability's:
+        () when none, on the figure _stability_series() gives (hit rates,
+        a false-positive percentage or BPF-timed ns/op).  The checks and
+        their thresholds are stats.instability's:
         too few samples (< 3), coefficient of variation over 10 %, samples
         far from the median, a drift over the run."""
         return stats.instability(*self._stability_series())
