@@ -47,7 +47,7 @@ def test_default_run_counts_comparisons(name, no_leaks):
     assert r.metadata["trigger"] == TP
     assert r.params["cmp_str_len"] == 32 and r.params["trigger"] == "auto"
     assert r.params["consumers"] == 0
-    assert SUMMARY.match(str(r)), str(r)
+    assert SUMMARY.match(r.summary()), r.summary()
 
 
 @pytest.mark.parametrize("length", [1, 8, 512, MAX_LEN])

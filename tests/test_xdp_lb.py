@@ -64,8 +64,8 @@ def test_each_scenario_validates_and_times(scenario, no_leaks):
     if scenario == "tcp-v4-lru-warmup":
         assert iters == 6500        # upstream's fixed batch
     assert r.metadata["trigger"] == f"BPF_PROG_TEST_RUN xdp_lb x{iters + 1}"
-    m = HUMAN.match(str(r))
-    assert m and m.group("sc") == scenario, str(r)
+    m = HUMAN.match(r.summary())
+    assert m and m.group("sc") == scenario, r.summary()
     m = MACHINE.match(xdp_lb.machine_line(r))
     assert m and m.group("sc") == scenario and int(m.group("n")) == xdp_lb.stats(r).samples
     raw, iqr = xdp_lb.stats(r, filtered=False), xdp_lb.stats(r)
