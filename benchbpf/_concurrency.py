@@ -50,8 +50,10 @@ def _alive(pid):
 class RunMarker:
     """Context manager: holds this run's marker, collects the other runs seen."""
 
-    def __init__(self, name):
+    def __init__(self, name, stacklevel=4):
         self.name = name
+        # Where a ConcurrentRunWarning points: the caller of run().
+        self.stacklevel = stacklevel
         self.fd = -1
         self.path = None
         self.dir = None
@@ -165,4 +167,4 @@ class RunMarker:
         warnings.warn(
             f"{self.name}: another benchbpf run is going on at the same time (pid {pids}): "
             "runs compete for CPUs and kernel resources, so both measurements are disturbed",
-            ConcurrentRunWarning, stacklevel=4)
+            ConcurrentRunWarning, stacklevel=self.stacklevel)

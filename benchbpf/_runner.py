@@ -6,9 +6,10 @@ import numbers
 import os
 import platform
 import resource
+import time
 from types import MappingProxyType
 
-from . import _core, bpf_timing
+from . import _core, _precision, bpf_timing
 from ._concurrency import RunMarker
 from ._cpuset import parse_cpuset, place_threads
 from ._version import __version__
@@ -29,6 +30,7 @@ COMMON_OPTIONS = MappingProxyType({
     "cons_affinity": None,
     "verbose": False,
     "prog_stats": False,
+    "precision": None,  # a fixed duration; see run()
 })
 
 MAX_SECONDS = 24 * 3600
@@ -199,11 +201,50 @@ def _has_bpf_privilege():
     return os.geteuid() == 0
 
 
+def _check_precision_options(info, opts):
+    """precision= and warmup="auto": their values, and the benchmarks whose
+    figure they cannot follow sample by sample.  Fills in the warm-up's
+    default: 1 s, "auto" with precision."""
+    precision = _precision.check_precision(opts.get("precision"))
+    if opts["warmup"] is None:
+        opts["warmup"] = _precision.AUTO if precision is not None else 1
+    _precision.check_warmup_text(opts["warmup"])
+    auto = _precision.is_auto(opts["warmup"])
+    if (precision is not None or auto) and info.report in ("bpf_timing", "false_hits"):
+        what = "precision" if precision is not None else "warmup"
+        value = opts.get("precision") if precision is not None else opts["warmup"]
+        why = ("its figure comes from BPF-timed batches, which end the run when "
+               "there are enough of them" if info.report == "bpf_timing" else
+               "its figure is a false-positive percentage, not a rate per interval")
+        raise ValueError(f"{what}={value!r}: not for {info.name}: {why}")
+    return precision, auto
+
+
+def _check_precision_duration(opts, interval, duration):
+    if opts["prog_stats"]:
+        raise ValueError(f"prog_stats=True: not with precision={opts['precision']!r} "
+                         "(a precision run loads its programs anew for each of its runs)")
+    least = _precision.MIN_RUNS * _precision.run_samples(interval) * interval
+    if duration < least - 1e-9:
+        raise ValueError(f"duration={opts['duration']!r} out of range with "
+                         f"precision={opts['precision']!r}: at least {least:g} s "
+                         f"({_precision.MIN_RUNS} runs of "
+                         f"{_precision.run_samples(interval)} samples of {interval:g} s)")
+
+
 def _build_env(info, opts):
+    precision, auto_warmup = _check_precision_options(info, opts)
+    if opts["interval"] is None:
+        opts["interval"] = _precision.default_interval(precision, opts["warmup"])
+    if opts["duration"] is None:
+        opts["duration"] = _precision.DURATION_S if precision is not None else 5
     interval = _seconds("interval", opts["interval"], 0.001, allow_zero=False)
     # The least is one sample: say so, or `duration=0.5` reads as "1..86400" unexplained.
     why = f" (at least one interval: interval={opts['interval']!r} s)"
-    warmup = _seconds("warmup", opts["warmup"], interval, allow_zero=True, why=why)
+    if auto_warmup:
+        warmup = max(interval, _precision.AUTO_WARMUP_CAP_S)
+    else:
+        warmup = _seconds("warmup", opts["warmup"], interval, allow_zero=True, why=why)
     duration = _seconds("duration", opts["duration"], interval, allow_zero=False, why=why)
     producers = _count("producers", opts["producers"], 1, info.max_producers,
                        f" for {info.name}")
@@ -220,10 +261,13 @@ def _build_env(info, opts):
     if not is_bool(opts["verbose"]):
         raise TypeError(f"verbose={opts['verbose']!r}: must be True or False")
     _check_prog_stats(info, opts["prog_stats"])
+    if precision is not None:
+        _check_precision_duration(opts, interval, duration)
     nr_cpus = _online_cpus()
     env = {
         "interval_ns": int(round(interval * 1e9)),
-        "warmup_samples": _intervals("warmup", warmup, interval),
+        "warmup_samples": math.ceil(warmup / interval - 1e-9) if auto_warmup
+        else _intervals("warmup", warmup, interval),
         "duration_samples": _intervals("duration", duration, interval),
         "producers": producers,
         "consumers": consumers,
@@ -368,22 +412,37 @@ def check(name, **options):
     running: the common options, each parameter's name, type and range, and
     the benchmark's own checks of combinations (the C core's validation).
     Raises as run() would; returns None."""
-    common = {k: options.pop(k, d) for k, d in COMMON_OPTIONS.items()}
+    # None for interval, duration and warmup: their defaults depend on precision.
+    common = {k: options.pop(k, None if k in ("interval", "duration", "warmup") else d)
+              for k, d in COMMON_OPTIONS.items()}
     options.pop("callback", None)
     info, env, core_params, _ = _prepare(name, common, options)
     _core.validate(name, env, core_params)
 
 
-def run(name, *, warmup=1, duration=5, interval=1.0, producers=1, consumers=None,
+def run(name, *, warmup=None, duration=None, interval=None, producers=1, consumers=None,
         affinity=False, prod_affinity=None, cons_affinity=None, verbose=False,
-        prog_stats=False, callback=None, **params):
+        prog_stats=False, precision=None, callback=None, **params):
     """Run benchmark `name` and return its Result.
 
     Common options (seconds may be fractional; CPU sets are lists of ints or
-    strings like "0,2-4"): warmup, duration, interval (sampling period),
-    producers, consumers, affinity, prod_affinity, cons_affinity, verbose.
-    Every other keyword is one of the benchmark's own parameters, named as the
-    kernel bench's flag with '-' written '_' (rb_sampled, trig_batch_iters...).
+    strings like "0,2-4"): warmup, duration, interval (sampling period,
+    default 1 s), producers, consumers, affinity, prod_affinity,
+    cons_affinity, verbose.  Every other keyword is one of the benchmark's
+    own parameters, named as the kernel bench's flag with '-' written '_'
+    (rb_sampled, trig_batch_iters...).
+
+    precision=0.01 runs the benchmark again and again, 0.5 s measured each
+    time and loaded anew each time, until the 95 % interval of the mean hit
+    rate over those runs (Result.mean_ci_mps) is within 1 % of it; at
+    least 5 runs, and at most `duration` seconds measured in all (default
+    60 s with precision, else 5 s).  Result.stopped_by says which ended it
+    ("precision" or "duration"), Result.runs() gives the runs.
+    warmup="auto" (the default with precision, else 1 s) ends each warm-up
+    when the benchmark is steady (two 0.25 s windows agree), after 0.5 s
+    at the least and 5 s at the most.
+    Both sample every 0.1 s unless `interval` is given.  README
+    "Precision" says why the unit is the run and how well it covers.
 
     callback(sample, index, warmup) is called as each sample arrives.
 
@@ -409,40 +468,120 @@ def run(name, *, warmup=1, duration=5, interval=1.0, producers=1, consumers=None
     opts = dict(warmup=warmup, duration=duration, interval=interval,
                 producers=producers, consumers=consumers, affinity=affinity,
                 prod_affinity=prod_affinity, cons_affinity=cons_affinity,
-                verbose=verbose, prog_stats=prog_stats)
+                verbose=verbose, prog_stats=prog_stats, precision=precision)
     info, env, core_params, shown_params = _prepare(name, opts, params)
+    precision = _precision.check_precision(precision)
     if callback is not None and not callable(callback):
         raise TypeError(f"callback={callback!r}: must be callable or None")
     if info.needs_bpf and not _has_bpf_privilege():
         raise PermissionError(
             f"{name} loads BPF programs: run as root or with CAP_BPF and "
             "CAP_PERFMON (e.g. sudo, or setcap cap_bpf,cap_perfmon+ep on the interpreter)")
-
-    extra_names = info.extra
-    nwarm = env["warmup_samples"]
-
-    def on_sample(index, raw_sample):
-        callback(Sample.from_raw(raw_sample, extra_names), index, index < nwarm)
-
-    started = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
-    machine = fingerprint()
-    with RunMarker(name) as marker:
-        raw = _core.run(name, env, core_params, on_sample if callback else None)
-    samples = [Sample.from_raw(t, extra_names) for t in raw["samples"]]
-    nwarm, timing_meta = _bpf_timed(raw, env, samples, nwarm)
+    warmup = opts["warmup"]
     common = {
-        "warmup": _plain_number(warmup), "duration": _plain_number(duration),
-        "interval": _plain_number(interval),
+        "warmup": warmup if _precision.is_auto(warmup) else _plain_number(warmup),
+        "duration": _plain_number(opts["duration"]),
+        "interval": _plain_number(opts["interval"]),
         "producers": env["producers"], "consumers": env["consumers"],
         "affinity": env["affinity"],
         "prod_affinity": tuple(env.get("prod_affinity", ())) or None,
         "cons_affinity": tuple(env.get("cons_affinity", ())) or None,
         "prog_stats": env["prog_stats"],
     }
+    if precision is None:
+        return _run_once(info, env, core_params, {**common, **shown_params}, callback,
+                         _precision.is_auto(warmup), calls_below_run=1)
+    common["precision"] = precision
+    return _precise_run(info, env, core_params, {**common, **shown_params}, callback,
+                        _precision.is_auto(warmup), precision, float(opts["duration"]))
+
+
+def _precise_run(info, env, core_params, params, callback, auto_warmup, precision,
+                 duration_s):
+    """Runs of run_samples() samples each, loading the benchmark anew each
+    time, until their mean is known within `precision` or the next run
+    would measure past `duration_s`: one Result of all their samples, whose
+    metadata says where each run's samples are."""
+    interval_s = env["interval_ns"] / 1e9
+    run_env = dict(env, duration_samples=_precision.run_samples(interval_s))
+    run_s = run_env["duration_samples"] * interval_s
+    runs, means, starts, measured_s, delivered = [], [], [], 0.0, 0
+    stopped_by = None
+    began = time.monotonic()
+    while stopped_by is None:
+        offset = delivered
+        starts.append(time.monotonic() - began)
+
+        def shifted(sample, index, warmup):
+            callback(sample, offset + index, warmup)
+        r = _run_once(info, run_env, core_params, params, shifted if callback else None,
+                      auto_warmup, calls_below_run=2)
+        delivered += len(r.warmup_samples) + len(r.samples)
+        runs.append(r)
+        means.append(r.mean_se())
+        # Nominal lengths: real ones run a little over, and would end a
+        # duration of five runs after four.
+        measured_s += run_s
+        stopped_by = _precision.stop_reason(means, starts, measured_s, run_s, duration_s,
+                                            precision)
+    first = runs[0]
+    metadata = {
+        **first.metadata,
+        "stopped_by": stopped_by,
+        # Each run's samples, in order: Result.runs() splits them again.
+        "precision_runs": tuple(len(r.samples) for r in runs),
+        "precision_warmups": tuple(len(r.warmup_samples) for r in runs),
+        # When each run began, s from the first: the interval groups them.
+        "precision_run_starts_s": tuple(round(t, 3) for t in starts),
+        "concurrent_runs": max((r.metadata.get("concurrent_runs") or 0 for r in runs),
+                               default=0),
+    }
+    if auto_warmup:
+        metadata["warmup_ended_by"] = tuple(r.metadata["warmup_ended_by"] for r in runs)
+    series = {}
+    for r in runs:
+        for k, v in r.series.items():
+            series[k] = series.get(k, ()) + tuple(v)
+    return Result(name=first.name, params=params,
+                  samples=tuple(s for r in runs for s in r.samples),
+                  warmup_samples=tuple(s for r in runs for s in r.warmup_samples),
+                  metadata=metadata, series=series)
+
+
+def _run_once(info, env, core_params, params, callback, auto_warmup, calls_below_run):
+    """One load of the benchmark, sampled until its duration: a Result.
+    calls_below_run: how deep below run() this is, for warnings to point
+    at run()'s caller."""
+    name = info.name
+    extra_names = info.extra
+    interval_s = env["interval_ns"] / 1e9
+    warmup = _precision.WarmupController(interval_s, _core.END_WARMUP) \
+        if auto_warmup else None
+
+    def on_sample(index, raw_sample):
+        sample = Sample.from_raw(raw_sample, extra_names)
+        request = warmup(index, sample.hits_mps) if warmup is not None else None
+        if callback is not None:
+            warm = env["warmup_samples"] if warmup is None or warmup.measured_from is None \
+                else warmup.measured_from
+            callback(sample, index, index < warm)
+        return request
+
+    started = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+    machine = fingerprint()
+    with RunMarker(name, stacklevel=4 + calls_below_run) as marker:
+        raw = _core.run(name, env, core_params,
+                        on_sample if callback or warmup else None)
+    samples = [Sample.from_raw(t, extra_names) for t in raw["samples"]]
+    # The core's count: an early end of warm-up is where the sampler took it.
+    nwarm, timing_meta = _bpf_timed(raw, env, samples, raw["warmup_samples"])
+    if warmup is not None:
+        timing_meta["warmup_ended_by"] = "steady" if warmup.measured_from is not None \
+            else "cap"
     progs, progs_meta = _prog_stats(raw)
     return Result(
         name=name,
-        params={**common, **shown_params},
+        params=params,
         samples=tuple(samples[nwarm:]),
         warmup_samples=tuple(samples[:nwarm]),
         metadata={**_metadata(info, raw, started, marker.count),

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from ._plot import log_scale_fits, plot  # noqa: F401 (re-exported)
 from ._sweep import Sweep, sweep
 from .fingerprint import differences
-from .result import Result, check_emulation
+from .result import BLOCK_S, Result, check_emulation
 from .stats import (NOT_ENOUGH_RUNS, SIGNIFICANT, WITHIN_NOISE, RunStates,  # noqa: F401
                     RunTest, across_runs, chi2_sf, instability, mann_whitney_u, mean_ci,
                     median_ci, min_p_value, run_states, runs_needed, samples_needed)
@@ -73,30 +73,10 @@ def run_speed(result, counter="hits", per_cpu=None, top_pct=50):
     return _median(fastest(usable_rates(result, counter, per_cpu), top_pct))
 
 
-#: Within-run blocks last at least this long: the standard error of a run's
-#: mean is taken over block means, since neighbouring samples share the
-#: host's phase and their own spread understates the mean's.
-BLOCK_S = 1.0
-
-
 def run_mean_se(result, counter="hits"):
-    """(mean rate, standard error of it), M/s, from within one run: the
-    standard error over means of consecutive blocks of samples, each
-    BLOCK_S (1 s) long, or shorter to make at least three blocks (a quick
-    run's nine 0.1 s samples: three blocks of three); NaN error with fewer
-    than two samples."""
-    xs = result.rates_mps(counter)
-    if not xs:
-        return math.nan, math.nan
-    mean = statistics.fmean(xs)
-    interval = float(result.params.get("interval", 0) or 0) or \
-        (result.duration_s / len(xs))
-    size = max(1, min(math.ceil(BLOCK_S / interval - 1e-9) if interval > 0 else 1,
-                      len(xs) // 3))
-    blocks = [statistics.fmean(xs[i:i + size]) for i in range(0, len(xs) - size + 1, size)]
-    if len(blocks) < 2:
-        return mean, math.nan
-    return mean, statistics.stdev(blocks) / math.sqrt(len(blocks))
+    """(mean rate, standard error of it), M/s, from within one run
+    (Result.mean_se: over blocks of about BLOCK_S)."""
+    return result.mean_se(counter)
 
 
 def run_agreement(results, counter="hits", alpha=0.01, min_change=0.05):
@@ -116,7 +96,7 @@ class BenchmarkMismatchWarning(UserWarning):
 #: Options that say how long a run measured, not what or how finely:
 #: compare() pairs runs whatever these were.  The sampling interval is not
 #: one of them: it sets what one sample (and so a run's median) is.
-_LENGTH_OPTIONS = ("warmup", "duration")
+_LENGTH_OPTIONS = ("warmup", "duration", "precision")
 
 
 def configuration_differences(base, new, ignore=_LENGTH_OPTIONS, labels=("baseline", "new"),
@@ -351,9 +331,11 @@ def _median_of(xs):
 
 
 def _runs(label, side):
-    """One side of a comparison as a tuple of Results of one configuration."""
+    """One side of a comparison as a tuple of Results of one configuration:
+    a precision run counts as the runs it is made of (Result.runs()), the
+    units its interval stands on."""
     if isinstance(side, Result):
-        return (side,)
+        return side.runs()
     if isinstance(side, (str, bytes)) or not hasattr(side, "__iter__"):
         raise TypeError(f"{label} must be a benchbpf.Result or a sequence of them "
                         f"(a ResultSet, list or tuple), not {type(side).__name__}")
@@ -364,6 +346,7 @@ def _runs(label, side):
                             f"but holds a {type(r).__name__}")
     if not runs:
         raise ValueError(f"{label} holds no run")
+    runs = tuple(part for r in runs for part in r.runs())
     for r in runs[1:]:
         why = configuration_differences(runs[0], r, labels=("its first run", "another"))
         if why:
@@ -395,8 +378,9 @@ def compare(base, new, counter="hits", alpha=0.05, different_benchmarks=False,
     compared with a BenchmarkMismatchWarning.  Runs whose parameters,
     trigger or sampling interval differ are refused (ValueError naming each
     difference) unless different_params=True says that the difference is
-    the point; the Comparison then lists them.  Warm-up and duration may
-    differ.
+    the point; the Comparison then lists them.  Warm-up, duration and
+    precision may differ.  A precision run (precision=) counts as its runs,
+    each loaded anew: one per side is enough for a verdict.
 
     per_cpu: decide on each run's speed per producer CPU-second (the median
     of its fastest top_pct percent of intervals, as the gate does); default

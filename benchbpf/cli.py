@@ -15,7 +15,7 @@ import statistics
 import sys
 import warnings
 
-from . import _runner, report
+from . import _precision, _runner, report
 from .analysis import run_agreement
 from ._core import BenchmarkError, UnsupportedError
 from ._report import progress_line
@@ -112,6 +112,27 @@ def _nonneg_number(text):
     return int(v) if v.is_integer() else v
 
 
+def _warmup(text):
+    if text == "auto":
+        return text
+    try:
+        return _nonneg_number(text)
+    except argparse.ArgumentTypeError as e:
+        raise argparse.ArgumentTypeError(f"{e} (seconds, or 'auto')") from None
+
+
+def _precision_pct(text):
+    """--precision PCT, in percent, as run()'s fraction; the range is run()'s."""
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    lo, hi = _precision.MIN_PRECISION * 100, _precision.MAX_PRECISION * 100
+    if not lo <= v <= hi:
+        raise argparse.ArgumentTypeError(f"{text!r} out of range: a percentage in {lo:g}..{hi:g}")
+    return v / 100
+
+
 #: The --help epilog's examples; the test suite runs each of them.
 EXAMPLES = (
     "benchbpf count-local",
@@ -157,8 +178,14 @@ def build_parser(flags=None, add_help=True):
     ap.add_argument("-d", "--duration", type=_positive_number, default=None, metavar="SEC",
                     help="duration of benchmark, seconds (default 5; BPF-timed benchmarks "
                          f"end at their batches, after at most {BPF_TIMED_DURATION} s)")
-    ap.add_argument("-w", "--warmup", type=_nonneg_number, default=1, metavar="SEC",
-                    help="warm-up period, seconds (default 1)")
+    ap.add_argument("-w", "--warmup", type=_warmup, default=None, metavar="SEC",
+                    help="warm-up period, seconds (default 1), or 'auto': until the "
+                         "benchmark is steady (0.5 to 5 s; the default with --precision)")
+    ap.add_argument("--precision", type=_precision_pct, default=None, metavar="PCT",
+                    help="repeat short runs (0.5 s, each loaded anew) until the 95%% "
+                         "interval of the mean hit rate over them is within PCT %% of it "
+                         "(0.01..50); -d then bounds the time measured in all (default "
+                         "60); samples every 0.1 s unless --interval is given")
     ap.add_argument("-p", "--producers", type=_positive_int, default=1, metavar="NUM",
                     help="number of producer threads")
     ap.add_argument("-c", "--consumers", type=int, default=None, metavar="NUM",
@@ -172,8 +199,9 @@ def build_parser(flags=None, add_help=True):
     ap.add_argument("-v", "--verbose", action="store_true", help="verbose debug output")
     ap.add_argument("-q", "--quiet", action="store_true",
                     help="be more quiet: no 'Setting up' and 'started' lines")
-    ap.add_argument("--interval", type=float, default=1.0, metavar="SEC",
-                    help="sampling interval, seconds (default 1)")
+    ap.add_argument("--interval", type=float, default=None, metavar="SEC",
+                    help="sampling interval, seconds (default 1; 0.1 with --precision "
+                         "or -w auto)")
     ap.add_argument("--json", metavar="FILE", help="save the result as JSON")
     ap.add_argument("--repeat", type=_positive_int, default=1, metavar="N",
                     help="run the benchmark N times, one after another (default 1); "
@@ -564,7 +592,7 @@ def _run_kwargs(args, info, params):
                 producers=args.producers, consumers=args.consumers,
                 affinity=args.affinity, prod_affinity=args.prod_affinity,
                 cons_affinity=args.cons_affinity, verbose=args.verbose,
-                prog_stats=args.prog_stats, **params)
+                prog_stats=args.prog_stats, precision=args.precision, **params)
 
 
 @functools.lru_cache(maxsize=1)
@@ -678,11 +706,17 @@ def _kernels_main(args, flags):
     return status
 
 
+def _interval(args):
+    if args.interval is not None:
+        return args.interval
+    return _precision.default_interval(args.precision, args.warmup)
+
+
 def _duration(args, info):
     """-d, or its default: 5 s, or for BPF-timed benchmarks long enough for
     their batches, as the kernel bench's runs end at them."""
-    if args.duration is not None:
-        return args.duration
+    if args.duration is not None or args.precision is not None:
+        return args.duration    # None with --precision: run()'s bound
     return BPF_TIMED_DURATION if info.report == "bpf_timing" else 5
 
 
@@ -694,7 +728,7 @@ def _print_guest_result(args, info, r):
     if not args.quiet:
         print(f"Setting up benchmark '{args.bench}'...")
         print(f"Benchmark '{args.bench}' started.")
-    interval_ns = r.metadata.get("interval_ns", int(round(args.interval * 1e9)))
+    interval_ns = r.metadata.get("interval_ns", int(round(_interval(args) * 1e9)))
     for i, s in enumerate(r.warmup_samples + r.samples):
         line = progress_line(info.report, i, s, args.producers, interval_ns)
         if line is not None:
@@ -838,7 +872,7 @@ def main(argv=None):
         print(f"benchbpf: error: {why}", file=sys.stderr)
         return 2
     producers = args.producers
-    interval_ns = int(round(args.interval * 1e9))
+    interval_ns = int(round(_interval(args) * 1e9))
     kwargs = _run_kwargs(args, info, params)
     # As the kernel bench's --machine-readable: quiet, one RESULT line.
     if args.machine_readable:

@@ -76,7 +76,7 @@ DEFAULT_BASELINE_DIR = ".benchbpf-baselines"
 
 #: Parameters that may differ between a baseline and a run: how long and
 #: how often it sampled, not what it measured.
-TIMING_PARAMS = ("warmup", "duration", "interval")
+TIMING_PARAMS = ("warmup", "duration", "interval", "precision")
 
 _REPORTS = "benchbpf_reports"
 

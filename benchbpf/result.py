@@ -254,6 +254,13 @@ def check_emulation(base, new, allow_emulated=False):
         "--allow-emulated) to compare them anyway")
 
 
+#: Within-run blocks last at least this long, s: the standard error of a
+#: run's mean is taken over block means (Result.mean_se), since
+#: neighbouring samples share the host's phase and their own spread
+#: understates the mean's.
+BLOCK_S = 1.0
+
+
 @dataclass(frozen=True)
 class Result(JsonFile, _Picklable):
     """One benchmark run.
@@ -459,6 +466,88 @@ class Result(JsonFile, _Picklable):
                       metadata={**self.metadata,
                                 "late_samples_removed": len(self.samples) - len(kept)})
 
+    # ---- precision ----
+    def runs(self):
+        """The runs this Result is made of: a precision run's (each loaded
+        anew, in order, as Results of their own), else (self,)."""
+        counts = self.metadata.get("precision_runs")
+        if not counts:
+            return (self,)
+        warm = self.metadata.get("precision_warmups") or (0,) * len(counts)
+        meta = {k: v for k, v in self.metadata.items()
+                if k not in ("precision_runs", "precision_warmups", "precision_run_starts_s",
+                             "stopped_by")}
+        params = {k: v for k, v in self.params.items() if k != "precision"}
+        out, at, wat = [], 0, 0
+        for n, w in zip(counts, warm):
+            out.append(Result(name=self.name, params=params, samples=self.samples[at:at + n],
+                              warmup_samples=self.warmup_samples[wat:wat + w],
+                              metadata=meta))
+            at, wat = at + n, wat + w
+        return tuple(out)
+
+    @property
+    def mean_ci_mps(self):
+        """The 95 % confidence interval of the mean hit rate, M/s, a
+        stats.MeanInterval (low, high, effective_n, basis).  A precision
+        run's is over its runs (stats.runs_mean_ci of each run's mean):
+        it speaks for the next run too.  Any other run's is over its own
+        samples, allowing for their autocorrelation (stats.series_mean_ci):
+        it says how well this run knows its own figure, not what another
+        load would measure.  None when too few runs or samples."""
+        runs = self.runs()
+        if len(runs) > 1:
+            return stats.runs_mean_ci([r.mean for r in runs],
+                                      self.metadata.get("precision_run_starts_s"))
+        return stats.series_mean_ci(self.rates_mps("hits"))
+
+    @property
+    def precision_reached(self):
+        """Half the width of mean_ci_mps over its mean (0.01: +-1 %), or None."""
+        ci = self.mean_ci_mps
+        return ci.relative_half_width if ci is not None else None
+
+    @property
+    def stopped_by(self):
+        """What ended a precision run: "precision" when its interval got
+        within it, "duration" when its time ran out first; None for a run
+        of fixed duration."""
+        return self.metadata.get("stopped_by")
+
+    @property
+    def warmup_s(self):
+        """How long warm-up lasted, s, over all runs of a precision run."""
+        return sum(s.interval_ns for s in self.warmup_samples) / 1e9
+
+    def mean_se(self, counter="hits"):
+        """(mean rate, its standard error), M/s, from within this run: the
+        standard error over means of consecutive blocks of samples, each
+        BLOCK_S (1 s) long, or shorter to make at least three blocks (a quick
+        run's nine 0.1 s samples: three blocks of three); NaN error with
+        fewer than two samples."""
+        xs = self.rates_mps(counter)
+        if not xs:
+            return math.nan, math.nan
+        mean = statistics.fmean(xs)
+        interval = float(self.params.get("interval", 0) or 0) or \
+            (self.duration_s / len(xs))
+        size = max(1, min(math.ceil(BLOCK_S / interval - 1e-9) if interval > 0 else 1,
+                          len(xs) // 3))
+        blocks = [statistics.fmean(xs[i:i + size])
+                  for i in range(0, len(xs) - size + 1, size)]
+        if len(blocks) < 2:
+            return mean, math.nan
+        return mean, statistics.stdev(blocks) / math.sqrt(len(blocks))
+
+    def _precision_note(self):
+        if self.params.get("precision") is None:
+            return ""
+        ci = self.mean_ci_mps
+        interval = "95% CI unknown" if ci is None else (
+            f"95% CI {ci.low:.3f}..{ci.high:.3f}M/s (\u00b1{ci.relative_half_width * 100:.2f}%)")
+        return (f", {interval} over {len(self.runs())} runs, stopped by {self.stopped_by} "
+                f"after {self.duration_s:.1f} s (warm-up {self.warmup_s:.1f} s)")
+
     # ---- instability ----
     def _stability_series(self):
         """(values, times, figure, unit, step) that warnings are computed on:
@@ -502,7 +591,14 @@ class Result(JsonFile, _Picklable):
         their thresholds are stats.instability's:
         too few samples (< 3), coefficient of variation over 10 %, samples
         far from the median, a drift over the run."""
-        return stats.instability(*self._stability_series())
+        found = stats.instability(*self._stability_series())
+        runs = self.runs()
+        if len(runs) > 2:
+            pairs = [r.mean_se() for r in runs]
+            agreement = stats.run_states([m for m, _ in pairs], [e for _, e in pairs])
+            if agreement:
+                found += (f"{self._stability_series()[2]}: {agreement.text()}",)
+        return found
 
     def _warning_lines(self):
         return "".join(f"\nWARNING: {w}" for w in self.warnings)
@@ -520,7 +616,7 @@ class Result(JsonFile, _Picklable):
 
     def summary(self):
         """The kernel bench's final summary line for this benchmark's report kind."""
-        return _report.summary_line(self) + emulation_note(self)
+        return _report.summary_line(self) + self._precision_note() + emulation_note(self)
 
     def __str__(self):
         """The summary line, then a "WARNING: ..." line per instability warning."""
@@ -569,9 +665,13 @@ class Result(JsonFile, _Picklable):
             note = f", {late} late" if late else ""
         step = self.coarse_step_mps()
         steps = f", in steps of {step:.3g} M/s" if step else ""
+        runs = ""
+        if self.params.get("precision") is not None and self.mean_ci_mps is not None:
+            runs = (f", 95% CI \u00b1{self.precision_reached * 100:.2f}% over "
+                    f"{len(self.runs())} runs (stopped by {self.stopped_by})")
         return (f"<Result {self.name}: {self.mean:.3f} \u00b1 {self.stdev:.3f} M/s "
-                f"over {len(self.samples)} samples{steps}{note}{progs}{emulation_note(self)}>"
-                + self._warning_lines())
+                f"over {len(self.samples)} samples{steps}{note}{runs}{progs}"
+                f"{emulation_note(self)}>" + self._warning_lines())
 
     # ---- serialisation ----
     def as_dict(self):

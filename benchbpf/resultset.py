@@ -22,7 +22,7 @@ STAT_COLUMNS = ("mean", "stdev", "median", "ci_low", "ci_high", "samples", "step
                 "drops_mps", "latency_ns", "control_latency_ns", "adjusted_latency_ns")
 #: Metadata columns of to_dataframe(), last.
 METADATA_COLUMNS = ("trigger", "kernel", "started", "cpu_model", "nr_cpus",
-                    "concurrent_runs")
+                    "concurrent_runs", "stopped_by")
 _CONFIDENCE = 0.95
 
 
@@ -239,9 +239,12 @@ class ResultSet(JsonFile, Sequence):
             # benchbpf.vm guests: "kvm" or "tcg" (emulated: not performance figures)
             row["accel"] = (r.metadata.get("vm") or {}).get("accel")
             row["warnings"] = r.warnings
+            mean_ci = r.mean_ci_mps
+            row["mean_ci_low"], row["mean_ci_high"] = (mean_ci.low, mean_ci.high) \
+                if mean_ci is not None else (math.nan, math.nan)
             rows.append(row)
         return ("name",) + params + STAT_COLUMNS + tuple(meta.values()) + \
-            ("accel", "warnings"), rows
+            ("accel", "warnings", "mean_ci_low", "mean_ci_high"), rows
 
     def to_dataframe(self):
         """A pandas DataFrame, one row per run in run order (needs pandas:
@@ -265,14 +268,18 @@ class ResultSet(JsonFile, Sequence):
           time per hit and this run's less it, ns; None otherwise;
         - metadata: ``trigger`` (the program that fired the producers, None
           when none did), ``kernel``, ``started`` (UTC, ISO 8601),
-          ``cpu_model``, ``nr_cpus``, ``concurrent_runs``.  A metadata
+          ``cpu_model``, ``nr_cpus``, ``concurrent_runs``, ``stopped_by``
+          (a precision run's "precision" or "duration", else None).  A metadata
           column named like a parameter gets ``_used`` appended: the
           ``trigger`` option ("auto") and ``trigger_used``, what ran;
         - ``accel``: for runs in a benchbpf.vm guest, "kvm" or "tcg" (an
           emulated guest: its rates are not performance figures), else None;
         - ``warnings``: the run's instability warnings (Result.warnings), a
           tuple of strings, empty when none (``df[df.warnings.str.len() > 0]``
-          keeps the runs that warn)."""
+          keeps the runs that warn);
+        - ``mean_ci_low``, ``mean_ci_high``: the 95 % interval of the mean
+          (Result.mean_ci_mps: over a precision run's runs, else over the
+          run's autocorrelated samples), M/s; NaN under 4 samples."""
         try:
             import pandas
         except ImportError:

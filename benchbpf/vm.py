@@ -38,7 +38,7 @@ import sys
 import tempfile
 import time
 
-from . import _runner
+from . import _precision, _runner
 from ._core import BenchmarkError, UnsupportedError
 from .result import Result
 from .resultset import ResultSet, Unsupported
@@ -53,6 +53,24 @@ GUEST_MEMORY = "2G"
 
 class VMError(BenchmarkError):
     """The guest could not be booted or did not report back."""
+
+
+def _nominal_s(options):
+    """How long a run with these options takes on real CPUs, s, at most:
+    a precision run measures up to its duration in short runs, each with a
+    warm-up of up to 5 s when it is "auto"."""
+    precision = options.get("precision")
+    warmup = options.get("warmup")
+    duration = options.get("duration")
+    if duration is None:
+        duration = _precision.DURATION_S if precision is not None else 5
+    if warmup is None:
+        warmup = _precision.AUTO if precision is not None else 1
+    warmup = _precision.AUTO_WARMUP_CAP_S if _precision.is_auto(warmup) else float(warmup)
+    if precision is None:
+        return warmup + float(duration)
+    runs = float(duration) / _precision.RUN_S
+    return float(duration) + runs * warmup
 
 
 def cache_dir():
@@ -519,8 +537,7 @@ def run_many(jobs, kernel, *, accel="auto", progress=None, timeout=None,
     chosen, reason = _accel(accel)
     if timeout is None:
         # TCG runs several times slower than the nominal durations; be generous.
-        nominal = sum(float(s["options"].get("warmup", 1)) + float(s["options"].get("duration", 5))
-                      for s in specs)
+        nominal = sum(_nominal_s(s["options"]) for s in specs)
         timeout = 600 + 60 * len(specs) + 4 * nominal
     guest = _Guest(k, ([{"kind": "features"}] if probe else []) + specs, chosen, reason,
                    progress, timeout, cpus, memory)

@@ -223,8 +223,9 @@ struct bench_ctx {
 	pthread_cond_t stop_cond;	/* wakes the sampler early on stop */
 	struct bench_error error;	/* first error wins */
 	struct bench_sample *samples;	/* warmup + duration */
-	int nr_samples_total;
+	int nr_samples_total;		/* moves with bench_request_warmup_end() */
 	int nr_samples;			/* taken so far */
+	int measuring;			/* the sample being measured (1-based), or 0 */
 	bool done;
 
 	pthread_t *threads;		/* consumers then producers */
@@ -269,6 +270,11 @@ int bench_start(struct bench_ctx *ctx);
  * lock, whether sampling is over (then no sample follows that count). */
 int bench_wait(struct bench_ctx *ctx, int seen, int timeout_ms, bool *done);
 void bench_finish(struct bench_ctx *ctx);
+/* From the caller's thread while the run goes on: end the warm-up after
+ * `samples` samples, or as soon after as the sampler allows (a sample
+ * already in measurement keeps the ends it read).  The measured part keeps
+ * its full length after it. */
+void bench_request_warmup_end(struct bench_ctx *ctx, int samples);
 void bench_ctx_destroy(struct bench_ctx *ctx);
 /* How many runs got as far as setup since the core was loaded: lets tests
  * prove that a rejected option loaded nothing. */

@@ -285,12 +285,22 @@ static void *sampler_main(void *p)
 	int k;
 
 	pthread_setname_np(pthread_self(), "benchbpf-sample");
-	for (k = 1; k <= ctx->nr_samples_total; k++) {
+	for (k = 1;; k++) {
 		deadline += interval;
 		timespec_at(&ts, deadline);
 		pthread_mutex_lock(&ctx->lock);
+		/* The end moves with an early end of warm-up
+		 * (bench_request_warmup_end) until this sample's measurement
+		 * starts, never during it: measure() and the prog_stats window
+		 * see settled ends. */
+		if (k > ctx->nr_samples_total) {
+			pthread_mutex_unlock(&ctx->lock);
+			break;
+		}
 		while (!bench_stopping(ctx) && bench_now_ns() < deadline)
 			pthread_cond_timedwait(&ctx->stop_cond, &ctx->lock, &ts);
+		if (!bench_stopping(ctx))
+			ctx->measuring = k;
 		pthread_mutex_unlock(&ctx->lock);
 		if (bench_stopping(ctx))
 			break;
@@ -313,6 +323,7 @@ static void *sampler_main(void *p)
 
 		pthread_mutex_lock(&ctx->lock);
 		ctx->samples[ctx->nr_samples++] = s;
+		ctx->measuring = 0;
 		pthread_cond_broadcast(&ctx->cond);
 		pthread_mutex_unlock(&ctx->lock);
 	}
@@ -475,6 +486,27 @@ int bench_start(struct bench_ctx *ctx)
 		return err;
 	ctx->sampler_started = true;
 	return 0;
+}
+
+/* The fewest samples a request may still end warm-up at: a sample in
+ * measurement has already read the ends as they were. */
+static int settled_samples(const struct bench_ctx *ctx)
+{
+	return (ctx->measuring ? ctx->measuring : ctx->nr_samples) + 1;
+}
+
+void bench_request_warmup_end(struct bench_ctx *ctx, int samples)
+{
+	int at;
+
+	pthread_mutex_lock(&ctx->lock);
+	at = samples > settled_samples(ctx) ? samples : settled_samples(ctx);
+	if (at < ctx->env.warmup_samples) {
+		/* The measured part keeps its full length after warm-up. */
+		ctx->nr_samples_total = at + ctx->env.duration_samples;
+		__atomic_store_n(&ctx->env.warmup_samples, at, __ATOMIC_RELAXED);
+	}
+	pthread_mutex_unlock(&ctx->lock);
 }
 
 int bench_wait(struct bench_ctx *ctx, int seen, int timeout_ms, bool *done)

@@ -22,6 +22,9 @@
 #include "bench.h"
 
 #define WAKE_MS 100
+/* What a run's callback returns to end the warm-up early (anything else:
+ * go on). */
+enum { REQUEST_END_WARMUP = 1 };
 
 typedef struct {
 	PyObject *benchmark_error;	/* benchbpf.BenchmarkError(RuntimeError) */
@@ -425,6 +428,14 @@ static int deliver(PyObject *callback, struct bench_ctx *ctx, int from, int to)
 		Py_DECREF(t);
 		if (!r)
 			return -1;
+		/* The callback may end the warm-up after this sample. */
+		if (PyLong_CheckExact(r)) {
+			int overflow;
+			long request = PyLong_AsLongAndOverflow(r, &overflow);
+
+			if (!overflow && request == REQUEST_END_WARMUP)
+				bench_request_warmup_end(ctx, i + 1);
+		}
 		Py_DECREF(r);
 	}
 	return 0;
@@ -549,7 +560,8 @@ static PyObject *build_result(struct bench_ctx *ctx)
 	progs = prog_stats_list(ctx);
 	if (!progs)
 		goto cleanup;
-	result = Py_BuildValue("{s:O,s:i,s:s,s:O,s:O,s:O,s:O,s:O,s:K,s:O,s:O}", "samples", samples,
+	result = Py_BuildValue("{s:O,s:i,s:s,s:O,s:O,s:O,s:O,s:O,s:K,s:O,s:O}",
+			       "samples", samples,
 			       "warmup_samples", ctx->env.warmup_samples,
 			       "trigger", ctx->trigger, "log", log,
 			       "tracefs_mounted", ctx->tracefs_mounted ? Py_True : Py_False,
@@ -810,7 +822,8 @@ static int core_exec(PyObject *module)
 	if (PyModule_AddObjectRef(module, "BenchmarkError", st->benchmark_error) < 0 ||
 	    PyModule_AddObjectRef(module, "UnsupportedError", st->unsupported_error) < 0 ||
 	    PyModule_AddIntConstant(module, "MAX_THREADS", BENCH_MAX_THREADS) < 0 ||
-	    PyModule_AddIntConstant(module, "MAX_SAMPLES", BENCH_MAX_SAMPLES) < 0)
+	    PyModule_AddIntConstant(module, "MAX_SAMPLES", BENCH_MAX_SAMPLES) < 0 ||
+	    PyModule_AddIntConstant(module, "END_WARMUP", REQUEST_END_WARMUP) < 0)
 		return -1;
 	/* What the limit was before the core raised it, for metadata: a
 	 * low limit the core could not raise explains EPERM on old kernels. */

@@ -12,7 +12,8 @@ PACKAGE = pathlib.Path(__file__).resolve().parent.parent / "benchbpf"
 BOTTOM = {"result", "resultset", "fingerprint", "stats", "_report", "_plot", "_version",
           "_core", "bpf_timing"}
 #: Runs and what runs use, below the families.
-RUNNER = {"_runner", "_progress", "_sweep", "_concurrency", "_cpuset", "features"}
+RUNNER = {"_runner", "_progress", "_sweep", "_concurrency", "_cpuset", "features",
+          "_precision"}
 #: The tools: nothing below imports them.
 TOP = {"analysis", "report", "cli", "pytest_plugin", "__main__", "__init__",
        "vm", "_guest"}

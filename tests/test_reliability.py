@@ -529,15 +529,20 @@ def _run_elsewhere(seconds, cwd):
 
 def test_another_process_running_is_detected_both_ways(monkeypatch, tmp_path):
     monkeypatch.setenv("BENCHBPF_LOCK_DIR", str(tmp_path))
-    other = _run_elsewhere(3, tmp_path)
+    other = _run_elsewhere(8, tmp_path)
     try:
         deadline = time.monotonic() + 20
         while not any(e.startswith(f"{other.pid}-") for e in os.listdir(tmp_path)):
             assert time.monotonic() < deadline and other.poll() is None, other.communicate()
             time.sleep(0.02)
-        with pytest.warns(ConcurrentRunWarning, match=f"pid {other.pid}"):
+        with pytest.warns(ConcurrentRunWarning, match=f"pid {other.pid}") as seen:
             r = benchbpf.run("count-local", warmup=0, duration=0.2, interval=0.1)
         assert r.metadata["concurrent_runs"] == 1
+        # The warning points at the caller of run(), also from a precision run's runs.
+        assert seen[0].filename == __file__
+        with pytest.warns(ConcurrentRunWarning, match=f"pid {other.pid}") as seen:
+            benchbpf.run("count-local", precision=0.5, duration=2.5, warmup=0)
+        assert seen[0].filename == __file__
         out, err = other.communicate(timeout=60)
     finally:
         if other.poll() is None:

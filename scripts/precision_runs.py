@@ -1,0 +1,161 @@
+#!/usr/bin/env python3
+"""Coverage of precision= on real runs: does the 95 % interval a run states
+(Result.mean_ci_mps) contain the long-run figure?
+
+    python3 scripts/precision_runs.py --rounds 40 --json /tmp/p.json \\
+        --out results/precision-2cpu.md
+    python3 scripts/precision_runs.py --from /tmp/p.json --out results/precision-2cpu.md
+
+The benchmarks take turns, one precision run each per round, so that all
+meet the machine's changing load alike; every `--ref-every` rounds each
+also gets a reference run of fixed length (-w1, `--ref-duration` s in 1 s
+samples, the kernel bench's way).  The long-run figure of a benchmark is
+the mean of its reference runs' means; the pooled figure also counts each
+short run of every precision run as one more load.  A precision run covers
+when its stated interval contains that figure.  Runs that ended by duration count
+too: their interval is what they state.  Every run is saved (--json), so
+the table can be made again without running.
+"""
+import argparse
+import datetime
+import json
+import math
+import os
+import statistics
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+
+import benchbpf  # noqa: E402
+from benchbpf.result import Result  # noqa: E402
+
+#: (label, benchmark, parameters, precision): the issue's characters.
+CASES = (
+    ("count-local", "count-local", {}, 0.02),
+    ("trig-rawtp", "trig-rawtp", {}, 0.02),
+    ("rb-libbpf", "rb-libbpf", {}, 0.10),
+    ("rb-libbpf sampled", "rb-libbpf", {"rb_sampled": True}, 0.05),
+    ("local-storage seq-get", "local-storage-cache-seq-get", {}, 0.02),
+    ("bpf-hashmap-lookup", "bpf-hashmap-lookup", {}, 0.05),
+)
+
+
+def clopper_pearson(k, n, confidence=0.95):
+    """Exact binomial interval of k successes in n trials."""
+    from benchbpf.stats import _inverse
+
+    def cdf(p, upto):
+        return sum(math.comb(n, i) * p ** i * (1 - p) ** (n - i) for i in range(upto + 1))
+    a = (1 - confidence) / 2
+    lo = 0.0 if k == 0 else _inverse(lambda p: 1 - cdf(p, k - 1), a, 0.0, 1.0)
+    hi = 1.0 if k == n else _inverse(lambda p: 1 - cdf(p, k), 1 - a, 0.0, 1.0)
+    return lo, hi
+
+
+def _loadavg():
+    try:
+        return float(open("/proc/loadavg").read().split()[0])
+    except OSError:
+        return math.nan
+
+
+def measure(args):
+    runs = []
+    cases = [c for c in CASES if not args.only or c[0] in args.only]
+    for rnd in range(args.rounds):
+        if args.until and time.time() >= args.until:
+            print(f"stopped before round {rnd}: --until reached", flush=True)
+            break
+        for label, name, params, precision in cases:
+            t0 = time.monotonic()
+            r = benchbpf.run(name, precision=precision, duration=args.cap, **params)
+            runs.append({"case": label, "kind": "precision", "round": rnd,
+                         "wall_s": time.monotonic() - t0, "load": _loadavg(),
+                         "result": r.as_dict()})
+            ci = r.mean_ci_mps
+            print(f"{rnd:3d} {label:22s} {r.mean:10.3f} [{ci.low:10.3f}, {ci.high:10.3f}] "
+                  f"{r.stopped_by:9s} {len(r.runs()):3d} runs {runs[-1]['wall_s']:5.1f} s",
+                  flush=True)
+        if rnd % args.ref_every == args.ref_every - 1 or rnd == 0:
+            for label, name, params, _ in cases:
+                r = benchbpf.run(name, warmup=1, duration=args.ref_duration, **params)
+                runs.append({"case": label, "kind": "reference", "round": rnd,
+                             "load": _loadavg(), "result": r.as_dict()})
+                print(f"ref {label:22s} {r.mean:10.3f}", flush=True)
+        if args.json:
+            with open(args.json, "w") as f:
+                json.dump({"args": vars(args), "runs": runs}, f)
+    return runs
+
+
+def table(runs, args):
+    lines = []
+    loads = [r["load"] for r in runs]
+    lines.append(f"Load average (1 min) during the runs: {min(loads):.1f}..{max(loads):.1f}.\n")
+    lines.append("| benchmark | precision | runs | long-run figure M/s (refs, their spread) "
+                 "| covered | coverage (95 % CI) | pooled figure M/s | covered (pooled) "
+                 "| stopped by precision | median wall s | median short runs "
+                 "| median stated ± | overlapped another run |")
+    lines.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for label, _, _, precision in CASES:
+        refs = [Result.from_dict(r["result"]).mean for r in runs
+                if r["case"] == label and r["kind"] == "reference"]
+        prec = [(Result.from_dict(r["result"]), r["wall_s"]) for r in runs
+                if r["case"] == label and r["kind"] == "precision"]
+        if not refs or not prec:
+            continue
+        truth = statistics.fmean(refs)
+        spread = statistics.stdev(refs) / truth * 100 if len(refs) > 1 else math.nan
+        covered = sum(1 for r, _ in prec if r.mean_ci_mps.low <= truth <= r.mean_ci_mps.high)
+        lo, hi = clopper_pearson(covered, len(prec))
+        # Every load of the session alike: the reference runs and each short run.
+        pooled = statistics.fmean(refs + [s.mean for r, _ in prec for s in r.runs()])
+        pooled_cov = sum(1 for r, _ in prec
+                         if r.mean_ci_mps.low <= pooled <= r.mean_ci_mps.high)
+        plo, phi = clopper_pearson(pooled_cov, len(prec))
+        by_prec = sum(1 for r, _ in prec if r.stopped_by == "precision")
+        wall = statistics.median(w for _, w in prec)
+        nruns = statistics.median(len(r.runs()) for r, _ in prec)
+        half = statistics.median(r.precision_reached for r, _ in prec) * 100
+        overlapped = sum(1 for r, _ in prec if r.metadata.get("concurrent_runs"))
+        lines.append(f"| {label} | {precision * 100:g} % | {len(prec)} | {truth:.3f} "
+                     f"({len(refs)}, {spread:.1f} %) | {covered} | "
+                     f"{covered / len(prec) * 100:.0f} % ({lo * 100:.0f}..{hi * 100:.0f} %) | "
+                     f"{pooled:.3f} | {pooled_cov / len(prec) * 100:.0f} % "
+                     f"({plo * 100:.0f}..{phi * 100:.0f} %) | "
+                     f"{by_prec} | {wall:.1f} | {nruns:g} | {half:.2f} % | {overlapped} |")
+    return "\n".join(lines) + "\n"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--rounds", type=int, default=40)
+    ap.add_argument("--cap", type=float, default=10,
+                    help="duration: the time measured over all short runs, s")
+    ap.add_argument("--ref-every", type=int, default=4)
+    ap.add_argument("--ref-duration", type=float, default=5)
+    ap.add_argument("--only", action="append", help="a case label (repeatable)")
+    ap.add_argument("--until", type=float, default=None,
+                    help="start no round after this time (seconds since the epoch)")
+    ap.add_argument("--json")
+    ap.add_argument("--from", dest="source")
+    ap.add_argument("--out")
+    args = ap.parse_args()
+    if args.source:
+        with open(args.source) as f:
+            runs = json.load(f)["runs"]
+    else:
+        started = datetime.datetime.now(datetime.timezone.utc)
+        runs = measure(args)
+        print(f"started {started:%Y-%m-%d %H:%M} UTC", file=sys.stderr)
+    text = table(runs, args)
+    print(text)
+    if args.out:
+        with open(args.out, "w") as f:
+            f.write(text)
+
+
+if __name__ == "__main__":
+    main()
