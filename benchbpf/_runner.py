@@ -558,13 +558,11 @@ def _run_once(info, env, core_params, params, callback, auto_warmup, calls_below
     warmup = _precision.WarmupController(interval_s, _core.END_WARMUP) \
         if auto_warmup else None
 
-    def on_sample(index, raw_sample):
+    def on_sample(index, raw_sample, in_warmup):
         sample = Sample.from_raw(raw_sample, extra_names)
         request = warmup(index, sample.hits_mps) if warmup is not None else None
         if callback is not None:
-            warm = env["warmup_samples"] if warmup is None or warmup.measured_from is None \
-                else warmup.measured_from
-            callback(sample, index, index < warm)
+            callback(sample, index, in_warmup)
         return request
 
     started = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")

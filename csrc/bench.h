@@ -275,6 +275,8 @@ void bench_finish(struct bench_ctx *ctx);
  * already in measurement keeps the ends it read).  The measured part keeps
  * its full length after it. */
 void bench_request_warmup_end(struct bench_ctx *ctx, int samples);
+/* How many samples warm-up is now: it moves only to samples not yet taken. */
+int bench_warmup_samples(struct bench_ctx *ctx);
 void bench_ctx_destroy(struct bench_ctx *ctx);
 /* How many runs got as far as setup since the core was loaded: lets tests
  * prove that a rejected option loaded nothing. */

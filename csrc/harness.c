@@ -509,6 +509,16 @@ void bench_request_warmup_end(struct bench_ctx *ctx, int samples)
 	pthread_mutex_unlock(&ctx->lock);
 }
 
+int bench_warmup_samples(struct bench_ctx *ctx)
+{
+	int n;
+
+	pthread_mutex_lock(&ctx->lock);
+	n = ctx->env.warmup_samples;
+	pthread_mutex_unlock(&ctx->lock);
+	return n;
+}
+
 int bench_wait(struct bench_ctx *ctx, int seen, int timeout_ms, bool *done)
 {
 	struct timespec ts;

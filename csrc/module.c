@@ -424,7 +424,10 @@ static int deliver(PyObject *callback, struct bench_ctx *ctx, int from, int to)
 
 		if (!t)
 			return -1;
-		r = PyObject_CallFunction(callback, "iO", i, t);
+		/* Warm-up as it stands now: an early end only moves it to
+		 * samples not yet taken, so this is what the sample was. */
+		r = PyObject_CallFunction(callback, "iOO", i, t,
+					  i < bench_warmup_samples(ctx) ? Py_True : Py_False);
 		Py_DECREF(t);
 		if (!r)
 			return -1;
@@ -560,8 +563,7 @@ static PyObject *build_result(struct bench_ctx *ctx)
 	progs = prog_stats_list(ctx);
 	if (!progs)
 		goto cleanup;
-	result = Py_BuildValue("{s:O,s:i,s:s,s:O,s:O,s:O,s:O,s:O,s:K,s:O,s:O}",
-			       "samples", samples,
+	result = Py_BuildValue("{s:O,s:i,s:s,s:O,s:O,s:O,s:O,s:O,s:K,s:O,s:O}", "samples", samples,
 			       "warmup_samples", ctx->env.warmup_samples,
 			       "trigger", ctx->trigger, "log", log,
 			       "tracefs_mounted", ctx->tracefs_mounted ? Py_True : Py_False,
@@ -618,7 +620,9 @@ PyDoc_STRVAR(core_run_doc,
 "Run one benchmark.  env holds the common options (interval_ns,\n"
 "warmup_samples, duration_samples, producers, consumers, affinity,\n"
 "prod_affinity, cons_affinity, verbose, prog_stats); params the benchmark's own.\n"
-"callback(index, sample_tuple) is called as each sample arrives.");
+"callback(index, sample_tuple, warmup) is called as each sample arrives;\n"
+"returning END_WARMUP ends the warm-up after that sample (or the first the\n"
+"sampler has not begun), and result['warmup_samples'] says where it ended.");
 
 static PyObject *core_run(PyObject *module, PyObject *args, PyObject *kwargs)
 {

@@ -54,6 +54,11 @@ def clopper_pearson(k, n, confidence=0.95):
     return lo, hi
 
 
+def _t(n):
+    from benchbpf.stats import _t_quantile
+    return _t_quantile(0.975, max(1, int(n) - 1))
+
+
 def _loadavg():
     try:
         return float(open("/proc/loadavg").read().split()[0])
@@ -97,8 +102,9 @@ def table(runs, args):
     lines.append("| benchmark | precision | runs | long-run figure M/s (refs, their spread) "
                  "| covered | coverage (95 % CI) | pooled figure M/s | covered (pooled) "
                  "| stopped by precision | median wall s | median short runs "
-                 "| median stated ± | overlapped another run |")
-    lines.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+                 "| median stated ± | spread of figures between runs (sd / mean) "
+                 "| median stated standard error | overlapped another run |")
+    lines.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for label, _, _, precision in CASES:
         refs = [Result.from_dict(r["result"]).mean for r in runs
                 if r["case"] == label and r["kind"] == "reference"]
@@ -108,24 +114,36 @@ def table(runs, args):
             continue
         truth = statistics.fmean(refs)
         spread = statistics.stdev(refs) / truth * 100 if len(refs) > 1 else math.nan
-        covered = sum(1 for r, _ in prec if r.mean_ci_mps.low <= truth <= r.mean_ci_mps.high)
+        prec = [(r, w) for r, w in prec if r.mean_ci_mps is not None] + \
+            [(r, w) for r, w in prec if r.mean_ci_mps is None]
+        covered = sum(1 for r, _ in prec if r.mean_ci_mps is not None
+                      and r.mean_ci_mps.low <= truth <= r.mean_ci_mps.high)
         lo, hi = clopper_pearson(covered, len(prec))
         # Every load of the session alike: the reference runs and each short run.
         pooled = statistics.fmean(refs + [s.mean for r, _ in prec for s in r.runs()])
-        pooled_cov = sum(1 for r, _ in prec
-                         if r.mean_ci_mps.low <= pooled <= r.mean_ci_mps.high)
+        pooled_cov = sum(1 for r, _ in prec if r.mean_ci_mps is not None
+                         and r.mean_ci_mps.low <= pooled <= r.mean_ci_mps.high)
         plo, phi = clopper_pearson(pooled_cov, len(prec))
         by_prec = sum(1 for r, _ in prec if r.stopped_by == "precision")
         wall = statistics.median(w for _, w in prec)
         nruns = statistics.median(len(r.runs()) for r, _ in prec)
-        half = statistics.median(r.precision_reached for r, _ in prec) * 100
+        half = statistics.median(r.precision_reached for r, _ in prec
+                                 if r.precision_reached is not None) * 100
         overlapped = sum(1 for r, _ in prec if r.metadata.get("concurrent_runs"))
+        figures = [r.mean for r, _ in prec]
+        between = statistics.stdev(figures) / statistics.fmean(figures) * 100 \
+            if len(figures) > 1 else math.nan
+        # A stated half-width h over g groups is t(0.975, g - 1) standard errors.
+        stated_se = statistics.median(
+            r.mean_ci_mps.relative_half_width / _t(r.mean_ci_mps.effective_n) for r, _ in prec
+            if r.mean_ci_mps is not None) * 100
         lines.append(f"| {label} | {precision * 100:g} % | {len(prec)} | {truth:.3f} "
                      f"({len(refs)}, {spread:.1f} %) | {covered} | "
                      f"{covered / len(prec) * 100:.0f} % ({lo * 100:.0f}..{hi * 100:.0f} %) | "
                      f"{pooled:.3f} | {pooled_cov / len(prec) * 100:.0f} % "
                      f"({plo * 100:.0f}..{phi * 100:.0f} %) | "
-                     f"{by_prec} | {wall:.1f} | {nruns:g} | {half:.2f} % | {overlapped} |")
+                     f"{by_prec} | {wall:.1f} | {nruns:g} | {half:.2f} % | {between:.2f} % | "
+                     f"{stated_se:.2f} % | {overlapped} |")
     return "\n".join(lines) + "\n"
 
 

@@ -246,7 +246,7 @@ def test_a_callback_sees_every_sample_of_every_run():
     counts = []
     for _ in range(200):
         got = []
-        raw = _core.run("count-global", env, {}, lambda i, t: got.append(i))
+        raw = _core.run("count-global", env, {}, lambda i, t, w: got.append(i))
         counts.append((got, len(raw["samples"])))
     assert [c for c in counts if c != ([0, 1, 2], 3)] == []
 

@@ -231,8 +231,8 @@ def test_the_sampler_ends_warm_up_where_the_callback_asks():
            "prog_stats": False}
     seen = []
 
-    def callback(index, raw):
-        seen.append(index)
+    def callback(index, raw, warm):
+        seen.append((index, warm))
         return _core.END_WARMUP if index == 2 else None
     raw = _core.run("count-local", env, {}, callback)
     warm = raw["warmup_samples"]
@@ -240,7 +240,8 @@ def test_the_sampler_ends_warm_up_where_the_callback_asks():
     # has not begun, and the measured part keeps its four samples after it.
     assert 3 < warm <= 6, warm
     assert len(raw["samples"]) == warm + 4
-    assert seen == list(range(warm + 4))
+    # Each sample was told what it turned out to be.
+    assert seen == [(i, i < warm) for i in range(warm + 4)]
 
 
 def test_other_callback_returns_do_not_end_warm_up():
@@ -248,7 +249,7 @@ def test_other_callback_returns_do_not_end_warm_up():
            "producers": 1, "consumers": 0, "affinity": False, "verbose": False,
            "prog_stats": False}
     for value in (True, 2, 1.0, "1", 2 ** 80):
-        raw = _core.run("count-local", env, {}, lambda i, s, v=value: v)
+        raw = _core.run("count-local", env, {}, lambda i, s, w, v=value: v)
         assert raw["warmup_samples"] == 6 and len(raw["samples"]) == 8, value
 
 
@@ -305,8 +306,10 @@ def test_a_callback_sees_every_sample_of_every_run_in_order():
     got = []
     r = benchbpf.run("count-local", precision=0.5, duration=2.5,
                      callback=lambda s, i, w: got.append((i, w)))
-    assert [i for i, _ in got] == list(range(len(r.warmup_samples) + len(r.samples)))
-    assert sum(1 for _, w in got if not w) == len(r.samples)
+    warm = [w for one in r.runs()
+            for w in [True] * len(one.warmup_samples) + [False] * len(one.samples)]
+    assert [i for i, _ in got] == list(range(len(warm)))
+    assert [w for _, w in got] == warm
 
 
 def _cli(*args):
