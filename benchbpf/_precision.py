@@ -2,9 +2,10 @@
 
 precision=: a run is a series of short runs, each loading the benchmark
 anew, until the 95 % interval of the mean over those runs is within
-`precision` of it (stats.runs_mean_ci).  The unit is the run, not the
-sample: a load's placement and the host's phases move one run's figure by
-more than its own samples show, and only runs apart can show it.
+`precision` of it (stats.runs_mean_ci, over groups of the runs that began
+within 5 s of each other).  The unit is the run, not the sample, and runs
+in a row count as one: a load's placement and the host's phases move a
+figure by more than its own samples show, and only runs apart show it.
 warmup="auto": the warm-up of each run ends when the benchmark is steady,
 decided sample by sample in the run's callback and handed to the C
 sampler (END_WARMUP), which honours it from its next sample on."""

@@ -70,7 +70,10 @@ def _in_flag_terms(message, info=None):
         names.update({k: _flag(p) for k, p in info.params.items() if not p.choice_flags})
     pattern = r"\b(" + "|".join(sorted(map(re.escape, names), key=len, reverse=True)) \
         + r")=(\S+?)(?=[:,;)]|\s|$)"
-    return re.sub(pattern, lambda m: f"{names[m.group(1)]} {m.group(2)}", message)
+    message = re.sub(pattern, lambda m: f"{names[m.group(1)]} {m.group(2)}", message)
+    # --precision is in percent, run()'s precision a fraction.
+    return re.sub(r"\bprecision=([0-9.eE+-]+)(?=[:,;)]|\s|$)",
+                  lambda m: f"--precision {float(m.group(1)) * 100:g}", message)
 
 
 def _c_int(text):

@@ -545,8 +545,17 @@ class Result(JsonFile, _Picklable):
         ci = self.mean_ci_mps
         interval = "95% CI unknown" if ci is None else (
             f"95% CI {ci.low:.3f}..{ci.high:.3f}M/s (\u00b1{ci.relative_half_width * 100:.2f}%)")
-        return (f", {interval} over {len(self.runs())} runs, stopped by {self.stopped_by} "
-                f"after {self.duration_s:.1f} s (warm-up {self.warmup_s:.1f} s)")
+        return (f", {interval} over {len(self.runs())} runs in {self._span_s():.0f} s, "
+                f"stopped by {self.stopped_by} after {self.duration_s:.1f} s measured "
+                f"(warm-up {self.warmup_s:.1f} s)")
+
+    def _span_s(self):
+        """Wall time from a precision run's first run to the end of its last."""
+        starts = self.metadata.get("precision_run_starts_s")
+        last = self.runs()[-1]
+        end = (sum(s.interval_ns for s in last.warmup_samples)
+               + sum(s.interval_ns for s in last.samples)) / 1e9
+        return (starts[-1] if starts else 0.0) + end
 
     # ---- instability ----
     def _stability_series(self):

@@ -141,7 +141,7 @@ def test_a_precision_result_splits_into_its_runs_and_states_their_interval():
     assert ci.basis == "runs" and ci.effective_n == 5
     assert ci.mean == pytest.approx(sum(x.mean for x in runs) / 5)
     assert r.precision_reached == pytest.approx(ci.relative_half_width)
-    assert "over 5 runs, stopped by precision" in r.summary()
+    assert "over 5 runs in 0 s, stopped by precision after 1.5 s measured" in r.summary()
     assert r.summary().startswith("Summary: hits ")
 
 
@@ -288,7 +288,8 @@ def test_runs_too_close_for_an_interval_say_so():
     assert r.stopped_by == "duration" and len(r.runs()) == 5
     assert r.metadata["precision_run_starts_s"][-1] < stats.RUN_GROUP_S
     assert r.mean_ci_mps is None and r.precision_reached is None
-    assert "95% CI unknown over 5 runs, stopped by duration" in r.summary()
+    assert "95% CI unknown over 5 runs in " in r.summary()
+    assert "stopped by duration" in r.summary()
 
 
 def test_auto_warm_up_ends_between_its_floor_and_its_cap():
@@ -332,7 +333,9 @@ def test_cli_precision_prints_the_interval_and_saves_the_runs(tmp_path):
     (("--precision", "0", "count-local"), ("--precision", "0.01..50")),
     (("--precision", "x", "count-local"), ("--precision", "not a number")),
     (("-w", "soon", "count-local"), ("-w/--warmup",)),
-    (("--precision", "5", "-d", "1", "count-local"), ("at least 2.5 s",)),
+    (("--precision", "5", "-d", "1", "count-local"),
+     ("-d 1 out of range with --precision 5: at least 2.5 s",)),
+    (("--precision", "5", "bpf-nop"), ("--precision 5: not for bpf-nop",)),
 ])
 def test_cli_rejects_bad_precision_options(args, words):
     out = _cli(*args)
