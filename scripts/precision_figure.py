@@ -13,6 +13,7 @@ thin line per precision run, its stop marked.  The lines begin once there
 are two groups.
 """
 import argparse
+import gzip
 import json
 import os
 import statistics
@@ -48,7 +49,8 @@ def main():
     ap.add_argument("--png", required=True)
     args = ap.parse_args()
     cases = args.case or ["count-local", "rb-libbpf sampled"]
-    with open(args.source) as f:
+    opener = gzip.open if args.source.endswith(".gz") else open
+    with opener(args.source, "rt") as f:
         saved = json.load(f)["runs"]
     import matplotlib
     matplotlib.use("Agg")

@@ -17,6 +17,7 @@ too: their interval is what they state.  Every run is saved (--json), so
 the table can be made again without running.
 """
 import argparse
+import gzip
 import datetime
 import json
 import math
@@ -80,9 +81,16 @@ def measure(args):
                          "wall_s": time.monotonic() - t0, "load": _loadavg(),
                          "result": r.as_dict()})
             ci = r.mean_ci_mps
-            print(f"{rnd:3d} {label:22s} {r.mean:10.3f} [{ci.low:10.3f}, {ci.high:10.3f}] "
+            shown = f"[{ci.low:10.3f}, {ci.high:10.3f}]" if ci else "[interval unknown]"
+            print(f"{rnd:3d} {label:22s} {r.mean:10.3f} {shown} "
                   f"{r.stopped_by:9s} {len(r.runs()):3d} runs {runs[-1]['wall_s']:5.1f} s",
                   flush=True)
+            if args.adjacent:
+                # The figure of the same window: a plain run right after.
+                a = benchbpf.run(name, warmup=1, duration=args.adjacent, **params)
+                runs.append({"case": label, "kind": "adjacent", "round": rnd,
+                             "load": _loadavg(), "result": a.as_dict()})
+                print(f"    adjacent {a.mean:10.3f}", flush=True)
         if rnd % args.ref_every == args.ref_every - 1 or rnd == 0:
             for label, name, params, _ in cases:
                 r = benchbpf.run(name, warmup=1, duration=args.ref_duration, **params)
@@ -99,6 +107,7 @@ def table(runs, args):
     lines = []
     loads = [r["load"] for r in runs]
     lines.append(f"Load average (1 min) during the runs: {min(loads):.1f}..{max(loads):.1f}.\n")
+    window = []
     lines.append("| benchmark | precision | runs | long-run figure M/s (refs, their spread) "
                  "| covered | coverage (95 % CI) | pooled figure M/s | covered (pooled) "
                  "| stopped by precision | median wall s | median short runs "
@@ -110,6 +119,9 @@ def table(runs, args):
                 if r["case"] == label and r["kind"] == "reference"]
         prec = [(Result.from_dict(r["result"]), r["wall_s"]) for r in runs
                 if r["case"] == label and r["kind"] == "precision"]
+        adjacent = _adjacent_coverage(runs, label)
+        if adjacent:
+            window.append(f"| {label} | {precision * 100:g} % | {adjacent} |")
         if not refs or not prec:
             continue
         truth = statistics.fmean(refs)
@@ -144,7 +156,27 @@ def table(runs, args):
                      f"({plo * 100:.0f}..{phi * 100:.0f} %) | "
                      f"{by_prec} | {wall:.1f} | {nruns:g} | {half:.2f} % | {between:.2f} % | "
                      f"{stated_se:.2f} % | {overlapped} |")
+    if window:
+        lines += ["", "Against the figure of the same window (a plain run right after each "
+                  "precision run):", "",
+                  "| benchmark | precision | covered the adjacent run (95 % CI) |",
+                  "|---|---|---|"] + window
     return "\n".join(lines) + "\n"
+
+
+def _adjacent_coverage(runs, label):
+    """"k of n (lo..hi %)": precision runs of `label` whose interval holds the
+    plain run taken right after them; "" when there are none."""
+    pairs = [(Result.from_dict(p["result"]), Result.from_dict(a["result"]))
+             for p, a in zip(runs, runs[1:])
+             if p["case"] == label and p["kind"] == "precision" and a["kind"] == "adjacent"
+             and a["case"] == label]
+    pairs = [(p, a) for p, a in pairs if p.mean_ci_mps is not None]
+    if not pairs:
+        return ""
+    k = sum(1 for p, a in pairs if p.mean_ci_mps.low <= a.mean <= p.mean_ci_mps.high)
+    lo, hi = clopper_pearson(k, len(pairs))
+    return f"{k} of {len(pairs)} ({lo * 100:.0f}..{hi * 100:.0f} %)"
 
 
 def main():
@@ -154,6 +186,9 @@ def main():
                     help="duration: the time measured over all short runs, s")
     ap.add_argument("--ref-every", type=int, default=4)
     ap.add_argument("--ref-duration", type=float, default=5)
+    ap.add_argument("--adjacent", type=float, default=0,
+                    help="after each precision run, a plain run of this many seconds: "
+                         "does the interval hold the figure of its own window?")
     ap.add_argument("--only", action="append", help="a case label (repeatable)")
     ap.add_argument("--until", type=float, default=None,
                     help="start no round after this time (seconds since the epoch)")
@@ -162,7 +197,8 @@ def main():
     ap.add_argument("--out")
     args = ap.parse_args()
     if args.source:
-        with open(args.source) as f:
+        opener = gzip.open if args.source.endswith(".gz") else open
+        with opener(args.source, "rt") as f:
             runs = json.load(f)["runs"]
     else:
         started = datetime.datetime.now(datetime.timezone.utc)

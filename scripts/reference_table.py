@@ -235,6 +235,9 @@ def resolve(row, flags, known):
               producers=args.producers, consumers=args.consumers,
               affinity=args.affinity, prod_affinity=args.prod_affinity,
               cons_affinity=args.cons_affinity)
+    # None: run()'s own default (it depends on precision), as the command leaves it.
+    kw = {k: v for k, v in kw.items()
+          if not (v is None and k in ("warmup", "duration", "interval"))}
     kw.update(params)
     note = SEMANTIC_NOTES.get((row.source, name))
     if note:
