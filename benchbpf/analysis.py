@@ -13,16 +13,18 @@ from ._plot import log_scale_fits, plot  # noqa: F401 (re-exported)
 from ._sweep import Sweep, sweep
 from .fingerprint import differences
 from .result import BLOCK_S, Result, check_emulation
-from .stats import (NOT_ENOUGH_RUNS, SIGNIFICANT, WITHIN_NOISE, RunStates,  # noqa: F401
-                    RunTest, across_runs, chi2_sf, instability, mann_whitney_u, mean_ci,
-                    median_ci, min_p_value, run_states, runs_needed, samples_needed)
+from .stats import (NOT_ENOUGH_RUNS, SIGNIFICANT, WITHIN_NOISE, MeanInterval,  # noqa: F401
+                    RunStates, RunTest, across_runs, chi2_sf, instability, mann_whitney_u,
+                    mean_ci, median_ci, min_p_value, run_states, runs_mean_ci, runs_needed,
+                    samples_needed, series_mean_ci)
 
 __all__ = ["Sweep", "sweep", "Comparison", "compare", "plot", "mann_whitney_u",
            "median_ci", "mean_ci", "samples_needed", "BenchmarkMismatchWarning",
            "across_runs", "RunTest", "runs_needed", "min_p_value",
            "configuration_differences", "SIGNIFICANT", "WITHIN_NOISE", "NOT_ENOUGH_RUNS",
            "run_speed", "usable_rates", "fastest", "MIN_PRODUCER_CPU_NS", "instability",
-           "run_states", "RunStates", "chi2_sf", "run_mean_se", "run_agreement"]
+           "run_states", "RunStates", "chi2_sf", "run_mean_se", "run_agreement",
+           "MeanInterval", "series_mean_ci", "runs_mean_ci"]
 
 
 #: Intervals in which the producers ran less CPU time than this are left

@@ -490,11 +490,14 @@ class Result(JsonFile, _Picklable):
     def mean_ci_mps(self):
         """The 95 % confidence interval of the mean hit rate, M/s, a
         stats.MeanInterval (low, high, effective_n, basis).  A precision
-        run's is over its runs (stats.runs_mean_ci of each run's mean):
-        it speaks for the next run too.  Any other run's is over its own
-        samples, allowing for their autocorrelation (stats.series_mean_ci):
-        it says how well this run knows its own figure, not what another
-        load would measure.  None when too few runs or samples."""
+        run's is over its runs, each loaded anew, grouped by 5 s of start
+        time (stats.runs_mean_ci): it describes how those runs varied,
+        placement included; on a host whose speed moves within a minute it
+        understates the uncertainty (results/precision-2cpu.md).  Any other
+        run's is over its own samples, allowing for their autocorrelation
+        (stats.series_mean_ci): how well this run knows its own figure, not
+        what another load would measure.  None when too few runs (2 groups)
+        or samples (4)."""
         runs = self.runs()
         if len(runs) > 1:
             return stats.runs_mean_ci([r.mean for r in runs],

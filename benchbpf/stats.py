@@ -163,13 +163,14 @@ def mean_ci(values, confidence=0.95):
 
 @dataclass(frozen=True)
 class MeanInterval:
-    """The confidence interval of a mean: over independent runs
-    (runs_mean_ci, basis "runs") or over one run's autocorrelated samples
-    (series_mean_ci, basis "samples").
+    """The confidence interval of a mean: over runs (runs_mean_ci, basis
+    "runs") or over one run's autocorrelated samples (series_mean_ci, basis
+    "samples").
 
-    effective_n: the number of independent values it stands on (runs; or
-    samples / tau); tau: for samples, the integrated autocorrelation time
-    in samples (1 for independent samples), nan for runs."""
+    effective_n: the number of independent values it stands on (groups of
+    runs; or samples / tau); tau: for samples, the integrated
+    autocorrelation time in samples (1 for independent samples), nan for
+    runs."""
     mean: float
     low: float
     high: float
