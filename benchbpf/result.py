@@ -556,9 +556,7 @@ class Result(JsonFile, _Picklable):
         """Wall time from a precision run's first run to the end of its last."""
         starts = self.metadata.get("precision_run_starts_s")
         last = self.runs()[-1]
-        end = (sum(s.interval_ns for s in last.warmup_samples)
-               + sum(s.interval_ns for s in last.samples)) / 1e9
-        return (starts[-1] if starts else 0.0) + end
+        return (starts[-1] if starts else 0.0) + last.warmup_s + last.duration_s
 
     # ---- instability ----
     def _stability_series(self):
@@ -603,13 +601,14 @@ class Result(JsonFile, _Picklable):
         their thresholds are stats.instability's:
         too few samples (< 3), coefficient of variation over 10 %, samples
         far from the median, a drift over the run."""
-        found = stats.instability(*self._stability_series())
+        series = self._stability_series()
+        found = stats.instability(*series)
         runs = self.runs()
         if len(runs) > 2:
             pairs = [r.mean_se() for r in runs]
             agreement = stats.run_states([m for m, _ in pairs], [e for _, e in pairs])
             if agreement:
-                found += (f"{self._stability_series()[2]}: {agreement.text()}",)
+                found += (f"{series[2]}: {agreement.text()}",)
         return found
 
     def _warning_lines(self):

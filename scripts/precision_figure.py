@@ -36,8 +36,7 @@ def trajectory(r):
         if ci is None:
             continue
         last = runs[k - 1]
-        end = starts[k - 1] + (sum(s.interval_ns for s in last.warmup_samples)
-                               + sum(s.interval_ns for s in last.samples)) / 1e9
+        end = starts[k - 1] + last.warmup_s + last.duration_s
         points.append((end, ci.relative_half_width * 100))
     return points
 
