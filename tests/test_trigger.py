@@ -98,21 +98,22 @@ def test_python_api_maps_batch_iters():
 @pytest.mark.parametrize("batch", [1, 7, 1000])
 def test_driver_runs_the_asked_iterations(name, batch):
     """Hits per BPF_PROG_TEST_RUN call equal trig_batch_iters: counted, not
-    read back from the parameter.  A sample boundary can split at most one
-    run per producer, and the two counters are read one after the other (a
-    few runs may land in between at batch 1), so each sample is exact to
-    within one batch per producer and 1e-4 of its runs: a driver off by one
-    iteration per run is off by all its runs."""
+    read back from the parameter.  The sampler reads the two counters one
+    after the other, so a sampler preempted between the reads moves runs
+    from one sample to the next; that happens at a few boundaries at most,
+    so the median sample is exact to within one batch per producer and 1e-4
+    of its runs, while a driver off by one iteration per run is off by all
+    its runs in every sample."""
     producers = 2
-    r = benchbpf.run(name, trig_batch_iters=batch, producers=producers, **SHORT)
-    for s in r.samples:
-        runs = s.extra["driver_runs"]
-        assert abs(s.hits - batch * runs) <= batch * (producers + 1e-4 * runs), \
-            (s.hits, runs, batch)
-    hits = sum(s.hits for s in r.samples)
-    runs = sum(s.extra["driver_runs"] for s in r.samples)
-    assert runs > 0 and hits > 0
-    assert abs(hits / runs - batch) <= batch * producers * len(r.samples) / runs
+    r = benchbpf.run(name, trig_batch_iters=batch, producers=producers,
+                     warmup=0.2, duration=1.2, interval=0.1)
+    assert len(r.samples) >= 10
+    errors = sorted(
+        abs(s.hits - batch * s.extra["driver_runs"])
+        / (batch * (producers + 1e-4 * s.extra["driver_runs"]))
+        for s in r.samples)
+    assert all(s.extra["driver_runs"] > 0 and s.hits > 0 for s in r.samples)
+    assert errors[len(errors) // 2] <= 1, errors
     assert left_behind() == []
 
 
