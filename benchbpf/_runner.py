@@ -9,7 +9,7 @@ import resource
 import time
 from types import MappingProxyType
 
-from . import _core, _precision, bpf_timing
+from . import _core, _precision, bpf_timing, stats
 from ._concurrency import RunMarker
 from ._cpuset import parse_cpuset, place_threads
 from ._version import __version__
@@ -465,12 +465,34 @@ def run(name, *, warmup=None, duration=None, interval=None, producers=1, consume
     under a load average of 8-35: the ratios are the figure to keep).
     ValueError on benchmarks that load no BPF program.
     """
-    opts = dict(warmup=warmup, duration=duration, interval=interval,
-                producers=producers, consumers=consumers, affinity=affinity,
-                prod_affinity=prod_affinity, cons_affinity=cons_affinity,
-                verbose=verbose, prog_stats=prog_stats, precision=precision)
+    plan = _plan(name, dict(warmup=warmup, duration=duration, interval=interval,
+                            producers=producers, consumers=consumers, affinity=affinity,
+                            prod_affinity=prod_affinity, cons_affinity=cons_affinity,
+                            verbose=verbose, prog_stats=prog_stats, precision=precision),
+                 params, callback)
+    if plan.precision is None:
+        return _run_once(plan.info, plan.env, plan.core_params, plan.params, callback,
+                         plan.auto_warmup, calls_below_run=1)
+    series = _PreciseSeries(plan)
+    while series.stopped_by is None:
+        series.step(calls_below_run=1)
+    return series.result()
+
+
+class _Plan:
+    """A run checked and converted for the core, not started."""
+
+    def __init__(self, info, env, core_params, params, callback, auto_warmup, precision,
+                 duration_s):
+        self.info, self.env, self.core_params, self.params = info, env, core_params, params
+        self.callback, self.auto_warmup = callback, auto_warmup
+        self.precision, self.duration_s = precision, duration_s
+
+
+def _plan(name, opts, params, callback):
+    """run()'s checks, before anything loads: a _Plan."""
     info, env, core_params, shown_params = _prepare(name, opts, params)
-    precision = _precision.check_precision(precision)
+    precision = _precision.check_precision(opts["precision"])
     if callback is not None and not callable(callback):
         raise TypeError(f"callback={callback!r}: must be callable or None")
     if info.needs_bpf and not _has_bpf_privilege():
@@ -488,64 +510,128 @@ def run(name, *, warmup=None, duration=None, interval=None, producers=1, consume
         "cons_affinity": tuple(env.get("cons_affinity", ())) or None,
         "prog_stats": env["prog_stats"],
     }
-    if precision is None:
-        return _run_once(info, env, core_params, {**common, **shown_params}, callback,
-                         _precision.is_auto(warmup), calls_below_run=1)
-    common["precision"] = precision
-    return _precise_run(info, env, core_params, {**common, **shown_params}, callback,
-                        _precision.is_auto(warmup), precision, float(opts["duration"]))
+    if precision is not None:
+        common["precision"] = precision
+    return _Plan(info, env, core_params, {**common, **shown_params}, callback,
+                 _precision.is_auto(warmup), precision, float(opts["duration"]))
 
 
-def _precise_run(info, env, core_params, params, callback, auto_warmup, precision,
-                 duration_s):
-    """Runs of run_samples() samples each, loading the benchmark anew each
-    time, until their mean is known within `precision` or the next run
-    would measure past `duration_s`: one Result of all their samples, whose
-    metadata says where each run's samples are."""
-    interval_s = env["interval_ns"] / 1e9
-    run_env = dict(env, duration_samples=_precision.run_samples(interval_s))
-    run_s = run_env["duration_samples"] * interval_s
-    runs, means, starts, measured_s, delivered = [], [], [], 0.0, 0
-    stopped_by = None
-    began = time.monotonic()
-    while stopped_by is None:
-        offset = delivered
-        starts.append(time.monotonic() - began)
+class _PreciseSeries:
+    """A precision run taken one short run at a time: each step() loads the
+    benchmark anew for run_samples() samples, until their mean is known
+    within the precision or the next run would measure past the duration
+    (stopped_by says which; stop() ends it for another reason).  result():
+    one Result of all their samples, whose metadata says where each run's
+    samples are."""
+
+    def __init__(self, plan):
+        self.plan = plan
+        interval_s = plan.env["interval_ns"] / 1e9
+        self._run_env = dict(plan.env, duration_samples=_precision.run_samples(interval_s))
+        self._run_s = self._run_env["duration_samples"] * interval_s
+        self.runs, self._means, self._starts = [], [], []
+        self._measured_s, self._delivered, self._began = 0.0, 0, None
+        self.stopped_by = None
+
+    def step(self, calls_below_run):
+        plan, offset = self.plan, self._delivered
+        if self._began is None:
+            self._began = time.monotonic()
+        self._starts.append(time.monotonic() - self._began)
 
         def shifted(sample, index, warmup):
-            callback(sample, offset + index, warmup)
-        r = _run_once(info, run_env, core_params, params, shifted if callback else None,
-                      auto_warmup, calls_below_run=2)
-        delivered += len(r.warmup_samples) + len(r.samples)
-        runs.append(r)
-        means.append(r.mean_se())
+            plan.callback(sample, offset + index, warmup)
+        r = _run_once(plan.info, self._run_env, plan.core_params, plan.params,
+                      shifted if plan.callback else None, plan.auto_warmup,
+                      calls_below_run=calls_below_run + 1)
+        self._delivered += len(r.warmup_samples) + len(r.samples)
+        self.runs.append(r)
+        self._means.append(r.mean_se())
         # Nominal lengths: real ones run a little over, and would end a
         # duration of five runs after four.
-        measured_s += run_s
-        stopped_by = _precision.stop_reason(means, starts, measured_s, run_s, duration_s,
-                                            precision)
-    first = runs[0]
-    metadata = {
-        **first.metadata,
-        "stopped_by": stopped_by,
-        # Each run's samples, in order: Result.runs() splits them again.
-        "precision_runs": tuple(len(r.samples) for r in runs),
-        "precision_warmups": tuple(len(r.warmup_samples) for r in runs),
-        # When each run began, s from the first: the interval groups them.
-        "precision_run_starts_s": tuple(round(t, 3) for t in starts),
-        "concurrent_runs": max((r.metadata.get("concurrent_runs") or 0 for r in runs),
-                               default=0),
-    }
-    if auto_warmup:
-        metadata["warmup_ended_by"] = tuple(r.metadata["warmup_ended_by"] for r in runs)
-    series = {}
-    for r in runs:
-        for k, v in r.series.items():
-            series[k] = series.get(k, ()) + tuple(v)
-    return Result(name=first.name, params=params,
-                  samples=tuple(s for r in runs for s in r.samples),
-                  warmup_samples=tuple(s for r in runs for s in r.warmup_samples),
-                  metadata=metadata, series=series)
+        self._measured_s += self._run_s
+        self.stopped_by = _precision.stop_reason(
+            self._means, self._starts, self._measured_s, self._run_s, self.plan.duration_s,
+            self.plan.precision)
+
+    def relative_half_width(self):
+        """The interval's half width over its mean so far (inf before it has one)."""
+        ci = stats.runs_mean_ci([m for m, _ in self._means], self._starts)
+        return math.inf if ci is None else ci.relative_half_width
+
+    def stop(self, reason):
+        self.stopped_by = reason
+
+    def result(self):
+        runs = self.runs
+        first = runs[0]
+        metadata = {
+            **first.metadata,
+            "stopped_by": self.stopped_by,
+            # Each run's samples, in order: Result.runs() splits them again.
+            "precision_runs": tuple(len(r.samples) for r in runs),
+            "precision_warmups": tuple(len(r.warmup_samples) for r in runs),
+            # When each run began, s from the first: the interval groups them.
+            "precision_run_starts_s": tuple(round(t, 3) for t in self._starts),
+            "concurrent_runs": max((r.metadata.get("concurrent_runs") or 0 for r in runs),
+                                   default=0),
+        }
+        if self.plan.auto_warmup:
+            metadata["warmup_ended_by"] = tuple(r.metadata["warmup_ended_by"] for r in runs)
+        series = {}
+        for r in runs:
+            for k, v in r.series.items():
+                series[k] = series.get(k, ()) + tuple(v)
+        return Result(name=first.name, params=self.plan.params,
+                      samples=tuple(s for r in runs for s in r.samples),
+                      warmup_samples=tuple(s for r in runs for s in r.warmup_samples),
+                      metadata=metadata, series=series)
+
+
+def run_interleaved(calls, budget_s=None):
+    """Precision runs of many benchmarks, one short run of each in turn, so
+    that the runs of each spread over the whole time and none waits for
+    another to finish: [Result] of calls [(label, name, options)], in order.
+    Every call is checked before the first loads.  After each pass, the
+    next goes to the ones not yet stopped, the widest interval first.
+    budget_s: no run starts after this many seconds of wall time; the
+    unfinished then stop "by budget" with the runs they have."""
+    from . import _progress
+    series, labels = [], []
+    for label, name, options in calls:
+        options = dict(options)
+        opts = {k: options.pop(k, None if k in ("interval", "duration", "warmup") else d)
+                for k, d in COMMON_OPTIONS.items()}
+        callback = options.pop("callback", None)
+        if opts["precision"] is None:
+            raise ValueError(f"{label}: an interleaved run needs precision=")
+        plan = _plan(name, opts, options, callback)
+        _core.validate(name, plan.env, plan.core_params)
+        series.append(_PreciseSeries(plan))
+        labels.append(label)
+    if budget_s is not None and (isinstance(budget_s, bool)
+                                 or not isinstance(budget_s, numbers.Real)
+                                 or not 0 < budget_s <= MAX_SECONDS):
+        raise ValueError(f"budget={budget_s!r}: seconds of wall time in 0..{MAX_SECONDS}, "
+                         "or None")
+    began = time.monotonic()
+    results = [None] * len(series)
+    pending = list(range(len(series)))
+    while pending:
+        for i in pending:
+            # Every one has a run before the budget counts: no Result is empty.
+            if budget_s is not None and series[i].runs \
+                    and time.monotonic() - began >= budget_s:
+                series[i].stop("budget")
+            else:
+                with _progress.step(f"{labels[i]} run {len(series[i].runs) + 1}"):
+                    series[i].step(calls_below_run=1)
+            if series[i].stopped_by is not None:
+                # Kept should Ctrl-C come later.
+                results[i] = _progress.finished(series[i].result())
+        pending = sorted((i for i in pending if series[i].stopped_by is None),
+                         key=lambda i: -series[i].relative_half_width())
+    return results
 
 
 def _run_once(info, env, core_params, params, callback, auto_warmup, calls_below_run):

@@ -513,8 +513,9 @@ class Result(JsonFile, _Picklable):
     @property
     def stopped_by(self):
         """What ended a precision run: "precision" when its interval got
-        within it, "duration" when its time ran out first; None for a run
-        of fixed duration."""
+        within it, "duration" when its time ran out first, "budget" when the
+        study or sweep it was part of ran out of time; None for a run of
+        fixed duration."""
         return self.metadata.get("stopped_by")
 
     @property

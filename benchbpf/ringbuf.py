@@ -92,7 +92,7 @@ from collections.abc import Mapping
 
 from . import _progress
 from ._plot import MIN_MAX_LABEL, _axes, legend_outside, log_scale_fits
-from ._runner import run
+from ._runner import run, run_interleaved
 from ._sweep import Sweep
 from .result import Result
 from .resultset import ResultSet, format_table, format_table_html, table_rows
@@ -100,6 +100,7 @@ from .stats import median_ci
 
 __all__ = [
     "ringbuf", "perfbuf", "BENCHMARKS", "CONSUMERS", "TRIGGERS", "STUDIES", "study", "Study",
+    "Studies", "KERNEL_SCRIPT_STUDIES",
     "single_producer_parallel", "single_producer_sampled", "back_to_back",
     "back_to_back_sampled", "ringbuf_sample_rate_sweep", "perfbuf_sample_rate_sweep",
     "reserve_vs_output", "reserve_vs_output_sampled", "same_cpu", "multi_producer",
@@ -232,7 +233,10 @@ def perfbuf(consumer="libbpf", *, back_to_back=None, batch_cnt=None, sampled=Non
 # (consumer on CPU 0, producers after it), as the kernel script's "-a";
 # pass affinity=False (or True, to insist) to override.  Every other
 # keyword goes to each run (warmup, duration, trigger=...), except
-# progress: a bar over the study's runs (see benchbpf.sweep).
+# progress: a bar over the study's runs (see benchbpf.sweep), and budget:
+# with precision=, the wall time the study may take (see study()).
+# Each study is planned first (_Plan: its runs, not started), so that
+# study() can interleave the runs of all of them.
 
 
 def _fits(producers, consumers=1):
@@ -247,88 +251,109 @@ def _opts(options, producers=1, consumers=1):
     return opts
 
 
-def _run_all(title, calls, progress):
-    """The Results of calls (label, benchmark, options) in order, one progress bar."""
-    with _progress.session(f"ringbuf {title}", len(calls), progress):
-        return [_progress.run(run, name, label=str(label), **kw) for label, name, kw in calls]
+class _Plan:
+    """One study's runs, not started: calls [(label, benchmark, options)],
+    and for a sweep (benchmark, parameter, values)."""
+
+    def __init__(self, calls, sweep=None):
+        self.calls, self.sweep = calls, sweep
+
+    def build(self, results):
+        """The study's value from the Results of its calls: a Sweep or {label: Result}."""
+        if self.sweep is not None:
+            name, param, values = self.sweep
+            return Sweep(name, param, values, tuple(results))
+        return dict(zip((c[0] for c in self.calls), results))
 
 
-def _runs(title, calls, progress):
-    """{label: Result} of calls (label, benchmark, options)."""
-    return dict(zip((c[0] for c in calls), _run_all(title, calls, progress)))
+def _run_plans(title, plans, progress, budget):
+    """Run the plans' calls, one progress bar: each plan's value, in order.
+    With precision= the calls are interleaved (_runner.run_interleaved),
+    all of them checked before the first loads."""
+    calls = [c for plan in plans for c in plan.calls]
+    precise = any(kw.get("precision") is not None for _, _, kw in calls)
+    if budget is not None and not precise:
+        raise ValueError(f"budget={budget!r}: a time budget applies to precision runs; "
+                         "give precision= too, or leave budget out")
+    with _progress.session(f"ringbuf {title}", 0 if precise else len(calls), progress):
+        if precise:
+            results = run_interleaved([(str(label), name, kw) for label, name, kw in calls],
+                                      budget_s=budget)
+        else:
+            results = [_progress.run(run, name, label=str(label), **kw)
+                       for label, name, kw in calls]
+    out, at = [], 0
+    for plan in plans:
+        out.append(plan.build(results[at:at + len(plan.calls)]))
+        at += len(plan.calls)
+    return out
 
 
-def _each(title, options, progress, **params):
+def _execute(title, plan, progress, budget):
+    return _run_plans(title, [plan], progress, budget)[0]
+
+
+def _each(options, **params):
     opts = _opts(options)
-    return _runs(title, [(b, b, {**opts, **params}) for b in BENCHMARKS], progress)
+    return _Plan([(b, b, {**opts, **params}) for b in BENCHMARKS])
 
 
-def _sweep(title, name, param, values, options_for, progress):
+def _sweep(title, name, param, values, options_for):
     values = tuple(values)
     if not values:
         raise ValueError(f"{title}: no values to sweep")
-    calls = [(f"{param}={v!r}", name, options_for(v)) for v in values]
-    return Sweep(name, param, values, tuple(_run_all(title, calls, progress)))
+    return _Plan([(f"{param}={v!r}", name, options_for(v)) for v in values],
+                 sweep=(name, param, values))
 
 
-def single_producer_parallel(progress=None, **options):
-    """Single producer, parallel consumer: {benchmark: Result} for all four."""
-    return _each("single_producer_parallel", options, progress)
+def _plan_single_producer_parallel(**options):
+    return _each(options)
 
 
-def single_producer_sampled(progress=None, **options):
-    """As single_producer_parallel(), with notification sampling (rate 500)."""
-    return _each("single_producer_sampled", options, progress, rb_sampled=True)
+def _plan_single_producer_sampled(**options):
+    return _each(options, rb_sampled=True)
 
 
-def back_to_back(progress=None, **options):
-    """Back-to-back (producer and consumer alternate on one CPU), all four."""
-    return _each("back_to_back", options, progress, rb_b2b=True)
+def _plan_back_to_back(**options):
+    return _each(options, rb_b2b=True)
 
 
-def back_to_back_sampled(progress=None, **options):
-    """Back-to-back with notification sampling, all four."""
-    return _each("back_to_back_sampled", options, progress, rb_b2b=True, rb_sampled=True)
+def _plan_back_to_back_sampled(**options):
+    return _each(options, rb_b2b=True, rb_sampled=True)
 
 
-def ringbuf_sample_rate_sweep(rates=SAMPLE_RATES, progress=None, **options):
-    """rb-custom back-to-back, batch = sample rate = each of `rates`: a Sweep over rb_sample_rate."""
+def _sample_rate_sweep(title, name, rates, options):
     opts = _opts(options)
-    return _sweep("ringbuf_sample_rate_sweep", "rb-custom", "rb_sample_rate", rates,
+    return _sweep(title, name, "rb_sample_rate", rates,
                   lambda r: {**opts, "rb_b2b": True, "rb_sampled": True,
-                             "rb_batch_cnt": r, "rb_sample_rate": r}, progress)
+                             "rb_batch_cnt": r, "rb_sample_rate": r})
 
 
-def perfbuf_sample_rate_sweep(rates=SAMPLE_RATES, progress=None, **options):
-    """pb-custom back-to-back, batch = sample rate = each of `rates`: a Sweep over rb_sample_rate."""
-    opts = _opts(options)
-    return _sweep("perfbuf_sample_rate_sweep", "pb-custom", "rb_sample_rate", rates,
-                  lambda r: {**opts, "rb_b2b": True, "rb_sampled": True,
-                             "rb_batch_cnt": r, "rb_sample_rate": r}, progress)
+def _plan_ringbuf_sample_rate_sweep(rates=SAMPLE_RATES, **options):
+    return _sample_rate_sweep("ringbuf_sample_rate_sweep", "rb-custom", rates, options)
 
 
-def _reserve_vs_output(title, opts, progress):
-    return _runs(title, [("reserve", "rb-custom", opts),
-                         ("output", "rb-custom", {**opts, "rb_use_output": True})], progress)
+def _plan_perfbuf_sample_rate_sweep(rates=SAMPLE_RATES, **options):
+    return _sample_rate_sweep("perfbuf_sample_rate_sweep", "pb-custom", rates, options)
 
 
-def reserve_vs_output(progress=None, **options):
-    """rb-custom back-to-back, reserve + submit vs bpf_ringbuf_output(): {"reserve", "output"}."""
-    return _reserve_vs_output("reserve_vs_output", {**_opts(options), "rb_b2b": True},
-                              progress)
+def _reserve_vs_output(opts):
+    return _Plan([("reserve", "rb-custom", opts),
+                  ("output", "rb-custom", {**opts, "rb_use_output": True})])
 
 
-def reserve_vs_output_sampled(progress=None, **options):
-    """rb-custom with sampling, reserve + submit vs output: {"reserve", "output"}."""
-    return _reserve_vs_output("reserve_vs_output_sampled",
-                              {**_opts(options), "rb_sampled": True}, progress)
+def _plan_reserve_vs_output(**options):
+    return _reserve_vs_output({**_opts(options), "rb_b2b": True})
 
 
-def same_cpu(cpu=0, progress=None, **options):
-    """Consumer and producer competing on one CPU, batch of 1: all four."""
+def _plan_reserve_vs_output_sampled(**options):
+    return _reserve_vs_output({**_opts(options), "rb_sampled": True})
+
+
+def _plan_same_cpu(cpu=0, **options):
     opts = {**options, "prod_affinity": [cpu], "cons_affinity": [cpu]}
-    return _runs("same_cpu", [(b, b, {**opts, "rb_batch_cnt": 1, "rb_sample_rate": 1})
-                              for b in BENCHMARKS], progress)
+    return _Plan([(b, b, {**opts, "rb_batch_cnt": 1, "rb_sample_rate": 1})
+                  for b in BENCHMARKS])
 
 
 def _producer_counts(counts):
@@ -338,35 +363,101 @@ def _producer_counts(counts):
     return tuple(n for n in PRODUCER_COUNTS if n <= limit)
 
 
-def multi_producer(producer_counts=None, progress=None, **options):
+def _plan_multi_producer(producer_counts=None, **options):
+    return _sweep("multi_producer", "rb-libbpf", "producers",
+                  _producer_counts(producer_counts),
+                  lambda n: {**_opts(options, n), "producers": n, "rb_batch_cnt": 50})
+
+
+def _plan_perfbuf_multi_producer(producer_counts=None, **options):
+    return _sweep("perfbuf_multi_producer", "pb-libbpf", "producers",
+                  _producer_counts(producer_counts),
+                  lambda n: {**_opts(options, n), "producers": n, "rb_batch_cnt": 50,
+                             "rb_sample_rate": 50})
+
+
+def _plan_record_size_sweep(sizes=RECORD_SIZES, name="rb-custom", **options):
+    opts = _opts(options)
+    return _sweep("record_size_sweep", name, "record_size", sizes,
+                  lambda size: {**opts, "record_size": size})
+
+
+def single_producer_parallel(progress=None, budget=None, **options):
+    """Single producer, parallel consumer: {benchmark: Result} for all four."""
+    return _execute("single_producer_parallel", _plan_single_producer_parallel(**options),
+                    progress, budget)
+
+
+def single_producer_sampled(progress=None, budget=None, **options):
+    """As single_producer_parallel(), with notification sampling (rate 500)."""
+    return _execute("single_producer_sampled", _plan_single_producer_sampled(**options),
+                    progress, budget)
+
+
+def back_to_back(progress=None, budget=None, **options):
+    """Back-to-back (producer and consumer alternate on one CPU), all four."""
+    return _execute("back_to_back", _plan_back_to_back(**options), progress, budget)
+
+
+def back_to_back_sampled(progress=None, budget=None, **options):
+    """Back-to-back with notification sampling, all four."""
+    return _execute("back_to_back_sampled", _plan_back_to_back_sampled(**options),
+                    progress, budget)
+
+
+def ringbuf_sample_rate_sweep(rates=SAMPLE_RATES, progress=None, budget=None, **options):
+    """rb-custom back-to-back, batch = sample rate = each of `rates`: a Sweep over rb_sample_rate."""
+    return _execute("ringbuf_sample_rate_sweep",
+                    _plan_ringbuf_sample_rate_sweep(rates, **options), progress, budget)
+
+
+def perfbuf_sample_rate_sweep(rates=SAMPLE_RATES, progress=None, budget=None, **options):
+    """pb-custom back-to-back, batch = sample rate = each of `rates`: a Sweep over rb_sample_rate."""
+    return _execute("perfbuf_sample_rate_sweep",
+                    _plan_perfbuf_sample_rate_sweep(rates, **options), progress, budget)
+
+
+def reserve_vs_output(progress=None, budget=None, **options):
+    """rb-custom back-to-back, reserve + submit vs bpf_ringbuf_output(): {"reserve", "output"}."""
+    return _execute("reserve_vs_output", _plan_reserve_vs_output(**options), progress, budget)
+
+
+def reserve_vs_output_sampled(progress=None, budget=None, **options):
+    """rb-custom with sampling, reserve + submit vs output: {"reserve", "output"}."""
+    return _execute("reserve_vs_output_sampled", _plan_reserve_vs_output_sampled(**options),
+                    progress, budget)
+
+
+def same_cpu(cpu=0, progress=None, budget=None, **options):
+    """Consumer and producer competing on one CPU, batch of 1: all four."""
+    return _execute("same_cpu", _plan_same_cpu(cpu, **options), progress, budget)
+
+
+def multi_producer(producer_counts=None, progress=None, budget=None, **options):
     """rb-libbpf with 1..N producers, batch 50: a Sweep over producers.
 
     Default counts: the kernel script's (1, 2, 3, 4, 8, ...) up to
     max(4, 2 x CPUs)."""
-    counts = _producer_counts(producer_counts)
-    return _sweep("multi_producer", "rb-libbpf", "producers", counts,
-                  lambda n: {**_opts(options, n), "producers": n, "rb_batch_cnt": 50},
-                  progress)
+    return _execute("multi_producer", _plan_multi_producer(producer_counts, **options),
+                    progress, budget)
 
 
-def perfbuf_multi_producer(producer_counts=None, progress=None, **options):
+def perfbuf_multi_producer(producer_counts=None, progress=None, budget=None, **options):
     """pb-libbpf with 1..N producers, batch 50, sample rate 50: a Sweep over producers."""
-    counts = _producer_counts(producer_counts)
-    return _sweep("perfbuf_multi_producer", "pb-libbpf", "producers", counts,
-                  lambda n: {**_opts(options, n), "producers": n, "rb_batch_cnt": 50,
-                             "rb_sample_rate": 50}, progress)
+    return _execute("perfbuf_multi_producer",
+                    _plan_perfbuf_multi_producer(producer_counts, **options), progress, budget)
 
 
-def record_size_sweep(sizes=RECORD_SIZES, name="rb-custom", progress=None, **options):
+def record_size_sweep(sizes=RECORD_SIZES, name="rb-custom", progress=None, budget=None,
+                      **options):
     """One benchmark over record sizes: a Sweep over record_size.
 
     Read MB/s with ``[r.throughput_mbps for r in sweep.results]``.  For the
     ring buffer pass rb_use_output=True to copy whole records (reserve +
     submit writes only their first 8 bytes); perf buffer samples are always
     copied whole (sizes up to 65516)."""
-    opts = _opts(options)
-    return _sweep("record_size_sweep", name, "record_size", sizes,
-                  lambda size: {**opts, "record_size": size}, progress)
+    return _execute("record_size_sweep", _plan_record_size_sweep(sizes, name, **options),
+                    progress, budget)
 
 
 #: Study name -> function, in the kernel script's order.
@@ -384,6 +475,29 @@ STUDIES = {
     "perfbuf_multi_producer": perfbuf_multi_producer,
     "record_size_sweep": record_size_sweep,
 }
+
+_PLANS = {
+    "single_producer_parallel": _plan_single_producer_parallel,
+    "single_producer_sampled": _plan_single_producer_sampled,
+    "back_to_back": _plan_back_to_back,
+    "back_to_back_sampled": _plan_back_to_back_sampled,
+    "ringbuf_sample_rate_sweep": _plan_ringbuf_sample_rate_sweep,
+    "perfbuf_sample_rate_sweep": _plan_perfbuf_sample_rate_sweep,
+    "reserve_vs_output": _plan_reserve_vs_output,
+    "reserve_vs_output_sampled": _plan_reserve_vs_output_sampled,
+    "same_cpu": _plan_same_cpu,
+    "multi_producer": _plan_multi_producer,
+    "perfbuf_multi_producer": _plan_perfbuf_multi_producer,
+    "record_size_sweep": _plan_record_size_sweep,
+}
+
+#: What the kernel's run_bench_ringbufs.sh runs, in its order: its 62
+#: configurations (multi_producer with all of PRODUCER_COUNTS).
+KERNEL_SCRIPT_STUDIES = (
+    "single_producer_parallel", "single_producer_sampled", "back_to_back",
+    "back_to_back_sampled", "ringbuf_sample_rate_sweep", "perfbuf_sample_rate_sweep",
+    "reserve_vs_output", "reserve_vs_output_sampled", "same_cpu", "multi_producer",
+)
 
 
 class Study(Mapping):
@@ -474,19 +588,85 @@ class Study(Mapping):
         return ax
 
 
-def study(name, progress=None, **options):
+def study(name=None, progress=None, budget=None, **options):
     """Run one study of STUDIES by name; options go to its function.
     Returns a Study (a mapping of label to Result with table, HTML and plot).
-    progress: a bar over the study's runs, as for benchbpf.sweep."""
+    progress: a bar over the study's runs, as for benchbpf.sweep.
+
+    Without a name, every study of the kernel's run_bench_ringbufs.sh
+    (KERNEL_SCRIPT_STUDIES, its 62 configurations, multi_producer over all
+    of PRODUCER_COUNTS as the script runs it): a Studies, a mapping of
+    study name to Study.  Options then are those of run().
+
+    precision=0.01 makes each configuration a precision run (see run()),
+    their short runs interleaved over all the configurations: one run of
+    each in turn, then more for those whose interval is still wider than
+    the precision, widest first, each until its precision or duration.
+    Runs of one configuration are then minutes apart, which is what their
+    interval needs (README "Precision").  budget: the wall time, s, after
+    which no run starts (each configuration has at least one run); those
+    not finished stop "by budget" (Result.stopped_by) with their interval
+    as it stands."""
+    if name is None:
+        plans = [_PLANS[n](**(dict(options, producer_counts=PRODUCER_COUNTS)
+                              if n == "multi_producer" else options))
+                 for n in KERNEL_SCRIPT_STUDIES]
+        values = _run_plans("studies", plans, progress, budget)
+        return Studies({n: _study(n, v) for n, v in zip(KERNEL_SCRIPT_STUDIES, values)})
     try:
-        func = STUDIES[name]
+        plan_for = _PLANS[name]
     except (KeyError, TypeError):
         raise ValueError(f"unknown study {name!r}; studies: {', '.join(STUDIES)}") from None
-    with _progress.session(f"ringbuf study {name}", 0, progress):
-        out = func(**options)
-    if isinstance(out, Sweep):
-        return Study(name, dict(zip(out.values, out.results)), sweep=out)
-    return Study(name, out)
+    return _study(name, _execute(f"study {name}", plan_for(**options), progress, budget))
+
+
+def _study(name, value):
+    if isinstance(value, Sweep):
+        return Study(name, dict(zip(value.values, value.results)), sweep=value)
+    return Study(name, value)
+
+
+class Studies(Mapping):
+    """Several studies: a read-only mapping of study name to Study, printed
+    as their tables one after the other."""
+
+    def __init__(self, studies):
+        self._studies = dict(studies)
+
+    def __getitem__(self, name):
+        return self._studies[name]
+
+    def __iter__(self):
+        return iter(self._studies)
+
+    def __len__(self):
+        return len(self._studies)
+
+    def __str__(self):
+        return "\n\n".join(str(s) for s in self._studies.values())
+
+    def __repr__(self):
+        runs = sum(len(s) for s in self._studies.values())
+        return f"<Studies: {len(self)} studies, {runs} results: {', '.join(self._studies)}>"
+
+    def _repr_html_(self):
+        return "".join(s._repr_html_() for s in self._studies.values())
+
+    def to_resultset(self):
+        """Every Result, metadata "study" naming the study of each in order."""
+        results = [r for s in self._studies.values() for r in s.values()]
+        return ResultSet(results, metadata={
+            "studies": [n for n, s in self._studies.items() for _ in s]})
+
+    def to_dataframe(self):
+        """One row per run (needs pandas), a "study" column first."""
+        frames = []
+        for n, s in self._studies.items():
+            df = s.to_dataframe()
+            df.insert(0, "study", n)
+            frames.append(df)
+        import pandas
+        return pandas.concat(frames, ignore_index=True)
 
 
 class _CallableModule(types.ModuleType):
