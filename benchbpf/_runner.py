@@ -9,7 +9,7 @@ import resource
 import time
 from types import MappingProxyType
 
-from . import _core, _precision, bpf_timing, stats
+from . import _core, _precision, _progress, bpf_timing, stats
 from ._concurrency import RunMarker
 from ._cpuset import parse_cpuset, place_threads
 from ._version import __version__
@@ -596,7 +596,11 @@ def run_interleaved(calls, budget_s=None):
     next goes to the ones not yet stopped, the widest interval first.
     budget_s: no run starts after this many seconds of wall time; the
     unfinished then stop "by budget" with the runs they have."""
-    from . import _progress
+    if budget_s is not None and (isinstance(budget_s, bool)
+                                 or not isinstance(budget_s, numbers.Real)
+                                 or not 0 < budget_s <= MAX_SECONDS):
+        raise ValueError(f"budget={budget_s!r} out of range: seconds of wall time, "
+                         f"more than 0 and at most {MAX_SECONDS}, or None")
     series, labels = [], []
     for label, name, options in calls:
         options = dict(options)
@@ -604,16 +608,12 @@ def run_interleaved(calls, budget_s=None):
                 for k, d in COMMON_OPTIONS.items()}
         callback = options.pop("callback", None)
         if opts["precision"] is None:
-            raise ValueError(f"{label}: an interleaved run needs precision=")
+            raise ValueError(f"{label}: precision=None among runs with a precision: "
+                             "give every run a precision, or none")
         plan = _plan(name, opts, options, callback)
         _core.validate(name, plan.env, plan.core_params)
         series.append(_PreciseSeries(plan))
         labels.append(label)
-    if budget_s is not None and (isinstance(budget_s, bool)
-                                 or not isinstance(budget_s, numbers.Real)
-                                 or not 0 < budget_s <= MAX_SECONDS):
-        raise ValueError(f"budget={budget_s!r}: seconds of wall time in 0..{MAX_SECONDS}, "
-                         "or None")
     began = time.monotonic()
     results = [None] * len(series)
     pending = list(range(len(series)))

@@ -116,7 +116,7 @@ def _label(combo):
     return ", ".join(f"{k}={v!r}" for k, v in combo.items())
 
 
-def sweep(name, *args, progress=None, **axes_and_options):
+def sweep(name, *args, progress=None, budget=None, **axes_and_options):
     """Run benchmark `name` over a grid of parameter values.
 
     ``sweep("rb-libbpf", producers=[1, 2, 4], rb_sampled=[False, True],
@@ -134,6 +134,14 @@ def sweep(name, *args, progress=None, **axes_and_options):
     Every combination is checked (benchbpf.check: name, type and range of
     each option, and the benchmark's own checks of combinations) before the
     first run starts, so a bad value in the last one wastes no runs.
+
+    With precision= every combination is a precision run (see run()), and
+    their short runs are interleaved: one of each in turn, then more for
+    those not yet within the precision, widest interval first, so that the
+    time goes where the figure is uncertain and the runs of each spread
+    over the whole sweep.  budget: the wall time, s, after which no run
+    starts (each combination has at least one); the unfinished stop "by
+    budget" (Result.stopped_by).
 
     progress: True shows a progress bar on stderr (tqdm.auto, also in
     Jupyter; without tqdm one line per run), False none; None (default) shows
@@ -157,7 +165,7 @@ def sweep(name, *args, progress=None, **axes_and_options):
                 f"sweep({name!r}, 'producers', [1, 2, 4]) or sweep({name!r}, "
                 "producers=[1, 2, 4])")
         return _sweep_one(name, given["param"], given["values"], progress=progress,
-                          **axes_and_options)
+                          budget=budget, **axes_and_options)
     axes = {k: tuple(v) for k, v in axes_and_options.items() if _is_axis(k, v)}
     fixed = {k: v for k, v in axes_and_options.items() if k not in axes}
     for k, values in axes.items():
@@ -166,15 +174,27 @@ def sweep(name, *args, progress=None, **axes_and_options):
     combos = [dict(zip(axes, values)) for values in itertools.product(*axes.values())]
     for combo in combos:
         _runner.check(name, **fixed, **combo)
-    results = []
-    with _progress.session(name, len(combos), progress):
-        for combo in combos:
-            results.append(_progress.run(_runner.run, name, label=_label(combo), **fixed, **combo))
+    results = run_calls(name, [(_label(combo), name, {**fixed, **combo}) for combo in combos],
+                        progress, budget)
     grid = {k: list(v) for k, v in axes.items()}
     return ResultSet(results, axes=tuple(axes), metadata={"benchmark": name, "grid": grid})
 
 
-def _sweep_one(name, param, values, progress=None, **options):
+def run_calls(name, calls, progress, budget):
+    """[Result] of calls (label, benchmark, options) in order, one progress
+    bar; interleaved precision runs when they ask for precision."""
+    precise = any(kw.get("precision") is not None for _, _, kw in calls)
+    if budget is not None and not precise:
+        raise ValueError(f"budget={budget!r}: a time budget applies to precision runs; "
+                         "give precision= too, or leave budget out")
+    with _progress.session(name, 0 if precise else len(calls), progress):
+        if precise:
+            return _runner.run_interleaved(calls, budget_s=budget)
+        return [_progress.run(_runner.run, bench, label=label, **kw)
+                for label, bench, kw in calls]
+
+
+def _sweep_one(name, param, values, progress=None, budget=None, **options):
     if not isinstance(param, str):
         raise TypeError(f"param={param!r}: the name of the parameter to sweep, a str")
     if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
@@ -184,7 +204,6 @@ def _sweep_one(name, param, values, progress=None, **options):
         raise ValueError(f"values for {param!r} is empty: give at least one value")
     for v in values:
         _runner.check(name, **{**options, param: v})
-    with _progress.session(name, len(values), progress):
-        results = tuple(_progress.run(_runner.run, name, label=f"{param}={v!r}", **{**options, param: v})
-                        for v in values)
+    results = tuple(run_calls(name, [(f"{param}={v!r}", name, {**options, param: v})
+                                      for v in values], progress, budget))
     return Sweep(name, param, values, results)

@@ -176,7 +176,10 @@ class Baseline:
         #: The fastest top_pct percent of every run, together.
         self.pooled_top = [x for t in self.tops for x in t]
         self.all_rates = [x for r in self.runs for x in _rates(r, counter, per_cpu)]
-        self.speeds = [_median(t) for t in self.tops]
+        #: One speed per run loaded, a precision run's runs each their own
+        #: (as compare() counts them): what the decision across runs takes.
+        self.speeds = [_run_speed(u, counter, per_cpu, top_pct)
+                       for r in self.runs for u in r.runs()]
         self.lower_bounds = [median_ci(t, 1.0 - 2.0 * alpha)[0] for t in self.tops]
         # A run without a usable interval (its producers hardly ran) has no speed.
         known = [b for b in self.lower_bounds if not math.isnan(b)]
@@ -193,9 +196,15 @@ class Baseline:
     def describe(self):
         n = len(self.runs)
         speeds = [x for x in self.speeds if not math.isnan(x)] or [math.nan]
+        loaded = "" if len(self.speeds) == n else f" of {len(self.speeds)} loads"
         return (f"{self.reference:.3f} M/s (fastest of {n} run{'s' if n > 1 else ''}, lower "
-                f"bound; run speeds {min(speeds):.3f}..{max(speeds):.3f}, spread "
+                f"bound; run speeds{loaded} {min(speeds):.3f}..{max(speeds):.3f}, spread "
                 f"{self.spread_pct:.1f}%)")
+
+
+def _run_speed(run, counter, per_cpu, top_pct):
+    """A run's speed: the median of its fastest top_pct percent of rates."""
+    return _median(_top(_rates(run, counter, per_cpu), top_pct))
 
 
 def _unit(per_cpu):
@@ -433,7 +442,11 @@ class Gate:
             history.append(f"run {runs_done}: {what} -> {verdict}{note}")
             if verdict == _Verdict.REGRESSION:
                 regressions += 1
-                slower_speeds.append(speed)
+                # A precision run is its runs, each loaded anew: one speed each.
+                units = r.runs()
+                slower_speeds.extend([speed] if len(units) == 1 else
+                                     [_run_speed(u, counter, base.per_cpu, top_pct)
+                                      for u in units])
                 if runner is None:
                     break
                 if regressions >= self.regression_runs:

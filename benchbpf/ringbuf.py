@@ -92,8 +92,8 @@ from collections.abc import Mapping
 
 from . import _progress
 from ._plot import MIN_MAX_LABEL, _axes, legend_outside, log_scale_fits
-from ._runner import run, run_interleaved
-from ._sweep import Sweep
+from ._runner import run
+from ._sweep import Sweep, run_calls
 from .result import Result
 from .resultset import ResultSet, format_table, format_table_html, table_rows
 from .stats import median_ci
@@ -270,18 +270,8 @@ def _run_plans(title, plans, progress, budget):
     """Run the plans' calls, one progress bar: each plan's value, in order.
     With precision= the calls are interleaved (_runner.run_interleaved),
     all of them checked before the first loads."""
-    calls = [c for plan in plans for c in plan.calls]
-    precise = any(kw.get("precision") is not None for _, _, kw in calls)
-    if budget is not None and not precise:
-        raise ValueError(f"budget={budget!r}: a time budget applies to precision runs; "
-                         "give precision= too, or leave budget out")
-    with _progress.session(f"ringbuf {title}", 0 if precise else len(calls), progress):
-        if precise:
-            results = run_interleaved([(str(label), name, kw) for label, name, kw in calls],
-                                      budget_s=budget)
-        else:
-            results = [_progress.run(run, name, label=str(label), **kw)
-                       for label, name, kw in calls]
+    calls = [(str(label), name, kw) for plan in plans for label, name, kw in plan.calls]
+    results = run_calls(f"ringbuf {title}", calls, progress, budget)
     out, at = [], 0
     for plan in plans:
         out.append(plan.build(results[at:at + len(plan.calls)]))

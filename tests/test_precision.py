@@ -15,6 +15,7 @@ import benchbpf
 from benchbpf import _core, _precision, stats
 from benchbpf.result import Result, Sample
 
+import leakcheck
 from conftest import rejected_before_loading
 
 
@@ -365,3 +366,78 @@ def test_sweeps_and_studies_take_precision():
     for r in rs:
         assert r.stopped_by in ("precision", "duration") and len(r.runs()) >= 5
         assert r.params["precision"] == 0.5
+
+
+def _run_order(results):
+    """(start time, index) of every run of every Result, by start time:
+    starts are relative to each Result's first run, so these order runs
+    within one Result; the interleaving shows in how the runs' counts grow."""
+    return [(t, i) for i, r in enumerate(results)
+            for t in r.metadata["precision_run_starts_s"]]
+
+
+def test_a_precision_sweep_interleaves_its_runs():
+    """One run of each combination in turn: every combination's runs span
+    the sweep, each run of one a run of the other apart."""
+    rs = benchbpf.sweep("count-local", producers=[1, 2], precision=0.5, duration=2.5,
+                        progress=False)
+    a, b = (r.metadata["precision_run_starts_s"] for r in rs)
+    assert len(a) >= 5 and len(b) >= 5
+    # Between two runs of one combination came a run of the other: its
+    # own load, warm-up and 0.5 s measured.
+    for starts in (a, b):
+        assert all(t1 - t0 >= 1.0 for t0, t1 in zip(starts, starts[1:])), starts
+    for r in rs:
+        assert r.stopped_by in ("precision", "duration")
+    assert not leakcheck.snapshot().bpf_fds
+
+
+def test_a_budget_stops_the_unfinished_and_says_so():
+    import time
+    t0 = time.monotonic()
+    rs = benchbpf.sweep("count-local", producers=[1, 2], precision=0.0001, duration=60,
+                        budget=3, progress=False)
+    took = time.monotonic() - t0
+    for r in rs:
+        assert r.stopped_by == "budget", r.stopped_by
+        assert 1 <= len(r.runs()) < 20
+        assert "stopped by budget" in r.summary() or "stopped by budget" in str(r)
+    # No run starts past the budget: at most one more of each after it.
+    assert took < 3 + 2 * 5.0 + 2.0, took
+    assert not leakcheck.snapshot().bpf_fds
+
+
+@pytest.mark.parametrize("budget, exc, words", [
+    (0, ValueError, ("budget=0", "at most 86400")),
+    (-1, ValueError, ("budget=-1",)),
+    (True, ValueError, ("budget=True",)),
+    ("5", ValueError, ("budget='5'",)),
+])
+def test_bad_budget_is_rejected_before_loading(budget, exc, words):
+    with rejected_before_loading(exc, *words):
+        benchbpf.sweep("count-local", producers=[1, 2], precision=0.05, budget=budget,
+                       progress=False)
+
+
+def test_a_budget_without_precision_is_rejected_before_loading():
+    with rejected_before_loading(ValueError, "budget=10", "precision="):
+        benchbpf.sweep("count-local", producers=[1, 2], budget=10, progress=False)
+    with rejected_before_loading(ValueError, "budget=10", "precision="):
+        benchbpf.ringbuf_study("reserve_vs_output", budget=10, progress=False)
+
+
+def test_every_interleaved_run_is_checked_before_the_first_loads():
+    with rejected_before_loading(ValueError, "producers"):
+        benchbpf.sweep("count-local", producers=[1, 0], precision=0.05, progress=False)
+    with rejected_before_loading(ValueError, "precision=None"):
+        benchbpf.sweep("count-local", precision=[0.05, None], progress=False)
+
+
+def test_the_gate_counts_a_precision_baseline_as_its_runs():
+    from benchbpf.pytest_plugin import Baseline
+    base = made_runs([[10.0, 10.1, 9.9]] * 3 + [[10.1, 10.0, 10.0]] * 3)
+    b = Baseline([base], top_pct=100, per_cpu=False)
+    assert len(b.speeds) == 6 and len(b.runs) == 1
+    assert "of 6 loads" in b.describe()
+    plain = Baseline(base.runs()[:2], top_pct=100, per_cpu=False)
+    assert len(plain.speeds) == 2 and "loads" not in plain.describe()

@@ -269,6 +269,41 @@ def test_layout_of_the_python_api():
         "perfbuf_multi_producer", "record_size_sweep"}
 
 
+def test_all_studies_plan_the_kernel_scripts_62_configurations():
+    """ringbuf_study() without a name: run_bench_ringbufs.sh's configurations,
+    in its sections' order (planned here, not run)."""
+    plans = [ringbufs._PLANS[n](**({"producer_counts": ringbufs.PRODUCER_COUNTS}
+                                   if n == "multi_producer" else {}))
+             for n in ringbufs.KERNEL_SCRIPT_STUDIES]
+    calls = [c for p in plans for c in p.calls]
+    assert len(calls) == 62
+    assert [n for _, n, _ in calls].count("rb-libbpf") == 5 + 16
+    multi = [kw["producers"] for _, n, kw in plans[-1].calls]
+    assert multi == [1, 2, 3, 4, 8, 12, 16, 20, 24, 28, 32, 36, 40, 44, 48, 52]
+    assert all(kw["rb_batch_cnt"] == 50 for _, _, kw in plans[-1].calls)
+    same_cpu = plans[ringbufs.KERNEL_SCRIPT_STUDIES.index("same_cpu")].calls
+    assert all(kw["prod_affinity"] == [0] and kw["cons_affinity"] == [0]
+               and kw["rb_batch_cnt"] == 1 for _, _, kw in same_cpu)
+
+
+def test_all_studies_refuse_a_bad_option_before_loading():
+    with rejected_before_loading(ValueError, "precision=0.9"):
+        ringbufs.study(precision=0.9, progress=False)
+
+
+def test_a_precision_study_interleaves_and_keeps_to_its_budget():
+    try:
+        res = ringbufs.study("reserve_vs_output", precision=0.001, budget=4, progress=False)
+    except benchbpf.UnsupportedError as e:
+        pytest.skip(str(e))
+    assert list(res) == ["reserve", "output"]
+    for r in res.values():
+        assert r.stopped_by == "budget" and len(r.runs()) >= 1
+        assert r.params["precision"] == 0.001 and r.params["rb_b2b"]
+        assert all(total(u, "hits") > 0 for u in r.runs())
+    assert not our_progs_loaded()
+
+
 TINY = dict(warmup=0, duration=0.2, interval=0.2)
 
 
