@@ -407,16 +407,23 @@ def _prepare(name, opts, params):
     return info, env, core_params, shown_params
 
 
+def _split_options(options):
+    """run()'s keywords as (common options, callback, the benchmark's own
+    parameters).  Interval, duration and warmup are None when not given:
+    their defaults depend on precision."""
+    params = dict(options)
+    common = {k: params.pop(k, None if k in ("interval", "duration", "warmup") else d)
+              for k, d in COMMON_OPTIONS.items()}
+    return common, params.pop("callback", None), params
+
+
 def check(name, **options):
     """Every check run(name, **options) makes before loading anything, without
     running: the common options, each parameter's name, type and range, and
     the benchmark's own checks of combinations (the C core's validation).
     Raises as run() would; returns None."""
-    # None for interval, duration and warmup: their defaults depend on precision.
-    common = {k: options.pop(k, None if k in ("interval", "duration", "warmup") else d)
-              for k, d in COMMON_OPTIONS.items()}
-    options.pop("callback", None)
-    info, env, core_params, _ = _prepare(name, common, options)
+    common, _, params = _split_options(options)
+    info, env, core_params, _ = _prepare(name, common, params)
     _core.validate(name, env, core_params)
 
 
@@ -603,14 +610,11 @@ def run_interleaved(calls, budget_s=None):
                          f"more than 0 and at most {MAX_SECONDS}, or None")
     series, labels = [], []
     for label, name, options in calls:
-        options = dict(options)
-        opts = {k: options.pop(k, None if k in ("interval", "duration", "warmup") else d)
-                for k, d in COMMON_OPTIONS.items()}
-        callback = options.pop("callback", None)
+        opts, callback, params = _split_options(options)
         if opts["precision"] is None:
             raise ValueError(f"{label}: precision=None among runs with a precision: "
                              "give every run a precision, or none")
-        plan = _plan(name, opts, options, callback)
+        plan = _plan(name, opts, params, callback)
         _core.validate(name, plan.env, plan.core_params)
         series.append(_PreciseSeries(plan))
         labels.append(label)

@@ -235,7 +235,7 @@ def perfbuf(consumer="libbpf", *, back_to_back=None, batch_cnt=None, sampled=Non
 # keyword goes to each run (warmup, duration, trigger=...), except
 # progress: a bar over the study's runs (see benchbpf.sweep), and budget:
 # with precision=, the wall time the study may take (see study()).
-# Each study is planned first (_Plan: its runs, not started), so that
+# Each study is planned first (_StudyPlan: its runs, not started), so that
 # study() can interleave the runs of all of them.
 
 
@@ -251,7 +251,7 @@ def _opts(options, producers=1, consumers=1):
     return opts
 
 
-class _Plan:
+class _StudyPlan:
     """One study's runs, not started: calls [(label, benchmark, options)],
     and for a sweep (benchmark, parameter, values)."""
 
@@ -285,14 +285,14 @@ def _execute(title, plan, progress, budget):
 
 def _each(options, **params):
     opts = _opts(options)
-    return _Plan([(b, b, {**opts, **params}) for b in BENCHMARKS])
+    return _StudyPlan([(b, b, {**opts, **params}) for b in BENCHMARKS])
 
 
 def _sweep(title, name, param, values, options_for):
     values = tuple(values)
     if not values:
         raise ValueError(f"{title}: no values to sweep")
-    return _Plan([(f"{param}={v!r}", name, options_for(v)) for v in values],
+    return _StudyPlan([(f"{param}={v!r}", name, options_for(v)) for v in values],
                  sweep=(name, param, values))
 
 
@@ -328,7 +328,7 @@ def _plan_perfbuf_sample_rate_sweep(rates=SAMPLE_RATES, **options):
 
 
 def _reserve_vs_output(opts):
-    return _Plan([("reserve", "rb-custom", opts),
+    return _StudyPlan([("reserve", "rb-custom", opts),
                   ("output", "rb-custom", {**opts, "rb_use_output": True})])
 
 
@@ -342,7 +342,7 @@ def _plan_reserve_vs_output_sampled(**options):
 
 def _plan_same_cpu(cpu=0, **options):
     opts = {**options, "prod_affinity": [cpu], "cons_affinity": [cpu]}
-    return _Plan([(b, b, {**opts, "rb_batch_cnt": 1, "rb_sample_rate": 1})
+    return _StudyPlan([(b, b, {**opts, "rb_batch_cnt": 1, "rb_sample_rate": 1})
                   for b in BENCHMARKS])
 
 
@@ -466,20 +466,8 @@ STUDIES = {
     "record_size_sweep": record_size_sweep,
 }
 
-_PLANS = {
-    "single_producer_parallel": _plan_single_producer_parallel,
-    "single_producer_sampled": _plan_single_producer_sampled,
-    "back_to_back": _plan_back_to_back,
-    "back_to_back_sampled": _plan_back_to_back_sampled,
-    "ringbuf_sample_rate_sweep": _plan_ringbuf_sample_rate_sweep,
-    "perfbuf_sample_rate_sweep": _plan_perfbuf_sample_rate_sweep,
-    "reserve_vs_output": _plan_reserve_vs_output,
-    "reserve_vs_output_sampled": _plan_reserve_vs_output_sampled,
-    "same_cpu": _plan_same_cpu,
-    "multi_producer": _plan_multi_producer,
-    "perfbuf_multi_producer": _plan_perfbuf_multi_producer,
-    "record_size_sweep": _plan_record_size_sweep,
-}
+#: Study name -> the function that plans its runs (_plan_<name>), for study().
+_PLANS = {name: globals()[f"_plan_{name}"] for name in STUDIES}
 
 #: What the kernel's run_bench_ringbufs.sh runs, in its order: its 62
 #: configurations (multi_producer with all of PRODUCER_COUNTS).

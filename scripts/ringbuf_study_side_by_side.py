@@ -42,6 +42,10 @@ import sys
 import tempfile
 import time
 
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+import benchbpf  # noqa: E402
+
 SECTION_TO_STUDY = {
     "Single-producer, parallel producer": "single_producer_parallel",
     "Single-producer, parallel producer, sampled notification": "single_producer_sampled",
@@ -108,10 +112,8 @@ def run_kernel(bench, benchs):
 def run_ours(precision, budget, path):
     t0 = time.monotonic()
     out = subprocess.run([sys.executable, "-c", OURS, str(precision), str(budget), path],
-                         capture_output=True, text=True, check=True)
+                         cwd=ROOT, capture_output=True, text=True, check=True)
     wall = time.monotonic() - t0
-    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    import benchbpf
     rs = benchbpf.ResultSet.load(path)
     figures = {}
     for study, r in zip(rs.metadata["studies"], rs):

@@ -368,14 +368,6 @@ def test_sweeps_and_studies_take_precision():
         assert r.params["precision"] == 0.5
 
 
-def _run_order(results):
-    """(start time, index) of every run of every Result, by start time:
-    starts are relative to each Result's first run, so these order runs
-    within one Result; the interleaving shows in how the runs' counts grow."""
-    return [(t, i) for i, r in enumerate(results)
-            for t in r.metadata["precision_run_starts_s"]]
-
-
 def test_a_precision_sweep_interleaves_its_runs():
     """One run of each combination in turn: every combination's runs span
     the sweep, each run of one a run of the other apart."""
