@@ -478,7 +478,20 @@ KERNEL_SCRIPT_STUDIES = (
 )
 
 
-class Study(Mapping):
+class _ReadOnlyMapping(Mapping):
+    """A read-only mapping over the dict self._items."""
+
+    def __getitem__(self, key):
+        return self._items[key]
+
+    def __iter__(self):
+        return iter(self._items)
+
+    def __len__(self):
+        return len(self._items)
+
+
+class Study(_ReadOnlyMapping):
     """What one study measured: a read-only mapping of label (benchmark name,
     variant or swept value) to Result, with a table, an HTML view and a plot.
     `sweep` is the Sweep for the studies that sweep a parameter, else None."""
@@ -486,31 +499,22 @@ class Study(Mapping):
     def __init__(self, name, results, sweep=None):
         self.name = name
         self.sweep = sweep
-        self._results = dict(results)
-
-    def __getitem__(self, label):
-        return self._results[label]
-
-    def __iter__(self):
-        return iter(self._results)
-
-    def __len__(self):
-        return len(self._results)
+        self._items = dict(results)
 
     def table(self, counter="hits"):
         """A Row per label (benchbpf.resultset.Row, as Sweep.table()): median,
         mean, stdev, drops, latency."""
-        return table_rows(self._results.items(), counter)
+        return table_rows(self._items.items(), counter)
 
     def items(self):
-        return list(self._results.items())
+        return list(self._items.items())
 
     def __str__(self):
         return format_table(f"ring buffer study {self.name}", "", self.table())
 
     def __repr__(self):
         return f"<Study of {len(self)} results: {self.name}: " \
-               f"{', '.join(map(str, self._results))}>"
+               f"{', '.join(map(str, self._items))}>"
 
     def _repr_html_(self):
         return format_table_html(f"ring buffer study {self.name}", "", self.table())
@@ -519,7 +523,7 @@ class Study(Mapping):
         """The Results as a ResultSet (the swept parameter its axis, if any)."""
         if self.sweep is not None:
             return self.sweep.to_resultset()
-        return ResultSet(self._results.values(), metadata={"study": self.name})
+        return ResultSet(self._items.values(), metadata={"study": self.name})
 
     def to_dataframe(self):
         """One row per run (needs pandas): see ResultSet.to_dataframe."""
@@ -532,7 +536,7 @@ class Study(Mapping):
             return self.sweep.plot(ax=ax, counter=counter, confidence=confidence)
         ax = _axes(ax)
         labels, meds, lo, hi, wide = [], [], [], [], []
-        for label, r in self._results.items():
+        for label, r in self._items.items():
             xs = r.rates_mps(counter)
             med = statistics.median(xs) if xs else math.nan
             low, high = median_ci(xs, confidence)
@@ -604,42 +608,33 @@ def _study(name, value):
     return Study(name, value)
 
 
-class Studies(Mapping):
+class Studies(_ReadOnlyMapping):
     """Several studies: a read-only mapping of study name to Study, printed
     as their tables one after the other."""
 
     def __init__(self, studies):
-        self._studies = dict(studies)
-
-    def __getitem__(self, name):
-        return self._studies[name]
-
-    def __iter__(self):
-        return iter(self._studies)
-
-    def __len__(self):
-        return len(self._studies)
+        self._items = dict(studies)
 
     def __str__(self):
-        return "\n\n".join(str(s) for s in self._studies.values())
+        return "\n\n".join(str(s) for s in self._items.values())
 
     def __repr__(self):
-        runs = sum(len(s) for s in self._studies.values())
-        return f"<Studies: {len(self)} studies, {runs} results: {', '.join(self._studies)}>"
+        runs = sum(len(s) for s in self._items.values())
+        return f"<Studies: {len(self)} studies, {runs} results: {', '.join(self._items)}>"
 
     def _repr_html_(self):
-        return "".join(s._repr_html_() for s in self._studies.values())
+        return "".join(s._repr_html_() for s in self._items.values())
 
     def to_resultset(self):
         """Every Result, metadata "study" naming the study of each in order."""
-        results = [r for s in self._studies.values() for r in s.values()]
+        results = [r for s in self._items.values() for r in s.values()]
         return ResultSet(results, metadata={
-            "studies": [n for n, s in self._studies.items() for _ in s]})
+            "studies": [n for n, s in self._items.items() for _ in s]})
 
     def to_dataframe(self):
         """One row per run (needs pandas), a "study" column first."""
         frames = []
-        for n, s in self._studies.items():
+        for n, s in self._items.items():
             df = s.to_dataframe()
             df.insert(0, "study", n)
             frames.append(df)
