@@ -623,7 +623,9 @@ static void bufs_measure(struct bench_ctx *ctx, struct bench_sample *s)
 		s->extra[0] = v - st->last_vcsw;
 		st->last_vcsw = v;
 	}
-	s->extra[1] = atomic_exchange(&st->polls.value, 0);
+	v = atomic_load_explicit(&st->polls.value, memory_order_relaxed);
+	s->extra[1] = v - st->polls_last;
+	st->polls_last = v;
 }
 
 #define BUFS_BENCH(bname, text, ptable)				\
