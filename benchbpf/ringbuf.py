@@ -229,9 +229,10 @@ def perfbuf(consumer="libbpf", *, back_to_back=None, batch_cnt=None, sampled=Non
 
 # ---- the studies of the kernel's run_bench_ringbufs.sh ----
 #
-# Each runs with affinity on where the machine has the CPUs for it
-# (consumer on CPU 0, producers after it), as the kernel script's "-a";
-# pass affinity=False (or True, to insist) to override.  Every other
+# Each runs with affinity on, as the kernel script's "-a" (consumer on
+# CPU 0, producers after it, wrapping around the CPUs when there are more
+# threads than CPUs: 32 producers on 2 CPUs run 16 to a CPU, the consumer
+# sharing CPU 0); pass affinity=False, or CPU lists, to override.  Every other
 # keyword goes to each run (warmup, duration, trigger=...), except
 # progress: a bar over the study's runs (see benchbpf.sweep), and budget:
 # with precision=, the wall time the study may take (see study()).
@@ -239,15 +240,11 @@ def perfbuf(consumer="libbpf", *, back_to_back=None, batch_cnt=None, sampled=Non
 # study() can interleave the runs of all of them.
 
 
-def _fits(producers, consumers=1):
-    return producers + consumers <= (os.cpu_count() or 1)
-
-
-def _opts(options, producers=1, consumers=1):
+def _opts(options):
     opts = dict(options)
     if opts.get("affinity") is None and "prod_affinity" not in opts \
             and "cons_affinity" not in opts:
-        opts["affinity"] = _fits(producers, consumers)
+        opts["affinity"] = True
     return opts
 
 
@@ -356,13 +353,13 @@ def _producer_counts(counts):
 def _plan_multi_producer(producer_counts=None, **options):
     return _sweep("multi_producer", "rb-libbpf", "producers",
                   _producer_counts(producer_counts),
-                  lambda n: {**_opts(options, n), "producers": n, "rb_batch_cnt": 50})
+                  lambda n: {**_opts(options), "producers": n, "rb_batch_cnt": 50})
 
 
 def _plan_perfbuf_multi_producer(producer_counts=None, **options):
     return _sweep("perfbuf_multi_producer", "pb-libbpf", "producers",
                   _producer_counts(producer_counts),
-                  lambda n: {**_opts(options, n), "producers": n, "rb_batch_cnt": 50,
+                  lambda n: {**_opts(options), "producers": n, "rb_batch_cnt": 50,
                              "rb_sample_rate": 50})
 
 

@@ -284,6 +284,12 @@ def test_all_studies_plan_the_kernel_scripts_62_configurations():
     same_cpu = plans[ringbufs.KERNEL_SCRIPT_STUDIES.index("same_cpu")].calls
     assert all(kw["prod_affinity"] == [0] and kw["cons_affinity"] == [0]
                and kw["rb_batch_cnt"] == 1 for _, _, kw in same_cpu)
+    # Every other configuration pins as the script's "-a" does, also where
+    # the threads outnumber the CPUs (32 producers on 2 CPUs: 16 to a CPU).
+    assert all(kw["affinity"] is True for p in plans if p is not plans[
+        ringbufs.KERNEL_SCRIPT_STUDIES.index("same_cpu")] for _, _, kw in p.calls)
+    assert ringbufs._PLANS["multi_producer"](producer_counts=[32],
+                                             affinity=False).calls[0][2]["affinity"] is False
 
 
 def test_all_studies_refuse_a_bad_option_before_loading():
