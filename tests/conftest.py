@@ -37,6 +37,15 @@ TRIGGERS = (FENTRY, TP)
 ERRNO_NAMES = ("EPERM", "ENOENT", "EOPNOTSUPP", "ENOTSUPP", "ENOSYS", "EINVAL")
 
 
+def copy_package(into):
+    """A copy of the benchbpf package under directory `into` (built core
+    included, caches left out); returns the copy's path."""
+    dest = os.path.join(into, "benchbpf")
+    shutil.copytree(os.path.dirname(benchbpf.__file__), dest,
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    return dest
+
+
 def producer_ran(sample):
     """The producers had CPU for at least half of the sample's interval: only then
     may a test demand that they counted something.  On a loaded machine a 200 ms

@@ -6,7 +6,8 @@ import benchbpf
 from benchbpf import trigger
 
 import leakcheck
-from conftest import SHORT, SHORT_SAMPLES, counts_where_ran, ours_left_behind, run_or_skip
+from conftest import (SHORT, SHORT_SAMPLES, copy_package, counts_where_ran, ours_left_behind,
+                      run_or_skip)
 
 KERNEL_DRIVEN = ["trig-kernel-count", "trig-tp", "trig-rawtp", "trig-kprobe",
                  "trig-kretprobe", "trig-kprobe-multi", "trig-kretprobe-multi",
@@ -287,13 +288,11 @@ def test_usdt_site_is_checked():
 def overlaid_package(tmp_path):
     """benchbpf's package seen through an overlay mount, as a guest's /tmp or
     a container's root shows it: the same file underneath, another device."""
-    import shutil
     import subprocess
     lower, upper, work, merged = (tmp_path / d for d in ("lower", "upper", "work", "merged"))
     for d in (lower, upper, work, merged):
         d.mkdir()
-    shutil.copytree(os.path.dirname(benchbpf.__file__), lower / "benchbpf",
-                    ignore=shutil.ignore_patterns("__pycache__"))
+    copy_package(lower)
     mount = subprocess.run(["mount", "-t", "overlay", "overlay", "-o",
                             f"lowerdir={lower},upperdir={upper},workdir={work}", str(merged)],
                            capture_output=True, text=True)

@@ -24,7 +24,7 @@ import pytest
 import benchbpf
 from benchbpf import vm
 from benchbpf.features import requirements
-from conftest import REQUIRED_PARAMS
+from conftest import REQUIRED_PARAMS, copy_package
 
 #: Every test that boots a guest; the others run on any host.
 needs_qemu = pytest.mark.skipif(vm.tools_missing() is not None,
@@ -131,8 +131,7 @@ def guest61():
                      **CHEAP_61.get(n, {}))) for n in names]
     copy = tempfile.mkdtemp(prefix="benchbpf-guest-", dir="/tmp")
     try:
-        shutil.copytree(os.path.dirname(benchbpf.__file__), os.path.join(copy, "benchbpf"),
-                        ignore=shutil.ignore_patterns("__pycache__"))
+        copy_package(copy)
         started = time.monotonic()
         with pytest.MonkeyPatch.context() as mp:
             mp.setattr(vm, "_package_root", lambda: copy)
