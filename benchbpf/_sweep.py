@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from . import _progress, _runner
 from ._plot import _axes, legend_outside, log_scale_fits, mark_min_max
-from .resultset import ResultSet, format_table, format_table_html, table_rows
+from .resultset import ResultSet, format_table, format_table_html, table_rows, warnings_of
 from .stats import median_ci
 
 __all__ = ["Sweep", "sweep"]
@@ -50,13 +50,15 @@ class Sweep:
         return table_rows(self.items(), counter)
 
     def __str__(self):
-        return format_table(f"{self.name} over {self.param}", self.param, self.table())
+        return format_table(f"{self.name} over {self.param}", self.param, self.table(),
+                            warned=warnings_of(self.items()))
 
     def __repr__(self):
         return f"<Sweep of {len(self)} results: {self.name}, axes=[{self.param!r}]>"
 
     def _repr_html_(self):
-        return format_table_html(f"{self.name} over {self.param}", self.param, self.table())
+        return format_table_html(f"{self.name} over {self.param}", self.param, self.table(),
+                                 warned=warnings_of(self.items()))
 
     def plot(self, ax=None, counter="hits", confidence=0.95):
         """Median per swept value with its confidence interval (needs matplotlib).

@@ -63,8 +63,15 @@ def _cell(fmt, value):
         else fmt.format(value)
 
 
-def format_table(title, label_header, rows, counter="hits"):
-    """The text every table of runs prints: a title line, then a row per run."""
+def warnings_of(items):
+    """"label: warning" for each instability warning of each (label, Result)
+    (Result.warnings): a bistable ring's states, a high spread, a drift."""
+    return tuple(f"{label}: {w}" for label, r in items for w in getattr(r, "warnings", ()))
+
+
+def format_table(title, label_header, rows, counter="hits", warned=()):
+    """The text every table of runs prints: a title line, then a row per run,
+    then a "WARNING: label: ..." line per warning (warnings_of)."""
     cols = _table_columns(rows, counter)
     width = max([len(label_header)] + [len(str(r.label)) for r in rows])
     lines = [title, f"{label_header:>{width}} " +
@@ -72,10 +79,11 @@ def format_table(title, label_header, rows, counter="hits"):
     for r in rows:
         lines.append(f"{str(r.label):>{width}} " + " ".join(
             f"{_cell(fmt, getattr(r, key)):>{max(len(h), 10)}}" for h, key, fmt in cols))
+    lines += [f"WARNING: {w}" for w in warned]
     return "\n".join(lines)
 
 
-def format_table_html(title, label_header, rows, counter="hits"):
+def format_table_html(title, label_header, rows, counter="hits", warned=()):
     """format_table() as an HTML table (Jupyter's view)."""
     cols = _table_columns(rows, counter)
     head = "".join(f"<th>{html.escape(h)}</th>" for h, _, _ in cols)
@@ -83,8 +91,9 @@ def format_table_html(title, label_header, rows, counter="hits"):
         f"<tr><td>{html.escape(str(r.label))}</td>" +
         "".join(f"<td>{_cell(fmt, getattr(r, key))}</td>" for _, key, fmt in cols) + "</tr>"
         for r in rows)
+    notes = "".join(f"<br>WARNING: {html.escape(w)}" for w in warned)
     return (f"<b>{html.escape(title)}</b><table><tr><th>{html.escape(label_header)}</th>"
-            f"{head}</tr>{body}</table>")
+            f"{head}</tr>{body}</table>" + (f"<small>{notes[4:]}</small>" if notes else ""))
 
 
 @dataclass(frozen=True)
@@ -187,12 +196,14 @@ class ResultSet(JsonFile, Sequence):
             (f" over {', '.join(self._axes)}" if self._axes else "")
         if self._metadata.get("incomplete"):
             title += " (INCOMPLETE: interrupted)"
-        return format_table(title, ", ".join(self._axes) or "benchmark", self.table())
+        return format_table(title, ", ".join(self._axes) or "benchmark", self.table(),
+                            warned=warnings_of(self.items()))
 
     def _repr_html_(self):
         title = f"{', '.join(self.names)}" + \
             (f" over {', '.join(self._axes)}" if self._axes else "")
-        return format_table_html(title, ", ".join(self._axes) or "benchmark", self.table())
+        return format_table_html(title, ", ".join(self._axes) or "benchmark", self.table(),
+                                 warned=warnings_of(self.items()))
 
     @property
     def names(self):

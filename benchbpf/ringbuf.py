@@ -95,7 +95,7 @@ from ._plot import MIN_MAX_LABEL, _axes, legend_outside, log_scale_fits
 from ._runner import run
 from ._sweep import Sweep, run_calls
 from .result import Result
-from .resultset import ResultSet, format_table, format_table_html, table_rows
+from .resultset import ResultSet, format_table, format_table_html, table_rows, warnings_of
 from .stats import median_ci
 
 __all__ = [
@@ -507,14 +507,16 @@ class Study(_ReadOnlyMapping):
         return list(self._items.items())
 
     def __str__(self):
-        return format_table(f"ring buffer study {self.name}", "", self.table())
+        return format_table(f"ring buffer study {self.name}", "", self.table(),
+                            warned=warnings_of(self.items()))
 
     def __repr__(self):
         return f"<Study of {len(self)} results: {self.name}: " \
                f"{', '.join(map(str, self._items))}>"
 
     def _repr_html_(self):
-        return format_table_html(f"ring buffer study {self.name}", "", self.table())
+        return format_table_html(f"ring buffer study {self.name}", "", self.table(),
+                                 warned=warnings_of(self.items()))
 
     def to_resultset(self):
         """The Results as a ResultSet (the swept parameter its axis, if any)."""

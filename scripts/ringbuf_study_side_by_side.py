@@ -109,13 +109,9 @@ def run_kernel(bench, benchs):
     return {"wall_s": wall, "figures": figures, "output": out}
 
 
-def run_ours(precision, budget, path):
-    t0 = time.monotonic()
-    out = subprocess.run([sys.executable, "-c", OURS, str(precision), str(budget), path],
-                         cwd=ROOT, capture_output=True, text=True, check=True)
-    wall = time.monotonic() - t0
-    rs = benchbpf.ResultSet.load(path)
-    figures = {}
+def keyed_results(rs):
+    """(configuration key as the kernel script's figures are keyed, Result)
+    for each Result of a study's ResultSet."""
     for study, r in zip(rs.metadata["studies"], rs):
         label = r.params.get({"ringbuf_sample_rate_sweep": "rb_sample_rate",
                               "perfbuf_sample_rate_sweep": "rb_sample_rate",
@@ -123,8 +119,48 @@ def run_ours(precision, budget, path):
         if label is None:
             label = (r.name if study not in ("reserve_vs_output", "reserve_vs_output_sampled")
                      else ("output" if r.params.get("rb_use_output") else "reserve"))
+        yield f"{study}/{label}", r
+
+
+def states_of(data):
+    """Configuration key -> a stats.RunStates for each alternation whose
+    precision run's short runs disagreed beyond their own spread (what its
+    Result's warnings say: a multi-state ring, with its states when two)."""
+    out = {}
+    for a in data["alternations"]:
+        rs = benchbpf.ResultSet.from_dict(a["benchbpf"]["result_set"])
+        for key, r in keyed_results(rs):
+            pairs = [run.mean_se() for run in r.runs()]
+            if len(pairs) > 2:
+                found = benchbpf.analysis.run_states([m for m, _ in pairs],
+                                                     [e for _, e in pairs])
+                if found:
+                    out.setdefault(key, []).append(found)
+    return out
+
+
+def _states_cell(found):
+    """"figures lo..hi" of each disagreeing alternation, with its two states if any."""
+    parts = []
+    for f in found:
+        text = f"{min(f.values):.3g}..{max(f.values):.3g}"
+        if f.states:
+            (lo, n_lo), (hi, n_hi) = f.states
+            text += f" (states {lo:.3g} x{n_lo} and {hi:.3g} x{n_hi})"
+        parts.append(text)
+    return "; ".join(parts)
+
+
+def run_ours(precision, budget, path):
+    t0 = time.monotonic()
+    out = subprocess.run([sys.executable, "-c", OURS, str(precision), str(budget), path],
+                         cwd=ROOT, capture_output=True, text=True, check=True)
+    wall = time.monotonic() - t0
+    rs = benchbpf.ResultSet.load(path)
+    figures = {}
+    for key, r in keyed_results(rs):
         ci = r.mean_ci_mps
-        figures[f"{study}/{label}"] = {
+        figures[key] = {
             "mean": r.mean, "low": ci.low if ci else None, "high": ci.high if ci else None,
             "half_pct": 100 * r.precision_reached if ci else None,
             "runs": len(r.runs()), "stopped_by": r.stopped_by}
@@ -197,6 +233,17 @@ def table(data, args):
     for key, km, om, ratio, ks, os_, half, runs, stop in rows:
         lines.append(f"| {key} | {km:.3f} | {om:.3f} | {ratio:.2f} | {ks:.1f} | {os_:.1f} | "
                      f"{half:.1f} | {runs:g} | {stop} |")
+    states = states_of(data)
+    named = [(key, states[key]) for key, *_ in rows if states.get(key)]
+    if named:
+        lines += ["", "Configurations whose short runs disagreed beyond their own spread "
+                  "(Cochran's Q, p < 0.01, over 5 %: `stats.run_states`, as their Results' "
+                  "warnings say), with the runs' figures in M/s of each alternation that "
+                  "did, and two states where the runs fell into two:", "",
+                  "| configuration | alternations | runs' figures (states) |", "|---|---|---|"]
+        for key, found in named:
+            lines.append(f"| {key} | {len(found)} of {len(data['alternations'])} | "
+                         f"{_states_cell(found)} |")
     ratios = [r[3] for r in rows]
     within = sum(0.95 <= r <= 1.05 for r in ratios)
     better = sum(r[6] <= 1.96 * r[4] for r in rows if not math.isnan(r[4]))

@@ -364,3 +364,18 @@ def test_cli_repeat_says_whether_the_runs_agree(tmp_path):
     said = [l for l in out.stderr.splitlines() if "runs disagree" in l]
     assert said == ([f"WARNING: {agreement.text()}"] if agreement else []), out.stderr
     assert "runs disagree" not in out.stdout
+
+
+def test_tables_of_runs_name_each_runs_warnings():
+    steady, noisy = made([10.0] * 8), made([8.0, 12.0] * 5)
+    assert steady.warnings == () and noisy.warnings
+    expected = [f"WARNING: noisy: {w}" for w in noisy.warnings]
+    study = benchbpf.ringbuf.Study("demo", {"steady": steady, "noisy": noisy})
+    rs = benchbpf.ResultSet([steady, noisy])
+    for text in (str(study),):
+        lines = text.splitlines()
+        assert lines[-len(expected):] == expected and len(lines) == 4 + len(expected)
+    assert [ln for ln in str(rs).splitlines() if ln.startswith("WARNING")] == \
+        [f"WARNING: count-local: {w}" for w in noisy.warnings]
+    page = study._repr_html_()
+    assert page.index("</table>") < page.index("WARNING: noisy: hits: coefficient of variation")
