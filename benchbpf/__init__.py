@@ -30,6 +30,8 @@ from . import ringbuf
 from .ringbuf import perfbuf, study as ringbuf_study
 from .features import Feature, Features, features
 from ._progress import Interrupted
+from . import hostdrift
+from .hostdrift import HostDrift
 
 
 
@@ -59,5 +61,5 @@ __all__ = [
     "bpf_loop", "strncmp",
     "bloom", "local_storage",
     "hashmap", "htab_mem", "rcu_tasks_trace", "sockmap", "xdp_lb", "quick", "vm",
-    "Interrupted",
+    "Interrupted", "hostdrift", "HostDrift",
 ]

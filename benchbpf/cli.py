@@ -15,7 +15,7 @@ import statistics
 import sys
 import warnings
 
-from . import _precision, _runner, report
+from . import _precision, _runner, hostdrift, report
 from .analysis import run_agreement
 from ._core import BenchmarkError, UnsupportedError
 from ._report import progress_line
@@ -166,7 +166,10 @@ def build_parser(flags=None, add_help=True):
           "  benchbpf report [--quick] [--only PATTERN] -o FILE [--json FILE]\n"
           "      run every benchmark this kernel supports, write one HTML page\n"
           "  benchbpf compare A.json B.json [--fail-on-regression PCT]\n"
-          "      compare two reports (or two results) benchmark by benchmark")
+          "      compare two reports (or two results) benchmark by benchmark\n"
+          "  benchbpf host-drift [--minutes M] [-o FILE] [--show]\n"
+          "      measure how far this machine moves figures over minutes; later runs\n"
+          "      state their interval with it too")
     ap.add_argument("bench", nargs="?", help="benchmark name (see -l); "
                     "`benchbpf NAME --help` describes one benchmark")
     ap.add_argument("-V", "--version", action="store_true",
@@ -797,9 +800,50 @@ def _fail(status, message, prefix="error: "):
     return status
 
 
+def _host_drift_main(argv):
+    ap = argparse.ArgumentParser(
+        prog="benchbpf host-drift",
+        description="Measure how far this machine moves a steady benchmark's figure "
+                    "over minutes (short runs of "
+                    f"{', '.join(hostdrift.CALIBRATION_BENCHMARKS)} in turn) and save it; "
+                    "later runs on this machine and kernel add it to their interval "
+                    "(Result.host_ci_mps). Run it on an otherwise idle machine.")
+    ap.add_argument("--minutes", type=float, default=20,
+                    help=f"how long to measure ({hostdrift.MIN_MINUTES:g}.."
+                         f"{hostdrift.MAX_MINUTES:g}, default 20)")
+    ap.add_argument("-o", "--output", default=None,
+                    help=f"where to save it (default {hostdrift.default_path()})")
+    ap.add_argument("--show", action="store_true",
+                    help="print the saved calibration and measure nothing")
+    args = ap.parse_args(argv)
+    if args.show:
+        drift = hostdrift.load(args.output)
+        if drift is None:
+            return _fail(1, f"no host drift calibration at {args.output or hostdrift.default_path()}")
+        print(drift)
+        return 0
+    try:
+        hostdrift.check_minutes(args.minutes)
+    except (TypeError, ValueError) as e:
+        return _fail(2, f"--{e}")
+
+    def progress(elapsed_s, span_s):
+        print(f"\r{elapsed_s:6.0f} / {span_s:.0f} s", end="", file=sys.stderr, flush=True)
+    try:
+        drift = hostdrift.calibrate(args.minutes, path=args.output, progress=progress)
+    except (ValueError, OSError) as e:
+        print(file=sys.stderr)
+        return _fail(1, str(e))
+    print(file=sys.stderr)
+    print(drift)
+    print(f"saved to {args.output or hostdrift.default_path()}")
+    return 0
+
+
 #: `benchbpf NAME ...` runs a benchmark; these words, first, are subcommands
 #: instead (no benchmark has these names: tests/test_report.py checks it).
-SUBCOMMANDS = {"report": _report_main, "compare": _compare_main}
+SUBCOMMANDS = {"report": _report_main, "compare": _compare_main,
+               "host-drift": _host_drift_main}
 
 
 def main(argv=None):

@@ -9,7 +9,7 @@ import statistics
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
-from . import _plot, _report, stats
+from . import _plot, _report, hostdrift, stats
 
 __all__ = ["Sample", "Result", "ProgStats", "FORMAT_VERSION"]
 
@@ -493,7 +493,8 @@ class Result(JsonFile, _Picklable):
         run's is over its runs, each loaded anew, grouped by 5 s of start
         time (stats.runs_mean_ci): it describes how those runs varied,
         placement included; on a host whose speed moves within a minute it
-        understates the uncertainty (results/precision-2cpu.md).  Any other
+        understates the uncertainty (results/precision-2cpu.md): host_ci_mps
+        adds the machine's measured drift.  Any other
         run's is over its own samples, allowing for their autocorrelation
         (stats.series_mean_ci): how well this run knows its own figure, not
         what another load would measure.  None when too few runs (2 groups)
@@ -503,6 +504,24 @@ class Result(JsonFile, _Picklable):
             return stats.runs_mean_ci([r.mean for r in runs],
                                       self.metadata.get("precision_run_starts_s"))
         return stats.series_mean_ci(self.rates_mps("hits"))
+
+    @property
+    def host_drift(self):
+        """The machine's host drift this run was taken with (hostdrift.calibrate()
+        on this machine and kernel before it), or None."""
+        d = self.metadata.get("host_drift")
+        return hostdrift.HostDrift.from_dict(d) if d else None
+
+    @property
+    def host_ci_mps(self):
+        """mean_ci_mps widened by the machine's host drift over this run's
+        span (hostdrift): the 95 % interval of the figure this machine gives
+        over the calibration's span, not only in this run's minute.  None
+        without a calibration, or without mean_ci_mps."""
+        drift = self.host_drift
+        if drift is None:
+            return None
+        return drift.widen(self.mean_ci_mps, self._span_s())
 
     @property
     def precision_reached(self):
@@ -551,10 +570,18 @@ class Result(JsonFile, _Picklable):
             f"95% CI {ci.low:.3f}..{ci.high:.3f}M/s (\u00b1{ci.relative_half_width * 100:.2f}%)")
         return (f", {interval} over {len(self.runs())} runs in {self._span_s():.0f} s, "
                 f"stopped by {self.stopped_by} after {self.duration_s:.1f} s measured "
-                f"(warm-up {self.warmup_s:.1f} s)")
+                f"(warm-up {self.warmup_s:.1f} s)" + self._host_note())
+
+    def _host_note(self):
+        host = self.host_ci_mps
+        if host is None:
+            return ""
+        return (f"; with this host's drift over {self.host_drift.span_s / 60:.3g} min "
+                f"±{host.relative_half_width * 100:.2f}%")
 
     def _span_s(self):
-        """Wall time from a precision run's first run to the end of its last."""
+        """Wall time from a precision run's first run (or this run) to the end
+        of its last."""
         starts = self.metadata.get("precision_run_starts_s")
         last = self.runs()[-1]
         return (starts[-1] if starts else 0.0) + last.warmup_s + last.duration_s
@@ -680,7 +707,8 @@ class Result(JsonFile, _Picklable):
         runs = ""
         if self.params.get("precision") is not None and self.mean_ci_mps is not None:
             runs = (f", 95% CI \u00b1{self.precision_reached * 100:.2f}% over "
-                    f"{len(self.runs())} runs (stopped by {self.stopped_by})")
+                    f"{len(self.runs())} runs (stopped by {self.stopped_by}"
+                    f"{self._host_note()})")
         return (f"<Result {self.name}: {self.mean:.3f} \u00b1 {self.stdev:.3f} M/s "
                 f"over {len(self.samples)} samples{steps}{note}{runs}{progs}"
                 f"{emulation_note(self)}>" + self._warning_lines())

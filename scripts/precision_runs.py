@@ -15,6 +15,12 @@ short run of every precision run as one more load.  A precision run covers
 when its stated interval contains that figure.  Runs that ended by duration count
 too: their interval is what they state.  Every run is saved (--json), so
 the table can be made again without running.
+
+With --host-drift FILE (a calibration by `benchbpf host-drift -o FILE`,
+taken before and apart from these runs) each run also states
+Result.host_ci_mps, and a second table gives its coverage: of the
+long-run figure, and of the figure of the calibration's span around the
+run.
 """
 import argparse
 import gzip
@@ -75,11 +81,11 @@ def measure(args):
             print(f"stopped before round {rnd}: --until reached", flush=True)
             break
         for label, name, params, precision in cases:
-            t0 = time.monotonic()
+            t0, began = time.monotonic(), time.time()
             r = benchbpf.run(name, precision=precision, duration=args.cap, **params)
             runs.append({"case": label, "kind": "precision", "round": rnd,
                          "wall_s": time.monotonic() - t0, "load": _loadavg(),
-                         "result": r.as_dict()})
+                         "began": began, "result": r.as_dict()})
             ci = r.mean_ci_mps
             shown = f"[{ci.low:10.3f}, {ci.high:10.3f}]" if ci else "[interval unknown]"
             print(f"{rnd:3d} {label:22s} {r.mean:10.3f} {shown} "
@@ -93,9 +99,10 @@ def measure(args):
                 print(f"    adjacent {a.mean:10.3f}", flush=True)
         if rnd % args.ref_every == args.ref_every - 1 or rnd == 0:
             for label, name, params, _ in cases:
+                began = time.time()
                 r = benchbpf.run(name, warmup=1, duration=args.ref_duration, **params)
                 runs.append({"case": label, "kind": "reference", "round": rnd,
-                             "load": _loadavg(), "result": r.as_dict()})
+                             "load": _loadavg(), "began": began, "result": r.as_dict()})
                 print(f"ref {label:22s} {r.mean:10.3f}", flush=True)
         if args.json:
             with open(args.json, "w") as f:
@@ -156,12 +163,62 @@ def table(runs, args):
                      f"({plo * 100:.0f}..{phi * 100:.0f} %) | "
                      f"{by_prec} | {wall:.1f} | {nruns:g} | {half:.2f} % | {between:.2f} % | "
                      f"{stated_se:.2f} % | {overlapped} |")
+    host = _host_table(runs)
+    if host:
+        lines += ["", host]
     if window:
         lines += ["", "Against the figure of the same window (a plain run right after each "
                   "precision run):", "",
                   "| benchmark | precision | covered the adjacent run (95 % CI) |",
                   "|---|---|---|"] + window
     return "\n".join(lines) + "\n"
+
+
+def _host_table(runs):
+    """Coverage of Result.host_ci_mps (the run's interval widened by the
+    machine's host drift), for runs taken with a calibration: against the
+    session's figure (the mean of every other load of the benchmark in the
+    session: the other precision runs' short runs and the reference runs),
+    and against the figure of the calibration's span around each run (those
+    of them that began within half that span of the run's start)."""
+    lines = []
+    for label, _, _, precision in CASES:
+        prec = [(r["began"], Result.from_dict(r["result"])) for r in runs
+                if r["case"] == label and r["kind"] == "precision" and "began" in r]
+        prec = [(t, r) for t, r in prec if r.host_ci_mps is not None]
+        refs = [(r["began"], Result.from_dict(r["result"]).mean) for r in runs
+                if r["case"] == label and r["kind"] == "reference" and "began" in r]
+        if not prec or not refs:
+            continue
+        drift = prec[0][1].host_drift
+        loads = [(t + s, x.mean) for t, r in prec
+                 for s, x in zip(r.metadata["precision_run_starts_s"], r.runs())] + refs
+        covered = near = 0
+        for t, r in prec:
+            # The figure of every other load of the session, or of those within
+            # half the calibration's span: the reference runs and the short runs
+            # of the other precision runs, hundreds of loads taken in turn.
+            own = {t + s for s in r.metadata["precision_run_starts_s"]}
+            others = [(u, m) for u, m in loads if u not in own]
+            session = statistics.fmean(m for _, m in others)
+            around = statistics.fmean(m for u, m in others if abs(u - t) <= drift.span_s / 2)
+            covered += r.host_ci_mps.low <= session <= r.host_ci_mps.high
+            near += r.host_ci_mps.low <= around <= r.host_ci_mps.high
+        lo, hi = clopper_pearson(covered, len(prec))
+        nlo, nhi = clopper_pearson(near, len(prec))
+        half = statistics.median(r.host_ci_mps.relative_half_width for _, r in prec) * 100
+        own_half = statistics.median(r.precision_reached for _, r in prec) * 100
+        lines.append(f"| {label} | {precision * 100:g} % | {len(prec)} | {own_half:.2f} % | "
+                     f"{half:.2f} % | {covered} ({lo * 100:.0f}..{hi * 100:.0f} %) | "
+                     f"{near} ({nlo * 100:.0f}..{nhi * 100:.0f} %) |")
+    if not lines:
+        return ""
+    return "\n".join([
+        f"With the host drift: {drift}", "",
+        "| benchmark | precision | runs | median stated \u00b1 (own) | median \u00b1 with "
+        "host drift | covered the session's figure (95 % CI) | covered the figure of "
+        f"the {drift.span_s / 60:g} min around it (95 % CI) |",
+        "|---|---|---|---|---|---|---|"] + lines)
 
 
 def _adjacent_coverage(runs, label):
@@ -192,10 +249,15 @@ def main():
     ap.add_argument("--only", action="append", help="a case label (repeatable)")
     ap.add_argument("--until", type=float, default=None,
                     help="start no round after this time (seconds since the epoch)")
+    ap.add_argument("--host-drift", default=None,
+                    help="a host drift calibration (benchbpf host-drift -o FILE) the runs "
+                         "take their widened interval from")
     ap.add_argument("--json")
     ap.add_argument("--from", dest="source")
     ap.add_argument("--out")
     args = ap.parse_args()
+    if args.host_drift:
+        os.environ[benchbpf.hostdrift.ENV_PATH] = os.path.abspath(args.host_drift)
     if args.source:
         opener = gzip.open if args.source.endswith(".gz") else open
         with opener(args.source, "rt") as f:

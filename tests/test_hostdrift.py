@@ -1,0 +1,138 @@
+"""Host drift: measured on real runs, saved, applied to later runs' intervals."""
+import json
+import math
+import random
+import subprocess
+import sys
+
+import pytest
+
+import benchbpf
+from benchbpf import hostdrift, stats
+from benchbpf.fingerprint import fingerprint
+
+
+def series(figure_at, span_s=600.0, every_s=1.2, names=("a", "b")):
+    """Runs in turn over span_s: (name, start, figure, se)."""
+    out, t, i = [], 0.0, 0
+    while t < span_s:
+        out.append((names[i % len(names)], t, figure_at(t, names[i % len(names)]), 0.0))
+        t, i = t + every_s, i + 1
+    return out
+
+
+def test_steady_host_has_no_drift():
+    rng = random.Random(1)
+    windows = hostdrift.drift_windows(series(lambda t, n: 100 * (1 + rng.gauss(0, 0.02))),
+                                      600.0)
+    assert [w for w, _, _ in windows] == [5, 10, 20, 40, 80]  # up to a quarter of the span
+    # Run-to-run noise is what the windows' own runs explain: next to no drift.
+    assert all(sd < 0.006 for _, sd, _ in windows), windows
+
+
+def test_a_step_in_the_hosts_speed_is_drift():
+    rng = random.Random(2)
+    windows = hostdrift.drift_windows(
+        series(lambda t, n: (100 if t < 300 else 110) * (1 + rng.gauss(0, 0.01))), 600.0)
+    # Half the time 4.8 % below the mean, half 4.8 % above.
+    for w, sd, n in windows:
+        assert 0.040 < sd < 0.058, (w, sd)
+        assert n >= 8
+
+
+def test_too_short_a_span_has_no_windows():
+    assert hostdrift.drift_windows(series(lambda t, n: 1.0, span_s=15.0), 15.0) == ()
+
+
+def drift(sd=0.03, windows=20):
+    return hostdrift.HostDrift(windows=((10.0, sd / 2, windows), (40.0, sd, windows)),
+                               span_s=600.0, calibrated_at="then",
+                               machine={k: fingerprint().get(k)
+                                        for k in hostdrift.MACHINE_KEYS},
+                               benchmarks=("count-local",), runs=500)
+
+
+def test_widening_adds_the_drift_in_quadrature():
+    ci = stats.MeanInterval(100.0, 99.0, 101.0, 0.95, 5, "runs")
+    assert drift(0.0).widen(ci, 30.0).half_width == pytest.approx(1.0)
+    wide = drift(0.03, windows=10_000).widen(ci, 30.0)
+    se_run = 1.0 / stats._t_quantile(0.975, 4)
+    assert wide.half_width > 1.96 * math.hypot(se_run, 3.0) * 0.999
+    assert wide.basis == "runs+host" and wide.mean == 100.0
+    # A run spanning 5 s takes the 10 s window's drift; one past every window the longest.
+    assert drift().relative_sd(5.0) == (0.015, 20)
+    assert drift().relative_sd(1000.0) == (0.03, 20)
+    assert drift().widen(None, 30.0) is None
+    # A small drift on few groups: the Welch-Satterthwaite t falls more than the
+    # error grows, and the run's own interval stands.
+    few = stats.MeanInterval(100.0, 96.0, 104.0, 0.95, 3, "runs")
+    assert drift(0.002, windows=500).widen(few, 30.0).half_width == pytest.approx(4.0)
+
+
+def test_saved_calibration_applies_only_to_its_machine(tmp_path):
+    path = tmp_path / "drift.json"
+    path.write_text(json.dumps(drift().as_dict()))
+    assert hostdrift.load(str(path), fingerprint()) == drift()
+    other = dict(fingerprint(), kernel_release="0.0.0-other")
+    assert hostdrift.load(str(path), other) is None
+    path.write_text("{not json")
+    assert hostdrift.load(str(path)) is None
+    assert hostdrift.load(str(tmp_path / "missing.json")) is None
+
+
+@pytest.mark.parametrize("minutes", [0, 0.01, 241, -1, float("nan")])
+def test_bad_minutes_raise_before_running(minutes):
+    with pytest.raises(ValueError, match=r"minutes=.*out of range: 0\.1\.\.240"):
+        hostdrift.calibrate(minutes, save=False)
+
+
+def test_bad_minutes_type_and_benchmark_raise():
+    with pytest.raises(TypeError, match="minutes='5'"):
+        hostdrift.calibrate("5", save=False)
+    with pytest.raises(ValueError, match="no-such-bench"):
+        hostdrift.calibrate(1, benchmarks=("no-such-bench",), save=False)
+
+
+def test_calibration_on_real_runs_widens_later_intervals(tmp_path, monkeypatch):
+    path = tmp_path / "drift.json"
+    ticks = []
+    d = hostdrift.calibrate(1, path=str(path), progress=lambda e, s: ticks.append(e))
+    assert d.runs == len(ticks) >= 20
+    assert d.windows and d.windows[0][0] == 5.0 and d.windows[0][2] >= 4
+    assert all(sd >= 0 for _, sd, _ in d.windows)
+    assert d.applies_to(fingerprint())
+    assert hostdrift.load(str(path), fingerprint()) == d
+
+    # Without a calibration a run states its own interval only.
+    r = benchbpf.run("count-local", precision=0.05, duration=3)
+    assert "host_drift" not in r.metadata and r.host_ci_mps is None
+
+    # With one it records it and states the widened interval too, also once saved.
+    monkeypatch.setenv(hostdrift.ENV_PATH, str(path))
+    wide = drift(0.04).as_dict()
+    path.write_text(json.dumps(wide))
+    r = benchbpf.run("count-local", precision=0.05, duration=3)
+    assert r.host_drift == drift(0.04)
+    own, host = r.mean_ci_mps, r.host_ci_mps
+    assert host.mean == own.mean and host.half_width >= own.half_width
+    # The drift of the shortest window as long as the run's span: 2 % up to 10 s, else 4 %.
+    sd, _ = r.host_drift.relative_sd(r._span_s())
+    assert sd == (0.02 if r._span_s() <= 10 else 0.04)
+    assert host.relative_half_width > 1.96 * sd
+    assert "with this host's drift over 10 min" in r.summary()
+    again = benchbpf.Result.from_json(r.to_json())
+    assert again.host_ci_mps == host
+
+
+def test_cli_refuses_bad_minutes_and_shows_none(tmp_path):
+    bad = subprocess.run([sys.executable, "-m", "benchbpf", "host-drift", "--minutes", "0"],
+                         capture_output=True, text=True)
+    assert bad.returncode == 2 and "--minutes=0.0 out of range" in bad.stderr
+    path = tmp_path / "none.json"
+    show = subprocess.run([sys.executable, "-m", "benchbpf", "host-drift", "--show",
+                           "-o", str(path)], capture_output=True, text=True)
+    assert show.returncode == 1 and "no host drift calibration" in show.stderr
+    path.write_text(json.dumps(drift().as_dict()))
+    show = subprocess.run([sys.executable, "-m", "benchbpf", "host-drift", "--show",
+                           "-o", str(path)], capture_output=True, text=True)
+    assert show.returncode == 0 and "40 s: \u00b13.00 %" in show.stdout
