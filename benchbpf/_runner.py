@@ -9,7 +9,7 @@ import resource
 import time
 from types import MappingProxyType
 
-from . import _core, _precision, _progress, bpf_timing, hostdrift, stats
+from . import _core, _host_drift, _precision, _progress, bpf_timing, stats
 from ._concurrency import RunMarker
 from ._cpuset import parse_cpuset, place_threads
 from ._version import __version__
@@ -657,7 +657,7 @@ def _run_once(info, env, core_params, params, callback, auto_warmup, calls_below
 
     started = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
     machine = fingerprint()
-    drift = hostdrift.load(fingerprint=machine)
+    drift = _host_drift.load(fingerprint=machine)
     with RunMarker(name, stacklevel=4 + calls_below_run) as marker:
         raw = _core.run(name, env, core_params,
                         on_sample if callback or warmup else None)

@@ -9,7 +9,7 @@ import statistics
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
-from . import _plot, _report, hostdrift, stats
+from . import _host_drift, _plot, _report, stats
 
 __all__ = ["Sample", "Result", "ProgStats", "FORMAT_VERSION"]
 
@@ -510,7 +510,7 @@ class Result(JsonFile, _Picklable):
         """The machine's host drift this run was taken with (hostdrift.calibrate()
         on this machine and kernel before it), or None."""
         d = self.metadata.get("host_drift")
-        return hostdrift.HostDrift.from_dict(d) if d else None
+        return _host_drift.HostDrift.from_dict(d) if d else None
 
     @property
     def host_ci_mps(self):

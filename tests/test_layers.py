@@ -10,6 +10,7 @@ PACKAGE = pathlib.Path(__file__).resolve().parent.parent / "benchbpf"
 
 #: The data and what describes it: imports nothing of benchbpf above it.
 BOTTOM = {"result", "resultset", "fingerprint", "stats", "_report", "_plot", "_version",
+          "_host_drift",
           "_core", "bpf_timing"}
 #: Runs and what runs use, below the families.
 RUNNER = {"_runner", "_progress", "_sweep", "_concurrency", "_cpuset", "features",
