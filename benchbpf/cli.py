@@ -816,10 +816,11 @@ def _host_drift_main(argv):
     ap.add_argument("--show", action="store_true",
                     help="print the saved calibration and measure nothing")
     args = ap.parse_args(argv)
+    path = args.output or hostdrift.default_path()
     if args.show:
-        drift = hostdrift.load(args.output)
+        drift = hostdrift.load(path)
         if drift is None:
-            return _fail(1, f"no host drift calibration at {args.output or hostdrift.default_path()}")
+            return _fail(1, f"no host drift calibration at {path}")
         print(drift)
         return 0
     try:
@@ -830,13 +831,13 @@ def _host_drift_main(argv):
     def progress(elapsed_s, span_s):
         print(f"\r{elapsed_s:6.0f} / {span_s:.0f} s", end="", file=sys.stderr, flush=True)
     try:
-        drift = hostdrift.calibrate(args.minutes, path=args.output, progress=progress)
+        drift = hostdrift.calibrate(args.minutes, path=path, progress=progress)
     except (ValueError, OSError) as e:
         print(file=sys.stderr)
         return _fail(1, str(e))
     print(file=sys.stderr)
     print(drift)
-    print(f"saved to {args.output or hostdrift.default_path()}")
+    print(f"saved to {path}")
     return 0
 
 

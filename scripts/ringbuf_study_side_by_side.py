@@ -130,10 +130,8 @@ def states_of(data):
     for a in data["alternations"]:
         rs = benchbpf.ResultSet.from_dict(a["benchbpf"]["result_set"])
         for key, r in keyed_results(rs):
-            pairs = [run.mean_se() for run in r.runs()]
-            if len(pairs) > 2:
-                found = benchbpf.analysis.run_states([m for m, _ in pairs],
-                                                     [e for _, e in pairs])
+            if len(r.runs()) > 2:
+                found = benchbpf.analysis.run_agreement(r.runs())
                 if found:
                     out.setdefault(key, []).append(found)
     return out
