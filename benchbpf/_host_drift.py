@@ -1,12 +1,14 @@
 """A machine's host drift as data: what hostdrift.calibrate() measured, how
-it is saved and found again, and how it widens an interval.  Results and
-the runner read it; only hostdrift runs anything."""
+it is saved and found again, the history of precision runs taken since,
+and how both widen an interval.  Results and the runner read it; only
+hostdrift runs anything."""
 import dataclasses
 import json
 import math
 import numbers
 import os
 import statistics
+import time
 
 from . import stats
 
@@ -23,6 +25,17 @@ MIN_RUNS_PER_WINDOW = 2
 #: What must match for a calibration to apply to a run.
 MACHINE_KEYS = ("kernel_release", "machine", "cpu_model", "nr_cpus")
 ENV_PATH = "BENCHBPF_HOST_DRIFT"
+HISTORY_ENV_PATH = "BENCHBPF_HOST_HISTORY"
+#: A precision run's history: the runs of the same benchmark and parameters
+#: on this machine and kernel within this many hours before it...
+HISTORY_HOURS = 24.0
+#: ...counted when there are at least this many.
+MIN_HISTORY_RUNS = 3
+#: Parameters that change how long or how finely a figure is measured, not
+#: the figure: runs differing only in them share a history.
+TIMING_PARAMS = ("warmup", "duration", "interval", "precision")
+#: Beyond this size the history file keeps only its last HISTORY_HOURS.
+HISTORY_MAX_BYTES = 1 << 20
 
 
 def default_path():
@@ -34,18 +47,163 @@ def default_path():
     return os.path.join(cache, "benchbpf", "host-drift.json")
 
 
+def default_history_path():
+    """$BENCHBPF_HOST_HISTORY, else host-history.jsonl in benchbpf's cache
+    directory."""
+    if os.environ.get(HISTORY_ENV_PATH):
+        return os.environ[HISTORY_ENV_PATH]
+    cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(cache, "benchbpf", "host-history.jsonl")
+
+
+@dataclasses.dataclass(frozen=True)
+class History:
+    """How precision runs of one benchmark and parameters on this machine
+    differed in the HISTORY_HOURS before a run: relative_sd, the standard
+    deviation of a run's figure about their mean, as a fraction of it,
+    beyond what each run's own interval explains, over `runs` runs from
+    `since` to `until` (UTC)."""
+    relative_sd: float
+    runs: int
+    since: str
+    until: str
+
+    def as_dict(self):
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, d):
+        return cls(relative_sd=float(d["relative_sd"]), runs=int(d["runs"]),
+                   since=str(d["since"]), until=str(d["until"]))
+
+
+def _utc(epoch_s):
+    return time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(epoch_s))
+
+
+def history_key(name, params):
+    """The benchmark and the parameters its figure depends on, as one string."""
+    shown = ",".join(f"{k}={params[k]!r}" for k in sorted(params)
+                     if k not in TIMING_PARAMS and params[k] is not None)
+    return f"{name}({shown})"
+
+
+def history_of(records):
+    """The History of records [(epoch_s, figure, standard_error)], or None
+    with fewer than MIN_HISTORY_RUNS: the variance of the figures (n - 1)
+    less their mean squared standard error, as a relative sd."""
+    records = [r for r in records if all(math.isfinite(x) for x in r)]
+    if len(records) < MIN_HISTORY_RUNS:
+        return None
+    figures = [f for _, f, _ in records]
+    mean = statistics.fmean(figures)
+    if mean <= 0:
+        return None
+    excess = statistics.variance(figures) - statistics.fmean(se * se for _, _, se in records)
+    return History(relative_sd=math.sqrt(max(0.0, excess)) / mean, runs=len(records),
+                   since=_utc(min(t for t, _, _ in records)),
+                   until=_utc(max(t for t, _, _ in records)))
+
+
+def _machine_of(fingerprint):
+    return {k: (fingerprint or {}).get(k) for k in MACHINE_KEYS}
+
+
+def read_histories(fingerprint, now, path=None):
+    """{key: [(epoch_s, figure, standard_error)]}: the precision runs on the
+    machine of `fingerprint` in the HISTORY_HOURS before `now`, by benchmark
+    and parameters; lines that cannot be read are passed over."""
+    machine, out = _machine_of(fingerprint), {}
+    try:
+        with open(path or default_history_path()) as f:
+            lines = f.readlines()
+    except OSError:
+        return out
+    for line in lines:
+        try:
+            d = json.loads(line)
+            if d["machine"] == machine and 0 <= now - d["time"] <= HISTORY_HOURS * 3600:
+                out.setdefault(d["key"], []).append(
+                    (float(d["time"]), float(d["figure"]), float(d["se"])))
+        except (ValueError, KeyError, TypeError):
+            continue
+    return out
+
+
+def read_history(key, fingerprint, now, path=None):
+    """read_histories()'s runs of `key`."""
+    return read_histories(fingerprint, now, path).get(key, [])
+
+
+def remember(key, fingerprint, when, figure, se, path=None):
+    """Add a precision run to the history, one JSON line; past
+    HISTORY_MAX_BYTES, first drop what is older than HISTORY_HOURS.  A
+    history that cannot be written is left be: the run's figure stands."""
+    path = path or default_history_path()
+    line = json.dumps({"key": key, "machine": _machine_of(fingerprint), "time": when,
+                       "figure": figure, "se": se}) + "\n"
+    try:
+        os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+        if os.path.exists(path) and os.path.getsize(path) > HISTORY_MAX_BYTES:
+            _prune(path, when)
+        with open(path, "a") as f:
+            f.write(line)
+    except OSError:
+        pass
+
+
+def _prune(path, now):
+    kept = []
+    with open(path) as f:
+        for line in f:
+            try:
+                if now - json.loads(line)["time"] <= HISTORY_HOURS * 3600:
+                    kept.append(line)
+            except (ValueError, KeyError, TypeError):
+                continue
+    tmp = f"{path}.{os.getpid()}.tmp"
+    with open(tmp, "w") as f:
+        f.writelines(kept)
+    os.replace(tmp, path)
+
+
+def standard_error(ci):
+    """The standard error a stats.MeanInterval stands on: its half width
+    over Student's t at its degrees of freedom."""
+    return ci.half_width / stats._t_quantile(0.5 + ci.confidence / 2,
+                                            max(1.0, ci.effective_n - 1))
+
+
+def _widened(ci, relative_sd, df_host):
+    """ci with relative_sd of its mean added in quadrature, Student's t at the
+    Welch-Satterthwaite degrees of freedom; never narrower than ci (a small
+    sd on many degrees of freedom lowers t by more than it adds)."""
+    se_run, se_host = standard_error(ci), relative_sd * abs(ci.mean)
+    se = math.hypot(se_run, se_host)
+    if se == 0:
+        return ci
+    df_run = max(1.0, ci.effective_n - 1)
+    df = se ** 4 / (se_run ** 4 / df_run + se_host ** 4 / max(1.0, df_host))
+    half = max(ci.half_width, stats._t_quantile(0.5 + ci.confidence / 2, df) * se)
+    return stats.MeanInterval(ci.mean, ci.mean - half, ci.mean + half, ci.confidence,
+                              df + 1, ci.basis + "+host", ci.tau)
+
+
 @dataclasses.dataclass(frozen=True)
 class HostDrift:
     """A machine's measured drift.  windows: (window_s, relative_sd,
     windows_counted) for each window length, relative_sd the standard
     deviation of a window's mean figure about the mean over span_s, as a
-    fraction of it, beyond what the window's own runs show."""
+    fraction of it, beyond what the window's own runs show.  history: how
+    the benchmark's earlier precision runs on the machine differed (a
+    History), when a precision run found enough of them."""
     windows: tuple
     span_s: float
     calibrated_at: str
     machine: dict
     benchmarks: tuple
     runs: int
+    history: History = None
 
     def relative_sd(self, span_s):
         """(relative sd, windows it stands on) for a run spanning span_s:
@@ -63,41 +221,44 @@ class HostDrift:
 
     def widen(self, ci, span_s):
         """ci (a stats.MeanInterval of a run spanning span_s) widened by the
-        drift: standard errors added in quadrature, Student's t at the
-        Welch-Satterthwaite degrees of freedom of the two; never narrower
-        than ci (the drift's many windows raise the degrees of freedom, and
-        so lower t, more than a small drift adds)."""
+        drift of the calibration's window as long as the run, or by the
+        history's spread between runs when there is one, whichever is wider:
+        the history sees phases longer than the calibration's span, the
+        calibration stands on more windows."""
         if ci is None:
             return None
-        t_run = stats._t_quantile(0.5 + ci.confidence / 2, max(1.0, ci.effective_n - 1))
-        se_run = ci.half_width / t_run
         rel, n = self.relative_sd(span_s)
-        se_host = rel * abs(ci.mean)
-        se = math.hypot(se_run, se_host)
-        if se == 0:
-            return ci
-        df_run, df_host = max(1.0, ci.effective_n - 1), max(1.0, n - 1)
-        df = se ** 4 / (se_run ** 4 / df_run + se_host ** 4 / df_host)
-        half = max(ci.half_width, stats._t_quantile(0.5 + ci.confidence / 2, df) * se)
-        return stats.MeanInterval(ci.mean, ci.mean - half, ci.mean + half, ci.confidence,
-                                  df + 1, ci.basis + "+host", ci.tau)
+        out = _widened(ci, rel, n - 1)
+        if self.history is not None:
+            by_history = _widened(ci, self.history.relative_sd, self.history.runs - 1)
+            if by_history.half_width > out.half_width:
+                out = by_history
+        return out
 
     def as_dict(self):
-        return {"windows": [list(w) for w in self.windows], "span_s": self.span_s,
-                "calibrated_at": self.calibrated_at, "machine": dict(self.machine),
-                "benchmarks": list(self.benchmarks), "runs": self.runs}
+        d = {"windows": [list(w) for w in self.windows], "span_s": self.span_s,
+             "calibrated_at": self.calibrated_at, "machine": dict(self.machine),
+             "benchmarks": list(self.benchmarks), "runs": self.runs}
+        if self.history is not None:
+            d["history"] = self.history.as_dict()
+        return d
 
     @classmethod
     def from_dict(cls, d):
         return cls(windows=tuple(tuple(w) for w in d["windows"]), span_s=float(d["span_s"]),
                    calibrated_at=d["calibrated_at"], machine=dict(d["machine"]),
-                   benchmarks=tuple(d["benchmarks"]), runs=int(d["runs"]))
+                   benchmarks=tuple(d["benchmarks"]), runs=int(d["runs"]),
+                   history=History.from_dict(d["history"]) if d.get("history") else None)
 
     def __str__(self):
         shown = ", ".join(f"{w:g} s: \u00b1{sd * 100:.2f} %" for w, sd, _ in self.windows)
         return (f"host drift over {self.span_s / 60:.3g} min (calibrated "
                 f"{self.calibrated_at}, {self.runs} runs of {', '.join(self.benchmarks)}; "
-                f"sd of a window's figure): {shown}")
+                f"sd of a window's figure): {shown}" + (
+                    "" if self.history is None else
+                    f"; {self.history.runs} earlier precision runs of this benchmark "
+                    f"({self.history.since} to {self.history.until}) differed by "
+                    f"\u00b1{self.history.relative_sd * 100:.2f} %"))
 
 
 def drift_windows(runs, span_s):

@@ -1,4 +1,5 @@
 """Validate options, run a benchmark in the C core, wrap what it measured."""
+import dataclasses
 import datetime
 import difflib
 import math
@@ -483,7 +484,26 @@ def run(name, *, warmup=None, duration=None, interval=None, producers=1, consume
     series = _PreciseSeries(plan)
     while series.stopped_by is None:
         series.step(calls_below_run=1)
-    return series.result()
+    return _with_history(series.result())
+
+
+def _with_history(result):
+    """A precision run taken with a host drift calibration: the calibration
+    gains how this benchmark's earlier precision runs on the machine
+    differed (_host_drift.History, when there are enough), and the run
+    joins that history for the next."""
+    drift = result.metadata.get("host_drift")
+    ci = result.mean_ci_mps
+    if not drift or ci is None:
+        return result
+    machine, now = result.metadata.get("fingerprint"), time.time()
+    key = _host_drift.history_key(result.name, result.params)
+    history = _host_drift.history_of(_host_drift.read_history(key, machine, now))
+    _host_drift.remember(key, machine, now, ci.mean, _host_drift.standard_error(ci))
+    if history is None:
+        return result
+    return dataclasses.replace(result, metadata={
+        **result.metadata, "host_drift": {**drift, "history": history.as_dict()}})
 
 
 class _Plan:
@@ -632,7 +652,7 @@ def run_interleaved(calls, budget_s=None):
                     series[i].step(calls_below_run=1)
             if series[i].stopped_by is not None:
                 # Kept should Ctrl-C come later.
-                results[i] = _progress.finished(series[i].result())
+                results[i] = _progress.finished(_with_history(series[i].result()))
         pending = sorted((i for i in pending if series[i].stopped_by is None),
                          key=lambda i: -series[i].relative_half_width())
     return results

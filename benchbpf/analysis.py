@@ -3,6 +3,8 @@
 The top of the package: what it re-exports lives below it (sweeps in
 _sweep, statistics in stats, plots in _plot), so that families and Results
 use those without importing this module."""
+import datetime
+import functools
 import html
 import math
 import statistics
@@ -16,7 +18,8 @@ from .result import BLOCK_S, Result, check_emulation
 from .stats import (NOT_ENOUGH_RUNS, SIGNIFICANT, WITHIN_NOISE, MeanInterval,  # noqa: F401
                     RunStates, RunTest, across_runs, chi2_sf, instability, mann_whitney_u,
                     mean_ci, median_ci, min_p_value, run_states, runs_mean_ci, runs_needed,
-                    samples_needed, series_mean_ci)
+                    samples_needed, series_mean_ci, welch_p)
+from ._host_drift import standard_error
 
 __all__ = ["Sweep", "sweep", "Comparison", "compare", "plot", "mann_whitney_u",
            "median_ci", "mean_ci", "samples_needed", "BenchmarkMismatchWarning",
@@ -24,7 +27,7 @@ __all__ = ["Sweep", "sweep", "Comparison", "compare", "plot", "mann_whitney_u",
            "configuration_differences", "SIGNIFICANT", "WITHIN_NOISE", "NOT_ENOUGH_RUNS",
            "run_speed", "usable_rates", "fastest", "MIN_PRODUCER_CPU_NS", "instability",
            "run_states", "RunStates", "chi2_sf", "run_mean_se", "run_agreement",
-           "MeanInterval", "series_mean_ci", "runs_mean_ci"]
+           "MeanInterval", "series_mean_ci", "runs_mean_ci", "HostTest", "welch_p"]
 
 
 #: Intervals in which the producers ran less CPU time than this are left
@@ -136,6 +139,53 @@ def _plural(n, word):
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
+def _time_range(runs):
+    """(first start, last end) of runs, s since the epoch; None when a run
+    does not say when it started."""
+    spans = []
+    for r in runs:
+        try:
+            start = datetime.datetime.fromisoformat(r.metadata["started"]).timestamp()
+        except (KeyError, TypeError, ValueError):
+            return None
+        spans.append((start, start + r._span_s()))
+    return min(a for a, _ in spans), max(b for _, b in spans)
+
+
+def _host_interval(runs):
+    """The host-widened interval of a side's mean hit rate: one run's
+    Result.host_ci_mps; several runs' mean over their means, widened by the
+    first one's drift over the time they span.  None when a run was taken
+    without a host drift calibration."""
+    if any(r.host_drift is None for r in runs):
+        return None
+    if len(runs) == 1:
+        return runs[0].host_ci_mps
+    means = [r.mean for r in runs]
+    low, high = mean_ci(means)
+    span = _time_range(runs)
+    return runs[0].host_drift.widen(
+        MeanInterval(statistics.fmean(means), low, high, 0.95, len(runs), "runs"),
+        span[1] - span[0] if span else 0.0)
+
+
+@dataclass(frozen=True)
+class HostTest:
+    """compare()'s test for sides taken apart in time on a machine with a
+    host drift calibration: does the difference of their mean hit rates
+    stand beyond their host-widened intervals (base, new: each side's
+    Result.host_ci_mps, a stats.MeanInterval)?  p_value: two-sided,
+    Welch's t on those intervals' standard errors."""
+    base: MeanInterval
+    new: MeanInterval
+    p_value: float
+
+    def text(self):
+        return (f"taken apart in time, against this host's drift (\u00b1"
+                f"{self.base.relative_half_width * 100:.1f}% and \u00b1"
+                f"{self.new.relative_half_width * 100:.1f}%) Welch p={self.p_value:.2g}")
+
+
 @dataclass(frozen=True)
 class Comparison:
     """How the `new_runs` differ from the `base_runs` on one counter.
@@ -154,6 +204,10 @@ class Comparison:
     U): "significant" (p < alpha), "within noise", or "not enough runs" when
     there are too few runs per side for any ordering to reach alpha (one
     run each can never be significant; four each can at alpha 0.05).
+    Sides taken apart in time on a machine with a host drift calibration
+    (hostdrift) must also differ beyond the host's drift (host_test):
+    their runs cannot show a phase of the host that holds for minutes,
+    which alone would make two runs of one kernel differ.
     `differences` lists the configuration differences the caller accepted
     (different_params=True); `fingerprint_differences` what differs between
     the machines."""
@@ -230,10 +284,32 @@ class Comparison:
         alternative "less": new is slower; "greater": faster."""
         return self.test(alternative).p_value
 
+    @functools.cached_property
+    def host_test(self):
+        """A HostTest when the sides were taken apart in time (their spans do
+        not overlap: taken in turns, the host's drift falls on both alike)
+        by runs with a host drift calibration, on the hit rate; else None."""
+        if self.counter != "hits":
+            return None
+        b_span, n_span = _time_range(self.base_runs), _time_range(self.new_runs)
+        if b_span and n_span and b_span[0] < n_span[1] and n_span[0] < b_span[1]:
+            return None
+        b, n = _host_interval(self.base_runs), _host_interval(self.new_runs)
+        if b is None or n is None:
+            return None
+        p = welch_p(n.mean - b.mean, standard_error(b), b.effective_n - 1,
+                    standard_error(n), n.effective_n - 1)
+        return HostTest(b, n, p)
+
     @property
     def verdict(self):
-        """"significant", "within noise" or "not enough runs"."""
-        return self.test().verdict
+        """"significant", "within noise" or "not enough runs": the test
+        across runs, and for sides taken apart in time the host_test too."""
+        verdict = self.test().verdict
+        host = self.host_test
+        if verdict == SIGNIFICANT and host is not None and host.p_value >= self.alpha:
+            return WITHIN_NOISE
+        return verdict
 
     @property
     def significant(self):
@@ -260,7 +336,9 @@ class Comparison:
                     f"{self.alpha:g} the test across runs needs {t.runs_needed} per side)")
         on = "" if not self.per_cpu else \
             f" on {self.figure_text()} ({self.figure_change_pct:+.1f}%)"
-        return f"{runs}, Mann-Whitney U across runs{on} p={t.p_value:.2g}: {t.verdict}"
+        host = "" if self.host_test is None else f", {self.host_test.text()}"
+        return (f"{runs}, Mann-Whitney U across runs{on} p={t.p_value:.2g}{host}: "
+                f"{self.verdict}")
 
     @property
     def agreement(self):

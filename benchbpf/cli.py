@@ -13,6 +13,7 @@ import re
 import signal
 import statistics
 import sys
+import time
 import warnings
 
 from . import _precision, _runner, hostdrift, report
@@ -807,14 +808,17 @@ def _host_drift_main(argv):
                     "over minutes (short runs of "
                     f"{', '.join(hostdrift.CALIBRATION_BENCHMARKS)} in turn) and save it; "
                     "later runs on this machine and kernel add it to their interval "
-                    "(Result.host_ci_mps). Run it on an otherwise idle machine.")
+                    "(Result.host_ci_mps), precision runs also how the same benchmark's "
+                    "precision runs of the last day differed (--show lists them). Run it "
+                    "on an otherwise idle machine.")
     ap.add_argument("--minutes", type=float, default=20,
                     help=f"how long to measure ({hostdrift.MIN_MINUTES:g}.."
                          f"{hostdrift.MAX_MINUTES:g}, default 20)")
     ap.add_argument("-o", "--output", default=None,
                     help=f"where to save it (default {hostdrift.default_path()})")
     ap.add_argument("--show", action="store_true",
-                    help="print the saved calibration and measure nothing")
+                    help="print the saved calibration and the history of precision "
+                         "runs, and measure nothing")
     args = ap.parse_args(argv)
     path = args.output or hostdrift.default_path()
     if args.show:
@@ -822,6 +826,7 @@ def _host_drift_main(argv):
         if drift is None:
             return _fail(1, f"no host drift calibration at {path}")
         print(drift)
+        _print_histories(drift)
         return 0
     try:
         hostdrift.check_minutes(args.minutes)
@@ -839,6 +844,20 @@ def _host_drift_main(argv):
     print(drift)
     print(f"saved to {path}")
     return 0
+
+
+def _print_histories(drift):
+    """The precision runs of the last day on the calibrated machine, by
+    benchmark and parameters: how far they differed."""
+    path = hostdrift.default_history_path()
+    histories = hostdrift.read_histories(drift.machine, time.time(), path)
+    print(f"history of precision runs ({path}, last {hostdrift.HISTORY_HOURS:g} h): "
+          f"{sum(map(len, histories.values()))} runs of {len(histories)} configurations")
+    for key, records in sorted(histories.items()):
+        h = hostdrift.history_of(records)
+        print(f"  {key}: {len(records)} run{'s' if len(records) != 1 else ''}, " + (
+            f"differing by \u00b1{h.relative_sd * 100:.2f}% beyond their own intervals"
+            if h else f"fewer than {hostdrift.MIN_HISTORY_RUNS}: not used yet"))
 
 
 #: `benchbpf NAME ...` runs a benchmark; these words, first, are subcommands

@@ -15,6 +15,14 @@ drift at the run's span, for the figure this machine gives over the
 calibration's span.  Runs keep their own interval (mean_ci_mps) for what
 they stop on and for comparisons taken in turn, where the drift falls on
 both sides alike.
+
+A quiet span of calibration does not see the phases that come and go over
+hours.  So on a calibrated machine each precision run also joins a history
+(default_history_path(), one JSON line per run), and finds there the
+precision runs of the same benchmark and parameters of the last
+HISTORY_HOURS: how far their figures differed beyond their own intervals
+(History) widens the interval too, when that is wider than the
+calibration's.
 """
 import datetime
 import json
@@ -22,14 +30,18 @@ import os
 import time
 
 from . import _runner
-from ._host_drift import (CALIBRATION_BENCHMARKS, ENV_PATH, MACHINE_KEYS, MAX_MINUTES,
-                          MIN_MINUTES, WINDOWS_S, HostDrift, check_minutes, default_path,
-                          drift_windows, load)
+from ._host_drift import (CALIBRATION_BENCHMARKS, ENV_PATH, HISTORY_ENV_PATH, HISTORY_HOURS,
+                          MACHINE_KEYS, MAX_MINUTES, MIN_HISTORY_RUNS, MIN_MINUTES, WINDOWS_S,
+                          History, HostDrift, check_minutes, default_history_path,
+                          default_path, drift_windows, history_key, history_of, load,
+                          read_histories, read_history, remember)
 from .fingerprint import fingerprint
 
-__all__ = ["HostDrift", "calibrate", "load", "default_path", "drift_windows",
-           "CALIBRATION_BENCHMARKS", "ENV_PATH", "MACHINE_KEYS", "MIN_MINUTES", "MAX_MINUTES",
-           "WINDOWS_S"]
+__all__ = ["HostDrift", "History", "calibrate", "load", "default_path", "drift_windows",
+           "default_history_path", "history_key", "history_of", "read_histories",
+           "read_history", "remember",
+           "CALIBRATION_BENCHMARKS", "ENV_PATH", "HISTORY_ENV_PATH", "HISTORY_HOURS",
+           "MACHINE_KEYS", "MIN_HISTORY_RUNS", "MIN_MINUTES", "MAX_MINUTES", "WINDOWS_S"]
 
 
 def calibrate(minutes=20, benchmarks=CALIBRATION_BENCHMARKS, path=None, save=True,

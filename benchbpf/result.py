@@ -515,9 +515,11 @@ class Result(JsonFile, _Picklable):
     @property
     def host_ci_mps(self):
         """mean_ci_mps widened by the machine's host drift over this run's
-        span (hostdrift): the 95 % interval of the figure this machine gives
-        over the calibration's span, not only in this run's minute.  None
-        without a calibration, or without mean_ci_mps."""
+        span (hostdrift), or by how this benchmark's earlier precision runs
+        on the machine differed (host_drift.history), whichever is wider:
+        the 95 % interval of the figure this machine gives over hours, not
+        only in this run's minute.  None without a calibration, or without
+        mean_ci_mps."""
         drift = self.host_drift
         if drift is None:
             return None
@@ -576,7 +578,10 @@ class Result(JsonFile, _Picklable):
         host = self.host_ci_mps
         if host is None:
             return ""
-        return (f"; with this host's drift over {self.host_drift.span_s / 60:.3g} min "
+        drift = self.host_drift
+        earlier = "" if drift.history is None else \
+            f" and {drift.history.runs} earlier runs"
+        return (f"; with this host's drift over {drift.span_s / 60:.3g} min{earlier} "
                 f"±{host.relative_half_width * 100:.2f}%")
 
     def _span_s(self):

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 __all__ = ["mann_whitney_u", "median_ci", "mean_ci", "samples_needed", "across_runs",
            "RunTest", "runs_needed", "min_p_value", "SIGNIFICANT", "WITHIN_NOISE",
            "NOT_ENOUGH_RUNS", "instability", "run_states", "RunStates", "chi2_sf",
-           "MeanInterval", "series_mean_ci", "runs_mean_ci"]
+           "MeanInterval", "series_mean_ci", "runs_mean_ci", "welch_p"]
 
 
 def _ranks(values):
@@ -136,17 +136,35 @@ def median_ci(values, confidence=0.95):
 
 
 @functools.lru_cache(maxsize=None)
-def _t_quantile(p, df):
-    """p-quantile (p > 0.5) of Student's t distribution with df degrees of
-    freedom: bisection on its CDF, the density integrated by Simpson's rule."""
+def _t_cdf(t, df, steps=2000):
+    """CDF of Student's t distribution with df degrees of freedom at t >= 0:
+    the density integrated by Simpson's rule."""
     scale = math.exp(math.lgamma((df + 1) / 2.0) - math.lgamma(df / 2.0)) / \
         math.sqrt(df * math.pi)
+    h = t / steps
+    f = [scale * (1.0 + (i * h) ** 2 / df) ** (-(df + 1) / 2.0) for i in range(steps + 1)]
+    return 0.5 + h / 3.0 * (f[0] + f[-1] + 4 * sum(f[1:-1:2]) + 2 * sum(f[2:-1:2]))
 
-    def cdf(t, steps=2000):
-        h = t / steps
-        f = [scale * (1.0 + (i * h) ** 2 / df) ** (-(df + 1) / 2.0) for i in range(steps + 1)]
-        return 0.5 + h / 3.0 * (f[0] + f[-1] + 4 * sum(f[1:-1:2]) + 2 * sum(f[2:-1:2]))
-    return _inverse(cdf, p, 0.0, 1000.0, steps=60)
+
+def _t_quantile(p, df):
+    """p-quantile (p > 0.5) of Student's t distribution with df degrees of
+    freedom: bisection on its CDF."""
+    return _inverse(lambda t: _t_cdf(t, df), p, 0.0, 1000.0, steps=60)
+
+
+def welch_p(diff, se_a, df_a, se_b, df_b):
+    """Two-sided p-value of a difference `diff` between two estimates with
+    standard errors se_a and se_b on df_a and df_b degrees of freedom:
+    Student's t at the Welch-Satterthwaite degrees of freedom.  1.0 when
+    neither has an error (nothing to tell a difference from)."""
+    se = math.hypot(se_a, se_b)
+    if not se > 0:
+        return 1.0
+    df = se ** 4 / (se_a ** 4 / max(1.0, df_a) + se_b ** 4 / max(1.0, df_b))
+    t = abs(diff) / se
+    if t > 1000:
+        return 0.0
+    return max(0.0, min(1.0, 2.0 * (1.0 - _t_cdf(t, df))))
 
 
 def mean_ci(values, confidence=0.95):

@@ -23,8 +23,10 @@ long-run figure, and of the figure of the calibration's span around the
 run.
 """
 import argparse
+import dataclasses
 import gzip
 import datetime
+import itertools
 import json
 import math
 import os
@@ -36,6 +38,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
 import benchbpf  # noqa: E402
+from benchbpf import _host_drift, analysis  # noqa: E402
 from benchbpf.result import Result  # noqa: E402
 
 #: (label, benchmark, parameters, precision): the issue's characters.
@@ -82,7 +85,8 @@ def measure(args):
             break
         for label, name, params, precision in cases:
             t0, began = time.monotonic(), time.time()
-            r = benchbpf.run(name, precision=precision, duration=args.cap, **params)
+            r = benchbpf.run(name, precision=args.precision or precision, duration=args.cap,
+                             **params)
             runs.append({"case": label, "kind": "precision", "round": rnd,
                          "wall_s": time.monotonic() - t0, "load": _loadavg(),
                          "began": began, "result": r.as_dict()})
@@ -110,7 +114,15 @@ def measure(args):
     return runs
 
 
-def table(runs, args):
+def _precision_of(runs, label, default):
+    """The precision the saved precision runs of `label` asked for."""
+    for r in runs:
+        if r["case"] == label and r["kind"] == "precision":
+            return r["result"]["params"].get("precision", default)
+    return default
+
+
+def table(runs, args, prior_runs=()):
     lines = []
     loads = [r["load"] for r in runs]
     lines.append(f"Load average (1 min) during the runs: {min(loads):.1f}..{max(loads):.1f}.\n")
@@ -122,6 +134,7 @@ def table(runs, args):
                  "| median stated standard error | overlapped another run |")
     lines.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for label, _, _, precision in CASES:
+        precision = _precision_of(runs, label, precision)
         refs = [Result.from_dict(r["result"]).mean for r in runs
                 if r["case"] == label and r["kind"] == "reference"]
         prec = [(Result.from_dict(r["result"]), r["wall_s"]) for r in runs
@@ -166,6 +179,17 @@ def table(runs, args):
     host = _host_table(runs)
     if host:
         lines += ["", host]
+        histories = [((), "With the host drift and the history of this session's earlier "
+                          "precision runs of each benchmark:")]
+        if prior_runs:
+            histories.append((prior_runs, "With the host drift and the history of the "
+                              f"earlier sessions ({', '.join(args.prior)}) and this one's earlier runs:"))
+        for prior, title in histories:
+            taken = _with_history(runs, prior)
+            lines += ["", _host_table(runs, lambda c, t, r: taken[(c, t)].host_ci_mps
+                                      if (c, t) in taken else None, title)]
+        if args.compare:
+            lines += ["", _compare_table(runs, prior_runs)]
     if window:
         lines += ["", "Against the figure of the same window (a plain run right after each "
                   "precision run):", "",
@@ -174,27 +198,60 @@ def table(runs, args):
     return "\n".join(lines) + "\n"
 
 
-def _host_table(runs):
+def _with_history(runs, prior=()):
+    """{(case, began): Result} for the precision runs taken with a
+    calibration, as the runner makes them with a history of precision runs
+    (_runner._with_history): metadata["host_drift"] gains the History of the
+    earlier precision runs of the same case in `prior` (an earlier session's
+    saved runs) and in `runs`, each entered when it ended."""
+    ended = sorted(((r["began"] + r["wall_s"], r) for r in list(prior) + list(runs)
+                    if r["kind"] == "precision" and "began" in r),
+                   key=lambda x: x[0])
+    out, seen = {}, {}
+    mine = {id(r) for r in runs}
+    for when, r in ended:
+        result = Result.from_dict(r["result"])
+        ci, drift = result.mean_ci_mps, result.metadata.get("host_drift")
+        if ci is None:
+            continue
+        if id(r) in mine and drift is not None:
+            earlier = [x for x in seen.get(r["case"], ())
+                       if 0 <= when - x[0] <= _host_drift.HISTORY_HOURS * 3600]
+            history = _host_drift.history_of(earlier)
+            drift = {k: v for k, v in drift.items() if k != "history"}
+            if history is not None:
+                drift["history"] = history.as_dict()
+            out[(r["case"], r["began"])] = dataclasses.replace(
+                result, metadata={**result.metadata, "host_drift": drift})
+        seen.setdefault(r["case"], []).append((when, ci.mean, _host_drift.standard_error(ci)))
+    return out
+
+
+def _host_table(runs, interval_of=None, title=None):
     """Coverage of Result.host_ci_mps (the run's interval widened by the
-    machine's host drift), for runs taken with a calibration: against the
+    machine's host drift; interval_of(case, began, result) gives it when
+    not the result's own), for runs taken with a calibration: against the
     session's figure (the mean of every other load of the benchmark in the
     session: the other precision runs' short runs and the reference runs),
     and against the figure of the calibration's span around each run (those
     of them that began within half that span of the run's start)."""
+    interval_of = interval_of or (lambda case, began, r: r.host_ci_mps)
     lines = []
     for label, _, _, precision in CASES:
+        precision = _precision_of(runs, label, precision)
         prec = [(r["began"], Result.from_dict(r["result"])) for r in runs
                 if r["case"] == label and r["kind"] == "precision" and "began" in r]
-        prec = [(t, r) for t, r in prec if r.host_ci_mps is not None]
+        prec = [(t, r, interval_of(label, t, r)) for t, r in prec]
+        prec = [(t, r, ci) for t, r, ci in prec if ci is not None]
         refs = [(r["began"], Result.from_dict(r["result"]).mean) for r in runs
                 if r["case"] == label and r["kind"] == "reference" and "began" in r]
         if not prec or not refs:
             continue
         drift = prec[0][1].host_drift
-        loads = [(t + s, x.mean) for t, r in prec
+        loads = [(t + s, x.mean) for t, r, _ in prec
                  for s, x in zip(r.metadata["precision_run_starts_s"], r.runs())] + refs
         covered = near = 0
-        for t, r in prec:
+        for t, r, ci in prec:
             # The figure of every other load of the session, or of those within
             # half the calibration's span: the reference runs and the short runs
             # of the other precision runs, hundreds of loads taken in turn.
@@ -202,23 +259,68 @@ def _host_table(runs):
             others = [(u, m) for u, m in loads if u not in own]
             session = statistics.fmean(m for _, m in others)
             around = statistics.fmean(m for u, m in others if abs(u - t) <= drift.span_s / 2)
-            covered += r.host_ci_mps.low <= session <= r.host_ci_mps.high
-            near += r.host_ci_mps.low <= around <= r.host_ci_mps.high
+            covered += ci.low <= session <= ci.high
+            near += ci.low <= around <= ci.high
         lo, hi = clopper_pearson(covered, len(prec))
         nlo, nhi = clopper_pearson(near, len(prec))
-        half = statistics.median(r.host_ci_mps.relative_half_width for _, r in prec) * 100
-        own_half = statistics.median(r.precision_reached for _, r in prec) * 100
+        half = statistics.median(ci.relative_half_width for _, _, ci in prec) * 100
+        own_half = statistics.median(r.precision_reached for _, r, _ in prec) * 100
         lines.append(f"| {label} | {precision * 100:g} % | {len(prec)} | {own_half:.2f} % | "
                      f"{half:.2f} % | {covered} ({lo * 100:.0f}..{hi * 100:.0f} %) | "
                      f"{near} ({nlo * 100:.0f}..{nhi * 100:.0f} %) |")
     if not lines:
         return ""
     return "\n".join([
-        f"With the host drift: {drift}", "",
+        title or f"With the host drift: {drift}", "",
         "| benchmark | precision | runs | median stated \u00b1 (own) | median \u00b1 with "
         "host drift | covered the session's figure (95 % CI) | covered the figure of "
         f"the {drift.span_s / 60:g} min around it (95 % CI) |",
         "|---|---|---|---|---|---|---|"] + lines)
+
+
+def _scaled(result, factor):
+    """result with every sample's hits times factor: a change of known size
+    on real runs' noise."""
+    return dataclasses.replace(result, samples=tuple(
+        dataclasses.replace(x, hits=round(x.hits * factor)) for x in result.samples))
+
+
+def _compare_table(runs, prior=(), drop=0.10):
+    """compare() between two precision runs of one benchmark from different
+    rounds, each as the runner makes it with a history: how often it calls
+    the same benchmark "significant" (false alarms), with the test across
+    runs alone and with the host test; and how often it finds a drop of
+    `drop` put into the later run's samples."""
+    taken = _with_history(runs, prior)
+    lines = []
+    for label, _, _, _ in CASES:
+        mine = sorted((t, r) for (c, t), r in taken.items() if c == label)
+        pairs = [(a, b) for (i, (_, a)), (j, (_, b)) in
+                 itertools.combinations(enumerate(mine), 2)]
+        if not pairs:
+            continue
+        across = alarms = found_across = found = 0
+        for a, b in pairs:
+            same = benchbpf.compare(a, b)
+            across += same.test().verdict == analysis.SIGNIFICANT
+            alarms += same.significant
+            slower = benchbpf.compare(a, _scaled(b, 1 - drop))
+            found_across += slower.test().verdict == analysis.SIGNIFICANT
+            found += slower.significant
+        n = len(pairs)
+        lo, hi = clopper_pearson(alarms, n)
+        lines.append(f"| {label} | {n} | {across / n * 100:.0f} % | {alarms / n * 100:.1f} % "
+                     f"({lo * 100:.1f}..{hi * 100:.1f} %) | {found_across / n * 100:.0f} % | "
+                     f"{found / n * 100:.0f} % |")
+    if not lines:
+        return ""
+    return "\n".join([
+        "compare() between two precision runs of one benchmark taken in different rounds "
+        "(every pair), each with the host drift and its history as above; and with "
+        f"a {drop * 100:g} % drop put into the later run's samples:", "",
+        "| benchmark | pairs | significant: across runs alone | significant: with the host "
+        "test (95 % CI) | drop found: across runs alone | drop found: with the host test |",
+        "|---|---|---|---|---|---|"] + lines)
 
 
 def _adjacent_coverage(runs, label):
@@ -234,6 +336,12 @@ def _adjacent_coverage(runs, label):
     k = sum(1 for p, a in pairs if p.mean_ci_mps.low <= a.mean <= p.mean_ci_mps.high)
     lo, hi = clopper_pearson(k, len(pairs))
     return f"{k} of {len(pairs)} ({lo * 100:.0f}..{hi * 100:.0f} %)"
+
+
+def _saved_runs(path):
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rt") as f:
+        return json.load(f)["runs"]
 
 
 def main():
@@ -254,19 +362,25 @@ def main():
                          "take their widened interval from")
     ap.add_argument("--json")
     ap.add_argument("--from", dest="source")
+    ap.add_argument("--compare", action="store_true",
+                    help="also tabulate compare() between the precision runs (slow)")
+    ap.add_argument("--prior", action="append", default=[],
+                    help="an earlier session's saved runs (--json; repeatable): their "
+                         "precision runs join the history the widened intervals stand on")
+    ap.add_argument("--precision", type=float, default=None,
+                    help="every case's precision (default: each its own, CASES)")
     ap.add_argument("--out")
     args = ap.parse_args()
     if args.host_drift:
         os.environ[benchbpf.hostdrift.ENV_PATH] = os.path.abspath(args.host_drift)
+    prior_runs = [r for path in args.prior for r in _saved_runs(path)]
     if args.source:
-        opener = gzip.open if args.source.endswith(".gz") else open
-        with opener(args.source, "rt") as f:
-            runs = json.load(f)["runs"]
+        runs = _saved_runs(args.source)
     else:
         started = datetime.datetime.now(datetime.timezone.utc)
         runs = measure(args)
         print(f"started {started:%Y-%m-%d %H:%M} UTC", file=sys.stderr)
-    text = table(runs, args)
+    text = table(runs, args, prior_runs)
     print(text)
     if args.out:
         with open(args.out, "w") as f:

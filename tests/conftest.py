@@ -21,6 +21,7 @@ if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
 # every Result's metadata and summary; tests that want one point at their own.
 os.environ[benchbpf.hostdrift.ENV_PATH] = os.path.join(
     os.path.dirname(os.path.abspath(__file__)), "no-such-host-drift.json")
+os.environ[benchbpf.hostdrift.HISTORY_ENV_PATH] = os.devnull
 
 #: A run long enough to sample real work, short enough for CI.
 SHORT = dict(warmup=0.2, duration=0.6, interval=0.2)

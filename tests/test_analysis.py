@@ -101,6 +101,37 @@ def test_one_run_per_side_is_never_significant_however_many_samples():
     assert c.verdict == "within noise"
 
 
+def test_runs_taken_apart_in_time_must_also_differ_beyond_the_hosts_drift():
+    from benchbpf import hostdrift
+
+    def drift(sd):
+        return hostdrift.HostDrift(windows=((10.0, sd, 100),), span_s=600.0,
+                                   calibrated_at="then", machine={},
+                                   benchmarks=("count-local",), runs=100).as_dict()
+    early, later = "2026-12-03T07:00:00+00:00", "2026-12-03T09:00:00+00:00"
+    base = runs(100, 101, 102, 103, started=early, host_drift=drift(0.03))
+    new = runs(104, 105, 106, 107, started=later, host_drift=drift(0.03))
+    # Every new run above every baseline one (p = 2/70), but 4 % apart on a
+    # host whose figure moves by 3 %: within its drift.
+    c = benchbpf.compare(base, new)
+    assert c.test().verdict == "significant" and c.verdict == "within noise"
+    assert c.host_test.p_value > 0.05 and c.host_test.base.mean == pytest.approx(101.5)
+    assert "taken apart in time, against this host's drift" in str(c)
+    assert str(c).endswith(": within noise")
+    # On a steady host the same runs differ beyond it.
+    steady = benchbpf.compare(runs(100, 101, 102, 103, started=early, host_drift=drift(0.001)),
+                              runs(104, 105, 106, 107, started=later, host_drift=drift(0.001)))
+    assert steady.host_test.p_value < 0.05 and steady.verdict == "significant"
+    # Taken in turns, or without a calibration, the runs alone decide.
+    turns = benchbpf.compare(base, runs(104, 105, 106, 107, started=early,
+                                        host_drift=drift(0.03)))
+    assert turns.host_test is None and turns.verdict == "significant"
+    plain = benchbpf.compare(runs(100, 101, 102, 103, started=early),
+                             runs(104, 105, 106, 107, started=later))
+    assert plain.host_test is None and plain.verdict == "significant"
+    assert "host" not in str(plain)
+
+
 def test_the_test_across_runs_never_exceeds_alpha():
     """Under no change every ordering of the runs is equally likely: the
     share of orderings called significant is the test's false-alarm rate.

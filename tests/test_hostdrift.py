@@ -1,14 +1,17 @@
 """Host drift: measured on real runs, saved, applied to later runs' intervals."""
 import json
 import math
+import os
 import random
+import statistics
 import subprocess
 import sys
+import time
 
 import pytest
 
 import benchbpf
-from benchbpf import hostdrift, stats
+from benchbpf import _host_drift, hostdrift, stats
 from benchbpf.fingerprint import fingerprint
 
 
@@ -133,6 +136,93 @@ def test_cli_refuses_bad_minutes_and_shows_none(tmp_path):
                            "-o", str(path)], capture_output=True, text=True)
     assert show.returncode == 1 and "no host drift calibration" in show.stderr
     path.write_text(json.dumps(drift().as_dict()))
+    history = str(tmp_path / "history.jsonl")
+    now = time.time()
+    for i, figure in enumerate((100.0, 110.0, 100.0, 110.0)):
+        hostdrift.remember("count-local(producers=1)", fingerprint(), now - i, figure, 0.0,
+                           path=history)
+    hostdrift.remember("trig-rawtp()", fingerprint(), now, 40.0, 0.0, path=history)
     show = subprocess.run([sys.executable, "-m", "benchbpf", "host-drift", "--show",
-                           "-o", str(path)], capture_output=True, text=True)
+                           "-o", str(path)], capture_output=True, text=True,
+                          env=dict(os.environ, **{hostdrift.HISTORY_ENV_PATH: history}))
     assert show.returncode == 0 and "40 s: \u00b13.00 %" in show.stdout
+    assert "5 runs of 2 configurations" in show.stdout
+    assert "count-local(producers=1): 4 runs, differing by \u00b15.50%" in show.stdout
+    assert "trig-rawtp(): 1 run, fewer than 3: not used yet" in show.stdout
+
+
+def test_history_is_the_spread_between_runs_beyond_their_own():
+    rng = random.Random(3)
+    steady = [(i, 100 * (1 + rng.gauss(0, 0.01)), 1.0) for i in range(200)]
+    assert hostdrift.history_of(steady).relative_sd < 0.003
+    phases = [(i, (100 if i % 2 else 106) * (1 + rng.gauss(0, 0.01)), 1.0) for i in range(200)]
+    h = hostdrift.history_of(phases)
+    # Two levels 6 % apart: 3 % either side of the mean.
+    assert 0.025 < h.relative_sd < 0.035 and h.runs == 200
+    assert h.since.endswith("UTC") and h.until.endswith("UTC")
+    assert hostdrift.history_of(phases[:2]) is None
+    assert hostdrift.history_of(phases[:2] + [(5, math.nan, 1.0)]) is None
+
+
+def test_history_file_keeps_one_benchmark_one_machine_one_day(tmp_path, monkeypatch):
+    path = str(tmp_path / "history.jsonl")
+    me, now = fingerprint(), 1_800_000_000.0
+    key = hostdrift.history_key("count-local", {"producers": 1, "duration": 5,
+                                                "precision": 0.01, "affinity": False})
+    assert key == hostdrift.history_key("count-local", {"producers": 1, "affinity": False})
+    assert key != hostdrift.history_key("count-local", {"producers": 2, "affinity": False})
+    for i in range(3):
+        hostdrift.remember(key, me, now - 100 + i, 200.0 + i, 1.0, path=path)
+    hostdrift.remember("other()", me, now - 50, 50.0, 1.0, path=path)
+    hostdrift.remember(key, dict(me, kernel_release="0.0"), now - 50, 1.0, 1.0, path=path)
+    hostdrift.remember(key, me, now - 25 * 3600, 1.0, 1.0, path=path)
+    with open(path, "a") as f:
+        f.write("{not json\n")
+    assert [f for _, f, _ in hostdrift.read_history(key, me, now, path)] == [200, 201, 202]
+    assert hostdrift.read_history(key, me, now, str(tmp_path / "none.jsonl")) == []
+    # Past its size the file drops what is older than a day, and what cannot be read.
+    monkeypatch.setattr(_host_drift, "HISTORY_MAX_BYTES", 1)
+    hostdrift.remember(key, me, now, 203.0, 1.0, path=path)
+    with open(path) as f:
+        assert len(f.readlines()) == 6
+    assert len(hostdrift.read_history(key, me, now, path)) == 4
+
+
+def test_widening_takes_the_wider_of_calibration_and_history():
+    import dataclasses
+    ci = stats.MeanInterval(100.0, 99.0, 101.0, 0.95, 5, "runs")
+    calibrated = drift(0.01, windows=1000)
+    quiet = dataclasses.replace(calibrated, history=hostdrift.History(0.001, 30, "a", "b"))
+    assert quiet.widen(ci, 30.0) == calibrated.widen(ci, 30.0)
+    phased = dataclasses.replace(calibrated, history=hostdrift.History(0.03, 30, "a", "b"))
+    wide = phased.widen(ci, 30.0)
+    assert wide.half_width > 1.96 * 3.0 > calibrated.widen(ci, 30.0).half_width
+    assert hostdrift.HostDrift.from_dict(phased.as_dict()) == phased
+    assert "30 earlier precision runs" in str(phased) and "\u00b13.00 %" in str(phased)
+
+
+def test_precision_runs_on_a_calibrated_machine_build_a_history(tmp_path, monkeypatch):
+    monkeypatch.setenv(hostdrift.ENV_PATH, str(tmp_path / "drift.json"))
+    monkeypatch.setenv(hostdrift.HISTORY_ENV_PATH, str(tmp_path / "history.jsonl"))
+    (tmp_path / "drift.json").write_text(json.dumps(drift(0.001).as_dict()))
+    figures = []
+    for _ in range(hostdrift.MIN_HISTORY_RUNS):
+        r = benchbpf.run("count-local", precision=0.05, duration=3)
+        assert r.host_drift.history is None
+        figures.append(r.mean)
+    # Plain runs neither join the history nor read it.
+    plain = benchbpf.run("count-local", warmup=0.2, duration=0.6, interval=0.2)
+    assert plain.host_drift.history is None
+    lines = (tmp_path / "history.jsonl").read_text().splitlines()
+    assert [json.loads(x)["figure"] for x in lines] == pytest.approx(figures)
+
+    from benchbpf import _runner
+    r, = _runner.run_interleaved([("a", "count-local", {"precision": 0.05, "duration": 3})])
+    h = r.host_drift.history
+    assert h.runs == hostdrift.MIN_HISTORY_RUNS
+    mean = statistics.fmean(figures)
+    assert h.relative_sd <= statistics.stdev(figures) / mean + 1e-12
+    assert r.host_ci_mps.half_width >= r.mean_ci_mps.half_width
+    assert f"and {h.runs} earlier runs" in r.summary()
+    assert benchbpf.Result.from_json(r.to_json()).host_ci_mps == r.host_ci_mps
+    assert len((tmp_path / "history.jsonl").read_text().splitlines()) == len(lines) + 1
