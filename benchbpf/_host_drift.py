@@ -38,22 +38,25 @@ TIMING_PARAMS = ("warmup", "duration", "interval", "precision")
 HISTORY_MAX_BYTES = 1 << 20
 
 
+def _cached(env, name):
+    """$env, else `name` in benchbpf's cache directory ($XDG_CACHE_HOME or
+    ~/.cache)."""
+    if os.environ.get(env):
+        return os.environ[env]
+    cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(cache, "benchbpf", name)
+
+
 def default_path():
     """$BENCHBPF_HOST_DRIFT, else host-drift.json in benchbpf's cache
     directory ($XDG_CACHE_HOME or ~/.cache)."""
-    if os.environ.get(ENV_PATH):
-        return os.environ[ENV_PATH]
-    cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(cache, "benchbpf", "host-drift.json")
+    return _cached(ENV_PATH, "host-drift.json")
 
 
 def default_history_path():
     """$BENCHBPF_HOST_HISTORY, else host-history.jsonl in benchbpf's cache
     directory."""
-    if os.environ.get(HISTORY_ENV_PATH):
-        return os.environ[HISTORY_ENV_PATH]
-    cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(cache, "benchbpf", "host-history.jsonl")
+    return _cached(HISTORY_ENV_PATH, "host-history.jsonl")
 
 
 @dataclasses.dataclass(frozen=True)
