@@ -185,11 +185,13 @@ def _widened(ci, relative_sd, df_host):
     se = math.hypot(se_run, se_host)
     if se == 0:
         return ci
-    df_run = max(1.0, ci.effective_n - 1)
-    df = se ** 4 / (se_run ** 4 / df_run + se_host ** 4 / max(1.0, df_host))
-    half = max(ci.half_width, stats._t_quantile(0.5 + ci.confidence / 2, df) * se)
-    return stats.MeanInterval(ci.mean, ci.mean - half, ci.mean + half, ci.confidence,
-                              df + 1, ci.basis + "+host", ci.tau)
+    df = stats.welch_df(se_run, ci.effective_n - 1, se_host, df_host)
+    half = stats._t_quantile(0.5 + ci.confidence / 2, df) * se
+    # Not wider: ci's own bounds, not mean -+ its half width, which can round
+    # a last bit inside them.
+    low, high = (ci.mean - half, ci.mean + half) if half > ci.half_width else (ci.low, ci.high)
+    return stats.MeanInterval(ci.mean, low, high, ci.confidence, df + 1, ci.basis + "+host",
+                              ci.tau)
 
 
 @dataclasses.dataclass(frozen=True)

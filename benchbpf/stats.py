@@ -135,7 +135,6 @@ def median_ci(values, confidence=0.95):
     return (xs[k - 1], xs[n - k])
 
 
-@functools.lru_cache(maxsize=None)
 def _t_cdf(t, df, steps=2000):
     """CDF of Student's t distribution with df degrees of freedom at t >= 0:
     the density integrated by Simpson's rule."""
@@ -146,10 +145,18 @@ def _t_cdf(t, df, steps=2000):
     return 0.5 + h / 3.0 * (f[0] + f[-1] + 4 * sum(f[1:-1:2]) + 2 * sum(f[2:-1:2]))
 
 
+@functools.lru_cache(maxsize=None)
 def _t_quantile(p, df):
     """p-quantile (p > 0.5) of Student's t distribution with df degrees of
     freedom: bisection on its CDF."""
     return _inverse(lambda t: _t_cdf(t, df), p, 0.0, 1000.0, steps=60)
+
+
+def welch_df(se_a, df_a, se_b, df_b):
+    """Welch-Satterthwaite degrees of freedom of the sum of two estimates
+    with standard errors se_a, se_b on df_a, df_b (each at least 1)."""
+    se = math.hypot(se_a, se_b)
+    return se ** 4 / (se_a ** 4 / max(1.0, df_a) + se_b ** 4 / max(1.0, df_b))
 
 
 def welch_p(diff, se_a, df_a, se_b, df_b):
@@ -160,7 +167,7 @@ def welch_p(diff, se_a, df_a, se_b, df_b):
     se = math.hypot(se_a, se_b)
     if not se > 0:
         return 1.0
-    df = se ** 4 / (se_a ** 4 / max(1.0, df_a) + se_b ** 4 / max(1.0, df_b))
+    df = welch_df(se_a, df_a, se_b, df_b)
     t = abs(diff) / se
     if t > 1000:
         return 0.0
