@@ -76,7 +76,7 @@ def run_samples(interval_s):
     return max(RUN_MIN_SAMPLES, math.ceil(RUN_S / interval_s - 1e-9))
 
 
-def stop_reason(runs, starts_s, measured_s, run_s, duration_s, precision):
+def stop_reason(runs, starts_s, measured_s, run_s, duration_s, precision, step_mps=0.0):
     """After a run: "precision" when the interval of the runs' means is
     within it, "duration" when another run would exceed the duration, else
     None.  runs: (mean, its standard error from within the run) of each
@@ -84,9 +84,9 @@ def stop_reason(runs, starts_s, measured_s, run_s, duration_s, precision):
     MIN_RUNS runs in MIN_GROUPS groups of stats.RUN_GROUP_S.  Runs that disagree
     beyond their own spread (a bistable ring buffer: stats.run_states) need
     MIN_RUNS_APART runs, so that the interval stands on enough of each
-    state."""
+    state.  step_mps: the step of a run's mean (stats.count_step_mps)."""
     means = [m for m, _ in runs]
-    ci = stats.runs_mean_ci(means, starts_s)
+    ci = stats.runs_mean_ci(means, starts_s, step_mps=step_mps)
     if len(means) >= MIN_RUNS and ci is not None and ci.effective_n >= MIN_GROUPS \
             and ci.relative_half_width <= precision:
         least = MIN_RUNS_APART if stats.run_states(means, [e for _, e in runs]).disagree \

@@ -15,7 +15,7 @@ from ._concurrency import RunMarker
 from ._cpuset import parse_cpuset, place_threads
 from ._version import __version__
 from .fingerprint import _cpu_model, fingerprint
-from .result import ProgStats, Result, Sample, is_bool
+from .result import ProgStats, Result, Sample, hit_step_mps, is_bool
 
 __all__ = ["run", "list_benchmarks", "describe", "COMMON_OPTIONS"]
 
@@ -579,11 +579,12 @@ class _PreciseSeries:
         self._measured_s += self._run_s
         self.stopped_by = _precision.stop_reason(
             self._means, self._starts, self._measured_s, self._run_s, self.plan.duration_s,
-            self.plan.precision)
+            self.plan.precision, hit_step_mps(self.runs))
 
     def relative_half_width(self):
         """The interval's half width over its mean so far (inf before it has one)."""
-        ci = stats.runs_mean_ci([m for m, _ in self._means], self._starts)
+        ci = stats.runs_mean_ci([m for m, _ in self._means], self._starts,
+                                step_mps=hit_step_mps(self.runs))
         return math.inf if ci is None else ci.relative_half_width
 
     def stop(self, reason):

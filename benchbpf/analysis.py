@@ -27,7 +27,8 @@ __all__ = ["Sweep", "sweep", "Comparison", "compare", "plot", "mann_whitney_u",
            "configuration_differences", "SIGNIFICANT", "WITHIN_NOISE", "NOT_ENOUGH_RUNS",
            "run_speed", "usable_rates", "fastest", "MIN_PRODUCER_CPU_NS", "instability",
            "run_states", "RunStates", "chi2_sf", "run_mean_se", "run_agreement",
-           "MeanInterval", "series_mean_ci", "runs_mean_ci", "HostTest", "welch_p"]
+           "MeanInterval", "series_mean_ci", "runs_mean_ci", "HostTest", "host_test",
+           "welch_p"]
 
 
 #: Intervals in which the producers ran less CPU time than this are left
@@ -171,19 +172,38 @@ def _host_interval(runs):
 
 @dataclass(frozen=True)
 class HostTest:
-    """compare()'s test for sides taken apart in time on a machine with a
-    host drift calibration: does the difference of their mean hit rates
-    stand beyond their host-widened intervals (base, new: each side's
-    Result.host_ci_mps, a stats.MeanInterval)?  p_value: two-sided,
-    Welch's t on those intervals' standard errors."""
+    """The test for sides taken apart in time on a machine with a host
+    drift calibration (host_test): does the difference of their mean hit
+    rates stand beyond their host-widened intervals (base, new: each side's
+    Result.host_ci_mps, a stats.MeanInterval)?  p_value: Welch's t on those
+    intervals' standard errors, two-sided or (alternative "less") for new
+    below base."""
     base: MeanInterval
     new: MeanInterval
     p_value: float
+    alternative: str = "two-sided"
 
     def text(self):
+        sided = "one-sided " if self.alternative == "less" else ""
         return (f"taken apart in time, against this host's drift (\u00b1"
                 f"{self.base.relative_half_width * 100:.1f}% and \u00b1"
-                f"{self.new.relative_half_width * 100:.1f}%) Welch p={self.p_value:.2g}")
+                f"{self.new.relative_half_width * 100:.1f}%) {sided}Welch p={self.p_value:.2g}")
+
+
+def host_test(base_runs, new_runs, alternative="two-sided"):
+    """A HostTest of new_runs against base_runs when they were taken apart
+    in time (their spans do not overlap: taken in turns, the host's drift
+    falls on both alike) by runs with a host drift calibration; else None.
+    compare() and the pytest gate decide with it."""
+    b_span, n_span = _time_range(base_runs), _time_range(new_runs)
+    if b_span and n_span and b_span[0] < n_span[1] and n_span[0] < b_span[1]:
+        return None
+    b, n = _host_interval(base_runs), _host_interval(new_runs)
+    if b is None or n is None:
+        return None
+    p = welch_p(n.mean - b.mean, standard_error(b), b.effective_n - 1,
+                standard_error(n), n.effective_n - 1, alternative)
+    return HostTest(b, n, p, alternative)
 
 
 @dataclass(frozen=True)
@@ -286,20 +306,10 @@ class Comparison:
 
     @functools.cached_property
     def host_test(self):
-        """A HostTest when the sides were taken apart in time (their spans do
-        not overlap: taken in turns, the host's drift falls on both alike)
-        by runs with a host drift calibration, on the hit rate; else None."""
+        """host_test() of the sides on the hit rate (two-sided), or None."""
         if self.counter != "hits":
             return None
-        b_span, n_span = _time_range(self.base_runs), _time_range(self.new_runs)
-        if b_span and n_span and b_span[0] < n_span[1] and n_span[0] < b_span[1]:
-            return None
-        b, n = _host_interval(self.base_runs), _host_interval(self.new_runs)
-        if b is None or n is None:
-            return None
-        p = welch_p(n.mean - b.mean, standard_error(b), b.effective_n - 1,
-                    standard_error(n), n.effective_n - 1)
-        return HostTest(b, n, p)
+        return host_test(self.base_runs, self.new_runs)
 
     @property
     def verdict(self):

@@ -35,7 +35,9 @@ fails only when a slower run is confirmed by three more independent runs,
 each slower, after pauses of 2, 5 and 10 s (Gate.confirm_delays_s); the
 first run whose speed is within max_drop_pct passes it; and the slower
 runs' speeds must be below the baseline runs' by the test across runs that
-`benchbpf compare` uses (analysis.across_runs, one-sided, at alpha).  A
+`benchbpf compare` uses (analysis.across_runs, one-sided, at alpha); on a
+machine with a host drift calibration, their mean hit rate below the
+baseline's beyond the host's drift too (analysis.host_test, one-sided).  A
 slower run that overlapped another benchbpf run is measured again, up to
 Gate.max_overlap_retries times, then counted and named; a check that cannot
 decide while runs overlapped is skipped saying so.  A run with fewer samples
@@ -60,8 +62,8 @@ import pytest
 
 from ._core import UnsupportedError
 from .analysis import (MIN_PRODUCER_CPU_NS, SIGNIFICANT, across_runs,
-                       configuration_differences, mann_whitney_u, median_ci, min_p_value,
-                       samples_needed)
+                       configuration_differences, host_test, mann_whitney_u, median_ci,
+                       min_p_value, samples_needed)
 # The gate's speed of a run, shared with compare(): usable rates (per producer
 # CPU-second where recorded), the fastest of them, their median.
 from .analysis import _median, _per_cpu, fastest as _top, usable_rates as _rates  # noqa: F401
@@ -232,7 +234,11 @@ class Gate:
       slowed by the host stays slow for seconds;
     - and, as `benchbpf compare` decides, the slower runs' speeds must be
       below the baseline runs' speeds by across_runs (one-sided, at alpha):
-      the decision both share.  One baseline run can never reach it.
+      the decision both share.  One baseline run can never reach it;
+    - on a machine with a host drift calibration, the slower runs' mean hit
+      rate must be below the baseline runs' beyond both sides' host-widened
+      intervals (analysis.host_test, one-sided Welch p < alpha), as compare()
+      requires of sides taken apart in time; else the check is undecided.
     """
 
     #: At most this many runs of a callable per check.
@@ -399,7 +405,7 @@ class Gate:
             return verdict, speed, change, bound, p
 
         pool, runs_done, regressions, history = [], 0, 0, []
-        slower_speeds, overlapped_runs, retried = [], 0, 0
+        slower_speeds, slower_results, overlapped_runs, retried = [], [], 0, 0
         first = None
         while True:
             r = get()
@@ -442,6 +448,7 @@ class Gate:
             history.append(f"run {runs_done}: {what} -> {verdict}{note}")
             if verdict == _Verdict.REGRESSION:
                 regressions += 1
+                slower_results.append(r)
                 # A precision run is its runs, each loaded anew: one speed each.
                 units = r.runs()
                 slower_speeds.extend([speed] if len(units) == 1 else
@@ -486,6 +493,22 @@ class Gate:
                        if min_p_value(len(test.base), self.max_runs, "less") >= alpha else
                        " (too few slower runs for alpha "
                        f"{alpha:g}{'' if runner else ': pass a callable'})"))
+        # Baseline and check are always taken apart in time: on a machine with
+        # a host drift calibration the drop must also stand beyond the host's
+        # drift, as compare() requires of such sides.
+        host = host_test(base.runs, slower_results, "less") \
+            if verdict == _Verdict.REGRESSION and counter == "hits" else None
+        if host is not None:
+            beyond = host.p_value < alpha
+            history.append(f"{regressions} slower run(s): mean hit rate "
+                           f"{host.new.mean:.3f} M/s against the baseline's "
+                           f"{host.base.mean:.3f} M/s, {host.text()}: " + (
+                               "beyond this host's drift" if beyond else
+                               "not beyond what this host does to the figure over time at "
+                               f"alpha {alpha:g} (take baseline and check in turns, or "
+                               "record the baseline again)"))
+            if not beyond:
+                verdict = _Verdict.UNCLEAR
 
         diffs = machine_differences(base.first.metadata.get("fingerprint"),
                                     first.metadata.get("fingerprint"))
@@ -512,6 +535,7 @@ class Gate:
                     "baseline_mps": ref, "baseline_speeds_mps": tuple(base.speeds),
                     "samples": len(decided), "needed_samples": need, "runs": runs_done,
                     "slower_runs": regressions,
+                    "host_p_value": host.p_value if host is not None else None,
                     "history": tuple(history), "fingerprint_differences": tuple(diffs)}
         overlap_note = ""
         if overlapped_runs:
@@ -539,10 +563,12 @@ class Gate:
                         + "\n".join(history))
         if verdict == _Verdict.UNCLEAR:
             self._note(f"{key}: UNDECIDED {detail}")
-            pytest.fail(f"{key}: cannot decide: {detail}; the baseline's spread needs "
-                        f"{need} samples per side"
-                        + ("" if runner else " (pass a callable so the gate can run "
-                           "more, or a longer duration)")
+            why = (f"the drop is not beyond this host's drift ({host.text()})"
+                   if host is not None and not host.p_value < alpha else
+                   f"the baseline's spread needs {need} samples per side"
+                   + ("" if runner else " (pass a callable so the gate can run more, or "
+                      "a longer duration)"))
+            pytest.fail(f"{key}: cannot decide: {detail}; {why}"
                         + fp_note + "\n" + "\n".join(history), pytrace=False)
         self._note(f"{key}: ok {detail}" + (f" [{len(diffs)} fingerprint differences]"
                                              if diffs else "")

@@ -261,6 +261,11 @@ def check_emulation(base, new, allow_emulated=False):
 BLOCK_S = 1.0
 
 
+def hit_step_mps(runs):
+    """The step of one of these runs' mean hit rate, M/s (stats.count_step_mps)."""
+    return stats.count_step_mps(([s.hits for s in r.samples], r.duration_s) for r in runs)
+
+
 @dataclass(frozen=True)
 class Result(JsonFile, _Picklable):
     """One benchmark run.
@@ -491,7 +496,8 @@ class Result(JsonFile, _Picklable):
         """The 95 % confidence interval of the mean hit rate, M/s, a
         stats.MeanInterval (low, high, effective_n, basis).  A precision
         run's is over its runs, each loaded anew, grouped by 5 s of start
-        time (stats.runs_mean_ci): it describes how those runs varied,
+        time (stats.runs_mean_ci, never narrower than a stepped counter's
+        rounding): it describes how those runs varied,
         placement included; on a host whose speed moves within a minute it
         understates the uncertainty (results/precision-2cpu.md): host_ci_mps
         adds the machine's measured drift.  Any other
@@ -502,7 +508,8 @@ class Result(JsonFile, _Picklable):
         runs = self.runs()
         if len(runs) > 1:
             return stats.runs_mean_ci([r.mean for r in runs],
-                                      self.metadata.get("precision_run_starts_s"))
+                                      self.metadata.get("precision_run_starts_s"),
+                                      step_mps=hit_step_mps(runs))
         return stats.series_mean_ci(self.rates_mps("hits"))
 
     @property

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 __all__ = ["mann_whitney_u", "median_ci", "mean_ci", "samples_needed", "across_runs",
            "RunTest", "runs_needed", "min_p_value", "SIGNIFICANT", "WITHIN_NOISE",
            "NOT_ENOUGH_RUNS", "instability", "run_states", "RunStates", "chi2_sf",
-           "MeanInterval", "series_mean_ci", "runs_mean_ci", "welch_p"]
+           "MeanInterval", "series_mean_ci", "runs_mean_ci", "count_step_mps", "welch_p"]
 
 
 def _ranks(values):
@@ -159,19 +159,31 @@ def welch_df(se_a, df_a, se_b, df_b):
     return se ** 4 / (se_a ** 4 / max(1.0, df_a) + se_b ** 4 / max(1.0, df_b))
 
 
-def welch_p(diff, se_a, df_a, se_b, df_b):
-    """Two-sided p-value of a difference `diff` between two estimates with
+def _t_upper_tail(t, df):
+    """P(T >= t) for Student's t with df degrees of freedom, any t."""
+    if abs(t) > 1000:
+        return 0.0 if t > 0 else 1.0
+    upper = 1.0 - _t_cdf(abs(t), df)
+    return upper if t >= 0 else 1.0 - upper
+
+
+def welch_p(diff, se_a, df_a, se_b, df_b, alternative="two-sided"):
+    """p-value of a difference `diff` (b - a) between two estimates with
     standard errors se_a and se_b on df_a and df_b degrees of freedom:
-    Student's t at the Welch-Satterthwaite degrees of freedom.  1.0 when
-    neither has an error (nothing to tell a difference from)."""
+    Student's t at the Welch-Satterthwaite degrees of freedom.
+    alternative: "two-sided", or "less" (b below a).  1.0 when neither has
+    an error (nothing to tell a difference from)."""
+    if alternative not in ("two-sided", "less"):
+        raise ValueError(f"alternative={alternative!r}: 'two-sided' or 'less'")
     se = math.hypot(se_a, se_b)
     if not se > 0:
         return 1.0
     df = welch_df(se_a, df_a, se_b, df_b)
-    t = abs(diff) / se
-    if t > 1000:
-        return 0.0
-    return max(0.0, min(1.0, 2.0 * (1.0 - _t_cdf(t, df))))
+    if alternative == "less":
+        p = _t_upper_tail(-diff / se, df)
+    else:
+        p = 2.0 * _t_upper_tail(abs(diff) / se, df)
+    return max(0.0, min(1.0, p))
 
 
 def mean_ci(values, confidence=0.95):
@@ -268,14 +280,19 @@ def series_mean_ci(values, confidence=0.95):
 RUN_GROUP_S = 5.0
 
 
-def runs_mean_ci(run_means, run_starts_s=None, group_s=RUN_GROUP_S, confidence=0.95):
+def runs_mean_ci(run_means, run_starts_s=None, group_s=RUN_GROUP_S, confidence=0.95,
+                 step_mps=0.0):
     """The interval of the mean of runs' figures, in the order they ran.
     Runs in a row share the host's phase, so they are first grouped: each
     group the runs that began within group_s seconds of its first
     (run_starts_s: each run's start, s; without them each run is a group).
     Student's t over the groups' means, groups - 1 degrees of freedom; the
-    mean is the runs' mean.  A MeanInterval (basis "runs", effective_n the
-    number of groups); None under 2 groups."""
+    mean is the runs' mean.  step_mps: the step of one run's mean
+    (count_step_mps); the half width is never under what rounding to it
+    alone leaves (each run's two readings off by up to a step, sd
+    step / sqrt(6), over all runs), so runs that all read the same stepped
+    figure do not state an exact one.  A MeanInterval (basis "runs",
+    effective_n the number of groups); None under 2 groups."""
     means = [float(m) for m in run_means]
     if run_starts_s is None:
         run_starts_s, group_s = range(len(means)), 0.0
@@ -289,7 +306,25 @@ def runs_mean_ci(run_means, run_starts_s=None, group_s=RUN_GROUP_S, confidence=0
         return None
     low, high = mean_ci([statistics.fmean(g) for g in groups], confidence)
     mean, half = statistics.fmean(means), (high - low) / 2.0
+    if step_mps > 0:
+        rounding = step_mps / math.sqrt(6.0 * len(means))
+        half = max(half, _t_quantile(0.5 + confidence / 2.0, len(groups) - 1) * rounding)
     return MeanInterval(mean, mean - half, mean + half, confidence, len(groups), "runs")
+
+
+def count_step_mps(runs):
+    """The step of one run's mean rate, M/s, for a counter that moves in
+    steps (a loop of 10000 local storage gets counts 10000 per call): the
+    greatest common divisor of all counts over the shortest run's seconds.
+    runs: (counts, seconds) of each run.  Negligible for counters that move
+    by one; 0.0 when nothing was counted."""
+    step, shortest = 0, math.inf
+    for counts, seconds in runs:
+        for c in counts:
+            step = math.gcd(step, int(c))
+        if seconds > 0:
+            shortest = min(shortest, seconds)
+    return step / shortest / 1e6 if step and math.isfinite(shortest) else 0.0
 
 
 def samples_needed(rel_spread, min_change, alpha=0.01, power=0.95):

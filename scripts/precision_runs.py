@@ -176,7 +176,11 @@ def table(runs, args, prior_runs=()):
                      f"({plo * 100:.0f}..{phi * 100:.0f} %) | "
                      f"{by_prec} | {wall:.1f} | {nruns:g} | {half:.2f} % | {between:.2f} % | "
                      f"{stated_se:.2f} % | {overlapped} |")
-    host = _host_table(runs)
+    live = any("history" in (Result.from_dict(r["result"]).metadata.get("host_drift") or {})
+               for r in runs if r["kind"] == "precision")
+    host = _host_table(runs, title=(
+        "As each run stated it (Result.host_ci_mps: the host drift and the history of "
+        "earlier runs the run itself found, live):") if live else None)
     if host:
         lines += ["", host]
         histories = [((), "With the host drift and the history of this session's earlier "
@@ -272,6 +276,7 @@ def _host_table(runs, interval_of=None, title=None):
         return ""
     return "\n".join([
         title or f"With the host drift: {drift}", "",
+        *([f"(host drift: {drift})", ""] if title else []),
         "| benchmark | precision | runs | median stated \u00b1 (own) | median \u00b1 with "
         "host drift | covered the session's figure (95 % CI) | covered the figure of "
         f"the {drift.span_s / 60:g} min around it (95 % CI) |",

@@ -74,6 +74,15 @@ def nested_counts_where_ran(got):
     return sum(got["hits"]) > 0 and all(h > 0 or not r for h, r in zip(got["hits"], ran))
 
 
+def calibration(relative_sd, window_s=10.0):
+    """A host drift calibration's dict (Result metadata["host_drift"]): a
+    host whose figure moves by relative_sd over windows of window_s."""
+    from benchbpf import hostdrift
+    return hostdrift.HostDrift(windows=((window_s, relative_sd, 100),), span_s=600.0,
+                               calibrated_at="then", machine={},
+                               benchmarks=("count-local",), runs=100).as_dict()
+
+
 def run_or_skip(bench, **kw):
     """Run a benchmark (a name, or a family's function) with SHORT; skip,
     with the kernel's reason, where this kernel lacks a feature."""

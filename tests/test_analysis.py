@@ -3,7 +3,7 @@ import pytest
 
 import benchbpf
 from benchbpf import resultset
-from conftest import SHORT, SHORT_SAMPLES
+from conftest import SHORT, SHORT_SAMPLES, calibration
 
 
 def test_sweep_over_a_common_option():
@@ -102,12 +102,7 @@ def test_one_run_per_side_is_never_significant_however_many_samples():
 
 
 def test_runs_taken_apart_in_time_must_also_differ_beyond_the_hosts_drift():
-    from benchbpf import hostdrift
-
-    def drift(sd):
-        return hostdrift.HostDrift(windows=((10.0, sd, 100),), span_s=600.0,
-                                   calibrated_at="then", machine={},
-                                   benchmarks=("count-local",), runs=100).as_dict()
+    drift = calibration
     early, later = "2026-12-03T07:00:00+00:00", "2026-12-03T09:00:00+00:00"
     base = runs(100, 101, 102, 103, started=early, host_drift=drift(0.03))
     new = runs(104, 105, 106, 107, started=later, host_drift=drift(0.03))

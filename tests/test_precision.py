@@ -94,6 +94,33 @@ def test_runs_are_grouped_by_when_they_began():
     assert stats.runs_mean_ci([1.0, 2.0], [0, 1]) is None
 
 
+def test_runs_that_all_read_one_stepped_figure_do_not_state_an_exact_one():
+    # A loop of 10000 gets per call counts in steps of 10000: 0.5 s runs of
+    # 22 calls each all read 0.44 M/s, the next call one step (0.02 M/s) away.
+    assert stats.count_step_mps([([40000, 50000, 40000], 0.3), ([50000], 0.5)]) == \
+        pytest.approx(10000 / 0.3 / 1e6)
+    assert stats.count_step_mps([([3, 5], 1.0)]) == pytest.approx(1e-6)
+    assert stats.count_step_mps([([0, 0], 1.0)]) == 0.0
+    means, starts = [0.44] * 12, _apart(12)
+    assert stats.runs_mean_ci(means, starts).half_width == 0.0
+    ci = stats.runs_mean_ci(means, starts, step_mps=0.02)
+    t = stats._t_quantile(0.975, ci.effective_n - 1)
+    assert ci.half_width == pytest.approx(t * 0.02 / math.sqrt(6 * 12))
+    assert 0.01 < ci.relative_half_width < 0.03
+    # Runs that differ by more than their step keep their own interval.
+    spread = [0.40, 0.48] * 6
+    assert stats.runs_mean_ci(spread, starts, step_mps=0.02) == \
+        stats.runs_mean_ci(spread, starts)
+    # A precision Result finds the step in its samples: 4 or 5 calls per 0.1 s.
+    r = made_runs([[0.4, 0.5, 0.4, 0.5, 0.4]] * 6)
+    assert r.mean_ci_mps.half_width == pytest.approx(
+        stats._t_quantile(0.975, 5) * 0.02 / math.sqrt(6 * 6))
+    # And a run does not stop on an interval the step alone makes too wide.
+    same = [(0.44, 0.0)] * 6
+    assert _precision.stop_reason(same, _apart(6), 3.0, 0.5, 10.0, 0.01, 0.02) is None
+    assert _precision.stop_reason(same, _apart(6), 3.0, 0.5, 10.0, 0.01) == "precision"
+
+
 def test_stop_by_duration_when_another_run_would_not_fit():
     wide = [(100.0, 1.0), (110.0, 1.0), (90.0, 1.0), (105.0, 1.0), (95.0, 1.0)]
     assert _precision.stop_reason(wide, _apart(5), 2.5, 0.5, 2.9, 0.01) == "duration"

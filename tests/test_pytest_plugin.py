@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 import benchbpf
+from conftest import calibration
 
 pytest_plugins = ["pytester"]
 
@@ -228,13 +229,13 @@ def test_too_few_samples_are_topped_up_by_more_runs(tmp_path):
     assert decision["samples"] >= decision["needed_samples"] > 20 and len(calls) > 1
 
 
-def _cpu_made(rates, cpu_share=1.0):
+def _cpu_made(rates, cpu_share=1.0, **metadata):
     """Samples of 1 ms with the producer on its CPU cpu_share of the time,
     `rates` being its speed while it ran."""
     return benchbpf.Result("count-local", {"interval": 0.001, "work_per_hit": 0}, tuple(
         benchbpf.Sample(interval_ns=1_000_000, hits=int(r * 1000 * cpu_share),
                         extra={"producer_cpu_ns": int(1_000_000 * cpu_share)})
-        for r in rates))
+        for r in rates), metadata=metadata)
 
 
 def test_a_producer_sharing_its_cpu_is_not_slower(tmp_path):
@@ -290,6 +291,42 @@ def test_the_baseline_is_its_fastest_run_and_its_spread_is_kept(tmp_path, monkey
     gate = Gate(str(tmp_path), False, _Request())
     with pytest.raises(pytest.fail.Exception, match="spread 18.8%"):
         gate.check("k", lambda: _cpu_made([23 + i % 3 for i in range(200)]), max_drop_pct=15)
+
+
+def test_on_a_calibrated_machine_a_drop_must_stand_beyond_the_hosts_drift(tmp_path,
+                                                                          monkeypatch):
+    # Baseline and check hours apart on a machine with a host drift
+    # calibration: a 20 % drop found by every run is a regression on a steady
+    # host, but on one whose figure moves by 30 % it is not beyond the
+    # host's drift (compare()'s host test, one-sided): undecided, saying so.
+    from benchbpf.pytest_plugin import Gate
+    monkeypatch.setattr(Gate, "confirm_delays_s", (0, 0, 0))
+    monkeypatch.setattr(Gate, "baseline_delay_s", 0)
+    early, later = "2026-12-03T07:00:00+00:00", "2026-12-03T09:00:00+00:00"
+    for sd, name in ((0.001, "steady"), (0.30, "drifting")):
+        Gate(str(tmp_path), True, _Request()).check(name, lambda: _cpu_made(
+            [30 + i % 3 for i in range(200)], started=early, host_drift=calibration(sd)))
+        gate = Gate(str(tmp_path), False, _Request())
+        slow = _cpu_made([24 + i % 3 for i in range(200)], started=later,
+                         host_drift=calibration(sd))
+        with pytest.raises(pytest.fail.Exception) as e:
+            gate.check(name, lambda: slow, max_drop_pct=15)
+        text = str(e.value)
+        assert "against this host's drift" in text and "one-sided Welch p=" in text
+        if name == "steady":
+            assert text.startswith("steady: regression") and "not beyond" not in text
+        else:
+            assert text.startswith("drifting: cannot decide")
+            assert "the drop is not beyond this host's drift" in text
+            assert "samples per side" not in text
+            assert "not beyond what this host does to the figure" in text
+    # Without a calibration, or taken in turns, the runs alone decide.
+    Gate(str(tmp_path), True, _Request()).check("plain", lambda: _cpu_made(
+        [30 + i % 3 for i in range(200)], started=early))
+    with pytest.raises(pytest.fail.Exception) as e:
+        Gate(str(tmp_path), False, _Request()).check("plain", lambda: _cpu_made(
+            [24 + i % 3 for i in range(200)], started=later), max_drop_pct=15)
+    assert str(e.value).startswith("plain: regression") and "host" not in str(e.value)
 
 
 def test_a_drop_whose_confidence_bound_is_within_the_limit_is_not_a_regression(tmp_path):
