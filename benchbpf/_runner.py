@@ -557,6 +557,7 @@ class _PreciseSeries:
         self._run_env = dict(plan.env, duration_samples=_precision.run_samples(interval_s))
         self._run_s = self._run_env["duration_samples"] * interval_s
         self.runs, self._means, self._starts = [], [], []
+        self._step_mps = 0.0
         self._measured_s, self._delivered, self._began = 0.0, 0, None
         self.stopped_by = None
 
@@ -577,14 +578,16 @@ class _PreciseSeries:
         # Nominal lengths: real ones run a little over, and would end a
         # duration of five runs after four.
         self._measured_s += self._run_s
+        # Once per run, not per look: interleaving sorts on the interval.
+        self._step_mps = hit_step_mps(self.runs)
         self.stopped_by = _precision.stop_reason(
             self._means, self._starts, self._measured_s, self._run_s, self.plan.duration_s,
-            self.plan.precision, hit_step_mps(self.runs))
+            self.plan.precision, self._step_mps)
 
     def relative_half_width(self):
         """The interval's half width over its mean so far (inf before it has one)."""
         ci = stats.runs_mean_ci([m for m, _ in self._means], self._starts,
-                                step_mps=hit_step_mps(self.runs))
+                                step_mps=self._step_mps)
         return math.inf if ci is None else ci.relative_half_width
 
     def stop(self, reason):

@@ -61,6 +61,9 @@ import warnings
 import pytest
 
 from ._core import UnsupportedError
+# Parameters that may differ between a baseline and a run: how long and how
+# often it sampled, not what it measured (the host history's rule too).
+from ._host_drift import TIMING_PARAMS
 from .analysis import (MIN_PRODUCER_CPU_NS, SIGNIFICANT, across_runs,
                        configuration_differences, host_test, mann_whitney_u, median_ci,
                        min_p_value, samples_needed)
@@ -76,9 +79,6 @@ __all__ = ["Gate", "Baseline", "GateWarning", "DEFAULT_BASELINE_DIR", "TIMING_PA
 #: Where baselines go when --benchbpf-baseline / --benchbpf-save name no directory.
 DEFAULT_BASELINE_DIR = ".benchbpf-baselines"
 
-#: Parameters that may differ between a baseline and a run: how long and
-#: how often it sampled, not what it measured.
-TIMING_PARAMS = ("warmup", "duration", "interval", "precision")
 
 _REPORTS = "benchbpf_reports"
 
