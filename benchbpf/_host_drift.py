@@ -36,6 +36,11 @@ MIN_HISTORY_RUNS = 3
 TIMING_PARAMS = ("warmup", "duration", "interval", "precision")
 #: Beyond this size the history file keeps only its last HISTORY_HOURS.
 HISTORY_MAX_BYTES = 1 << 20
+#: A history whose runs span less than this, s, has not yet seen the
+#: machine's slower and faster hours: live on a new machine, every run whose
+#: host interval missed the session's figure came in the history's first
+#: 27 minutes (results/precision-2cpu.md, "Live").
+MATURE_HISTORY_S = 3600.0
 
 
 def _cached(env, name):
@@ -65,19 +70,28 @@ class History:
     differed in the HISTORY_HOURS before a run: relative_sd, the standard
     deviation of a run's figure about their mean, as a fraction of it,
     beyond what each run's own interval explains, over `runs` runs from
-    `since` to `until` (UTC)."""
+    `since` to `until` (UTC), span_s seconds apart (None in a history
+    saved before it was kept)."""
     relative_sd: float
     runs: int
     since: str
     until: str
+    span_s: float = None
+
+    @property
+    def young(self):
+        """True when its runs span less than MATURE_HISTORY_S."""
+        return self.span_s is not None and self.span_s < MATURE_HISTORY_S
 
     def as_dict(self):
         return dataclasses.asdict(self)
 
     @classmethod
     def from_dict(cls, d):
+        span = d.get("span_s")
         return cls(relative_sd=float(d["relative_sd"]), runs=int(d["runs"]),
-                   since=str(d["since"]), until=str(d["until"]))
+                   since=str(d["since"]), until=str(d["until"]),
+                   span_s=None if span is None else float(span))
 
 
 def _utc(epoch_s):
@@ -103,9 +117,9 @@ def history_of(records):
     if mean <= 0:
         return None
     excess = statistics.variance(figures) - statistics.fmean(se * se for _, _, se in records)
+    first, last = min(t for t, _, _ in records), max(t for t, _, _ in records)
     return History(relative_sd=math.sqrt(max(0.0, excess)) / mean, runs=len(records),
-                   since=_utc(min(t for t, _, _ in records)),
-                   until=_utc(max(t for t, _, _ in records)))
+                   since=_utc(first), until=_utc(last), span_s=last - first)
 
 
 def _machine_of(fingerprint):
@@ -239,6 +253,21 @@ class HostDrift:
             if by_history.half_width > out.half_width:
                 out = by_history
         return out
+
+    def young_history(self):
+        """Why a precision run's host interval cannot yet speak for the
+        machine's hours (a short text), or None: fewer than MIN_HISTORY_RUNS
+        earlier runs of its benchmark, or runs spanning less than
+        MATURE_HISTORY_S.  Such an interval holds about as long as what it
+        has seen (the calibration's span, the history's)."""
+        h = self.history
+        if h is None:
+            return (f"fewer than {MIN_HISTORY_RUNS} earlier precision runs of this "
+                    f"benchmark on this machine, only the {self.span_s / 60:.3g} min calibration")
+        if h.young:
+            return (f"{h.runs} earlier precision runs of this benchmark over "
+                    f"{h.span_s / 60:.0f} min, under {MATURE_HISTORY_S / 60:.0f}")
+        return None
 
     def as_dict(self):
         d = {"windows": [list(w) for w in self.windows], "span_s": self.span_s,

@@ -857,6 +857,8 @@ def _print_histories(drift):
         h = hostdrift.history_of(records)
         print(f"  {key}: {len(records)} run{'s' if len(records) != 1 else ''}, " + (
             f"differing by \u00b1{h.relative_sd * 100:.2f}% beyond their own intervals"
+            + (f", over {h.span_s / 60:.0f} min: young (under "
+               f"{hostdrift.MATURE_HISTORY_S / 60:.0f})" if h.young else "")
             if h else f"fewer than {hostdrift.MIN_HISTORY_RUNS}: not used yet"))
 
 

@@ -22,7 +22,8 @@ hours.  So on a calibrated machine each precision run also joins a history
 precision runs of the same benchmark and parameters of the last
 HISTORY_HOURS: how far their figures differed beyond their own intervals
 (History) widens the interval too, when that is wider than the
-calibration's.
+calibration's.  Until that history spans MATURE_HISTORY_S (an hour), it
+knows only the minutes it has seen: such a run says so in its warnings.
 """
 import datetime
 import json
@@ -31,8 +32,8 @@ import time
 
 from . import _runner
 from ._host_drift import (CALIBRATION_BENCHMARKS, ENV_PATH, HISTORY_ENV_PATH, HISTORY_HOURS,
-                          MACHINE_KEYS, MAX_MINUTES, MIN_HISTORY_RUNS, MIN_MINUTES, WINDOWS_S,
-                          History, HostDrift, check_minutes, default_history_path,
+                          MACHINE_KEYS, MATURE_HISTORY_S, MAX_MINUTES, MIN_HISTORY_RUNS,
+                          MIN_MINUTES, WINDOWS_S, History, HostDrift, check_minutes, default_history_path,
                           default_path, drift_windows, history_key, history_of, load,
                           read_histories, read_history, remember)
 from .fingerprint import fingerprint
@@ -41,7 +42,7 @@ __all__ = ["HostDrift", "History", "calibrate", "load", "default_path", "drift_w
            "default_history_path", "history_key", "history_of", "read_histories",
            "read_history", "remember",
            "CALIBRATION_BENCHMARKS", "ENV_PATH", "HISTORY_ENV_PATH", "HISTORY_HOURS",
-           "MACHINE_KEYS", "MIN_HISTORY_RUNS", "MIN_MINUTES", "MAX_MINUTES", "WINDOWS_S"]
+           "MACHINE_KEYS", "MATURE_HISTORY_S", "MIN_HISTORY_RUNS", "MIN_MINUTES", "MAX_MINUTES", "WINDOWS_S"]
 
 
 def calibrate(minutes=20, benchmarks=CALIBRATION_BENCHMARKS, path=None, save=True,

@@ -640,7 +640,9 @@ class Result(JsonFile, _Picklable):
         a false-positive percentage or BPF-timed ns/op).  The checks and
         their thresholds are stats.instability's:
         too few samples (< 3), coefficient of variation over 10 %, samples
-        far from the median, a drift over the run."""
+        far from the median, a drift over the run; and for a precision run
+        on a calibrated machine, a host interval on a young history
+        (HostDrift.young_history)."""
         series = self._stability_series()
         found = stats.instability(*series)
         runs = self.runs()
@@ -649,7 +651,23 @@ class Result(JsonFile, _Picklable):
             agreement = stats.run_states([m for m, _ in pairs], [e for _, e in pairs])
             if agreement:
                 found += (f"{series[2]}: {agreement.text()}",)
+        young = self._young_host_interval()
+        if young:
+            found += (f"{series[2]}: {young}",)
         return found
+
+    def _young_host_interval(self):
+        """A precision run's host interval that rests on a young history
+        (HostDrift.young_history), said as a warning, or None."""
+        if self.params.get("precision") is None:
+            return None
+        host, drift = self.host_ci_mps, self.host_drift
+        reason = drift.young_history() if host is not None else None
+        if reason is None:
+            return None
+        return (f"host interval \u00b1{host.relative_half_width * 100:.2f}% rests on a young "
+                f"history ({reason}): it holds for about that long, the machine's "
+                f"slower or faster hours may lie outside it")
 
     def _warning_lines(self):
         return "".join(f"\nWARNING: {w}" for w in self.warnings)

@@ -147,7 +147,8 @@ def test_cli_refuses_bad_minutes_and_shows_none(tmp_path):
                           env=dict(os.environ, **{hostdrift.HISTORY_ENV_PATH: history}))
     assert show.returncode == 0 and "40 s: \u00b13.00 %" in show.stdout
     assert "5 runs of 2 configurations" in show.stdout
-    assert "count-local(producers=1): 4 runs, differing by \u00b15.50%" in show.stdout
+    assert "count-local(producers=1): 4 runs, differing by \u00b15.50% beyond their own " \
+        "intervals, over 0 min: young (under 60)" in show.stdout
     assert "trig-rawtp(): 1 run, fewer than 3: not used yet" in show.stdout
 
 
@@ -201,6 +202,47 @@ def test_widening_takes_the_wider_of_calibration_and_history():
     assert "30 earlier precision runs" in str(phased) and "\u00b13.00 %" in str(phased)
 
 
+def test_a_host_interval_on_a_young_history_says_so():
+    import dataclasses
+    from benchbpf.result import Result, Sample
+    rng = random.Random(7)
+    records = [(3600.0 * i / 9, 100 * (1 + rng.gauss(0, 0.02)), 0.5) for i in range(10)]
+    assert hostdrift.history_of(records).span_s == pytest.approx(3600.0)
+    assert not hostdrift.history_of(records).young
+    assert hostdrift.history_of(records[:9]).young  # 53 min
+    assert hostdrift.History(0.01, 5, "a", "b").young is False  # saved before span_s was
+    assert hostdrift.History.from_dict(hostdrift.history_of(records).as_dict()) == \
+        hostdrift.history_of(records)
+
+    def run(history, precision=0.05):
+        calibrated = dataclasses.replace(drift(0.001), history=history)
+        samples = [Sample(100_000_000, hits=int(100 * 1e5 * (1 + 0.001 * (i % 3))))
+                   for i in range(32)]
+        return Result(name="count-local", samples=samples,
+                      params={"interval": 0.1, "producers": 1, "precision": precision},
+                      metadata={"precision_runs": (8,) * 4, "precision_warmups": (0,) * 4,
+                                "precision_run_starts_s": (0.0, 6.0, 12.0, 18.0),
+                                "stopped_by": "precision",
+                                "host_drift": calibrated.as_dict()})
+
+    def young(r):
+        return [w for w in r.warnings if "young history" in w]
+    none, short = run(None), run(hostdrift.history_of(records[:9]))
+    assert young(none) == [f"hits: host interval \u00b1"
+                           f"{none.host_ci_mps.relative_half_width * 100:.2f}% rests on a young "
+                           "history (fewer than 3 earlier precision runs of this benchmark on "
+                           "this machine, only the 10 min calibration): it holds for about that "
+                           "long, the machine's slower or faster hours may lie outside it"]
+    assert "(9 earlier precision runs of this benchmark over 53 min, under 60)" in \
+        young(short)[0]
+    assert "WARNING: hits: host interval" in str(short)
+    assert young(Result.from_json(short.to_json())) == young(short)
+    assert young(run(hostdrift.history_of(records))) == []
+    # A run of fixed length neither reads nor joins the history: no such warning.
+    fixed = run(None, precision=None)
+    assert fixed.host_ci_mps is not None and young(fixed) == []
+
+
 def test_precision_runs_on_a_calibrated_machine_build_a_history(tmp_path, monkeypatch):
     monkeypatch.setenv(hostdrift.ENV_PATH, str(tmp_path / "drift.json"))
     monkeypatch.setenv(hostdrift.HISTORY_ENV_PATH, str(tmp_path / "history.jsonl"))
@@ -224,5 +266,7 @@ def test_precision_runs_on_a_calibrated_machine_build_a_history(tmp_path, monkey
     assert h.relative_sd <= statistics.stdev(figures) / mean + 1e-12
     assert r.host_ci_mps.half_width >= r.mean_ci_mps.half_width
     assert f"and {h.runs} earlier runs" in r.summary()
+    # All of it taken within the minute: a young history, and the run says so.
+    assert h.young and any("rests on a young history" in w for w in r.warnings)
     assert benchbpf.Result.from_json(r.to_json()).host_ci_mps == r.host_ci_mps
     assert len((tmp_path / "history.jsonl").read_text().splitlines()) == len(lines) + 1
