@@ -177,17 +177,30 @@ class HostTest:
     rates stand beyond their host-widened intervals (base, new: each side's
     Result.host_ci_mps, a stats.MeanInterval)?  p_value: Welch's t on those
     intervals' standard errors, two-sided or (alternative "less") for new
-    below base."""
+    below base.  young: the sides ("baseline", "new") whose interval rests
+    on a young history (HostDrift.young_history): the drift it allows for is
+    that of the minutes the machine has been watched, not of its hours."""
     base: MeanInterval
     new: MeanInterval
     p_value: float
     alternative: str = "two-sided"
+    young: tuple = ()
 
     def text(self):
         sided = "one-sided " if self.alternative == "less" else ""
+        young = "" if not self.young else \
+            f" (young history: {' and '.join(self.young)}; the host's hours may move more)"
         return (f"taken apart in time, against this host's drift (\u00b1"
                 f"{self.base.relative_half_width * 100:.1f}% and \u00b1"
-                f"{self.new.relative_half_width * 100:.1f}%) {sided}Welch p={self.p_value:.2g}")
+                f"{self.new.relative_half_width * 100:.1f}%) {sided}Welch p={self.p_value:.2g}"
+                + young)
+
+
+def _young_history(runs):
+    """Whether a side's host interval rests on a young history: a run of
+    fixed length has only the calibration, a precision run what history it
+    found (HostDrift.young_history)."""
+    return any(r.host_drift.young_history() is not None for r in runs)
 
 
 def host_test(base_runs, new_runs, alternative="two-sided"):
@@ -203,7 +216,9 @@ def host_test(base_runs, new_runs, alternative="two-sided"):
         return None
     p = welch_p(n.mean - b.mean, standard_error(b), b.effective_n - 1,
                 standard_error(n), n.effective_n - 1, alternative)
-    return HostTest(b, n, p, alternative)
+    young = tuple(side for side, runs in (("baseline", base_runs), ("new", new_runs))
+                  if _young_history(runs))
+    return HostTest(b, n, p, alternative, young)
 
 
 @dataclass(frozen=True)

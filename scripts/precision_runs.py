@@ -23,6 +23,7 @@ long-run figure, and of the figure of the calibration's span around the
 run.
 """
 import argparse
+import calendar
 import dataclasses
 import gzip
 import datetime
@@ -190,8 +191,7 @@ def table(runs, args, prior_runs=()):
                               f"earlier sessions ({', '.join(args.prior)}) and this one's earlier runs:"))
         for prior, title in histories:
             taken = _with_history(runs, prior)
-            lines += ["", _host_table(runs, lambda c, t, r: taken[(c, t)].host_ci_mps
-                                      if (c, t) in taken else None, title)]
+            lines += ["", _host_table(runs, lambda c, t, r: taken.get((c, t)), title)]
         if args.compare:
             lines += ["", _compare_table(runs, prior_runs)]
     if window:
@@ -231,31 +231,48 @@ def _with_history(runs, prior=()):
     return out
 
 
-def _host_table(runs, interval_of=None, title=None):
+def _young(result):
+    """Whether a precision run warns that its host interval rests on a young
+    history (HostDrift.young_history); a history saved without its span
+    (before it was kept) counts by its minutes since..until."""
+    drift = result.host_drift
+    h = drift.history
+    if h is not None and h.span_s is None:
+        def epoch(text):
+            return calendar.timegm(time.strptime(text, "%Y-%m-%d %H:%M UTC"))
+        h = dataclasses.replace(h, span_s=epoch(h.until) - epoch(h.since))
+        drift = dataclasses.replace(drift, history=h)
+    return drift.young_history() is not None
+
+
+def _host_table(runs, taken_as=None, title=None):
     """Coverage of Result.host_ci_mps (the run's interval widened by the
-    machine's host drift; interval_of(case, began, result) gives it when
-    not the result's own), for runs taken with a calibration: against the
-    session's figure (the mean of every other load of the benchmark in the
-    session: the other precision runs' short runs and the reference runs),
-    and against the figure of the calibration's span around each run (those
-    of them that began within half that span of the run's start)."""
-    interval_of = interval_of or (lambda case, began, r: r.host_ci_mps)
+    machine's host drift; taken_as(case, began, result) gives the Result
+    with the history it stands on when not the result itself), for runs
+    taken with a calibration: against the session's figure (the mean of
+    every other load of the benchmark in the session: the other precision
+    runs' short runs and the reference runs), and against the figure of the
+    calibration's span around each run (those of them that began within
+    half that span of the run's start); and the session's figure again, by
+    the runs that did not warn of a young history."""
+    taken_as = taken_as or (lambda case, began, r: r)
     lines = []
     for label, _, _, precision in CASES:
         precision = _precision_of(runs, label, precision)
         prec = [(r["began"], Result.from_dict(r["result"])) for r in runs
                 if r["case"] == label and r["kind"] == "precision" and "began" in r]
-        prec = [(t, r, interval_of(label, t, r)) for t, r in prec]
-        prec = [(t, r, ci) for t, r, ci in prec if ci is not None]
+        prec = [(t, r, taken_as(label, t, r)) for t, r in prec]
+        prec = [(t, r, h.host_ci_mps, _young(h)) for t, r, h in prec if h is not None]
+        prec = [(t, r, ci, young) for t, r, ci, young in prec if ci is not None]
         refs = [(r["began"], Result.from_dict(r["result"]).mean) for r in runs
                 if r["case"] == label and r["kind"] == "reference" and "began" in r]
         if not prec or not refs:
             continue
         drift = prec[0][1].host_drift
-        loads = [(t + s, x.mean) for t, r, _ in prec
+        loads = [(t + s, x.mean) for t, r, _, _ in prec
                  for s, x in zip(r.metadata["precision_run_starts_s"], r.runs())] + refs
-        covered = near = 0
-        for t, r, ci in prec:
+        covered = near = mature = mature_covered = 0
+        for t, r, ci, young in prec:
             # The figure of every other load of the session, or of those within
             # half the calibration's span: the reference runs and the short runs
             # of the other precision runs, hundreds of loads taken in turn.
@@ -265,13 +282,22 @@ def _host_table(runs, interval_of=None, title=None):
             around = statistics.fmean(m for u, m in others if abs(u - t) <= drift.span_s / 2)
             covered += ci.low <= session <= ci.high
             near += ci.low <= around <= ci.high
+            if not young:
+                mature += 1
+                mature_covered += ci.low <= session <= ci.high
         lo, hi = clopper_pearson(covered, len(prec))
         nlo, nhi = clopper_pearson(near, len(prec))
-        half = statistics.median(ci.relative_half_width for _, _, ci in prec) * 100
-        own_half = statistics.median(r.precision_reached for _, r, _ in prec) * 100
+        half = statistics.median(ci.relative_half_width for _, _, ci, _ in prec) * 100
+        own_half = statistics.median(r.precision_reached for _, r, _, _ in prec) * 100
+        if mature:
+            mlo, mhi = clopper_pearson(mature_covered, mature)
+            not_young = f"{mature_covered}/{mature} ({mlo * 100:.0f}..{mhi * 100:.0f} %)"
+        else:
+            not_young = "none"
         lines.append(f"| {label} | {precision * 100:g} % | {len(prec)} | {own_half:.2f} % | "
                      f"{half:.2f} % | {covered} ({lo * 100:.0f}..{hi * 100:.0f} %) | "
-                     f"{near} ({nlo * 100:.0f}..{nhi * 100:.0f} %) |")
+                     f"{near} ({nlo * 100:.0f}..{nhi * 100:.0f} %) | {len(prec) - mature} | "
+                     f"{not_young} |")
     if not lines:
         return ""
     return "\n".join([
@@ -279,8 +305,9 @@ def _host_table(runs, interval_of=None, title=None):
         *([f"(host drift: {drift})", ""] if title else []),
         "| benchmark | precision | runs | median stated \u00b1 (own) | median \u00b1 with "
         "host drift | covered the session's figure (95 % CI) | covered the figure of "
-        f"the {drift.span_s / 60:g} min around it (95 % CI) |",
-        "|---|---|---|---|---|---|---|"] + lines)
+        f"the {drift.span_s / 60:g} min around it (95 % CI) | warned: young history "
+        "| not warned: covered the session's figure (95 % CI) |",
+        "|---|---|---|---|---|---|---|---|---|"] + lines)
 
 
 def _scaled(result, factor):

@@ -113,6 +113,14 @@ def test_runs_taken_apart_in_time_must_also_differ_beyond_the_hosts_drift():
     assert c.host_test.p_value > 0.05 and c.host_test.base.mean == pytest.approx(101.5)
     assert "taken apart in time, against this host's drift" in str(c)
     assert str(c).endswith(": within noise")
+    # Runs that found no history have only the calibration's 10 minutes.
+    assert c.host_test.young == ("baseline", "new")
+    assert "(young history: baseline and new; the host's hours may move more)" in str(c)
+    from benchbpf import hostdrift
+    watched = {**drift(0.03), "history": hostdrift.History(
+        0.03, 40, "then", "later", span_s=2 * 3600.0).as_dict()}
+    seen = benchbpf.compare(runs(100, 101, 102, 103, started=early, host_drift=watched), new)
+    assert seen.host_test.young == ("new",) and "young history: new;" in str(seen)
     # On a steady host the same runs differ beyond it.
     steady = benchbpf.compare(runs(100, 101, 102, 103, started=early, host_drift=drift(0.001)),
                               runs(104, 105, 106, 107, started=later, host_drift=drift(0.001)))
