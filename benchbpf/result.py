@@ -640,8 +640,8 @@ class Result(JsonFile, _Picklable):
         a false-positive percentage or BPF-timed ns/op).  The checks and
         their thresholds are stats.instability's:
         too few samples (< 3), coefficient of variation over 10 %, samples
-        far from the median, a drift over the run; and for a precision run
-        on a calibrated machine, a host interval on a young history
+        far from the median, a drift over the run; and for a precision run,
+        no host drift calibration, or a host interval on a young history
         (HostDrift.young_history)."""
         series = self._stability_series()
         found = stats.instability(*series)
@@ -651,17 +651,28 @@ class Result(JsonFile, _Picklable):
             agreement = stats.run_states([m for m, _ in pairs], [e for _, e in pairs])
             if agreement:
                 found += (f"{series[2]}: {agreement.text()}",)
-        young = self._young_host_interval()
-        if young:
-            found += (f"{series[2]}: {young}",)
+        host = self._host_interval_warning()
+        if host:
+            found += (f"{series[2]}: {host}",)
         return found
 
-    def _young_host_interval(self):
-        """A precision run's host interval that rests on a young history
-        (HostDrift.young_history), said as a warning, or None."""
+    def _host_interval_warning(self):
+        """What a precision run's stated interval cannot speak for, as a
+        warning, or None: without a host drift calibration, the host's
+        drift (the run's own interval held the long-run figure in 20-67 %
+        of runs on the machines measured, results/precision-2cpu.md); with
+        one, the hours its young history has not seen
+        (HostDrift.young_history)."""
         if self.params.get("precision") is None:
             return None
-        host, drift = self.host_ci_mps, self.host_drift
+        own, host, drift = self.mean_ci_mps, self.host_ci_mps, self.host_drift
+        if drift is None:
+            if own is None:
+                return None
+            return (f"the \u00b1{own.relative_half_width * 100:.2f}% interval describes this "
+                    f"run's own runs only: with no host drift calibration for this machine "
+                    f"and kernel (benchbpf host-drift), nothing allows for how far the host "
+                    f"moves the figure between runs")
         reason = drift.young_history() if host is not None else None
         if reason is None:
             return None

@@ -241,6 +241,16 @@ def test_a_host_interval_on_a_young_history_says_so():
     # A run of fixed length neither reads nor joins the history: no such warning.
     fixed = run(None, precision=None)
     assert fixed.host_ci_mps is not None and young(fixed) == []
+    # Without a calibration a precision run says its interval is its own only.
+    bare = dataclasses.replace(none, metadata={k: v for k, v in none.metadata.items()
+                                               if k != "host_drift"})
+    assert bare.host_ci_mps is None and young(bare) == []
+    assert [w for w in bare.warnings if "no host drift calibration" in w] == [
+        f"hits: the \u00b1{bare.mean_ci_mps.relative_half_width * 100:.2f}% interval describes "
+        "this run's own runs only: with no host drift calibration for this machine and "
+        "kernel (benchbpf host-drift), nothing allows for how far the host moves the "
+        "figure between runs"]
+    assert not any("calibration" in w for w in fixed.warnings)
 
 
 def test_precision_runs_on_a_calibrated_machine_build_a_history(tmp_path, monkeypatch):
