@@ -33,16 +33,17 @@ import time
 from . import _runner
 from ._host_drift import (CALIBRATION_BENCHMARKS, ENV_PATH, HISTORY_ENV_PATH, HISTORY_HOURS,
                           MACHINE_KEYS, MATURE_HISTORY_S, MAX_MINUTES, MIN_HISTORY_RUNS,
-                          MIN_MINUTES, WINDOWS_S, History, HostDrift, check_minutes, default_history_path,
-                          default_path, drift_windows, history_key, history_of, load,
-                          read_histories, read_history, remember)
+                          MIN_MINUTES, WINDOWS_S, History, HostDrift, check_minutes,
+                          default_history_path, default_path, drift_windows, history_key,
+                          history_of, load, read_histories, read_history, remember)
 from .fingerprint import fingerprint
 
 __all__ = ["HostDrift", "History", "calibrate", "load", "default_path", "drift_windows",
            "default_history_path", "history_key", "history_of", "read_histories",
            "read_history", "remember",
            "CALIBRATION_BENCHMARKS", "ENV_PATH", "HISTORY_ENV_PATH", "HISTORY_HOURS",
-           "MACHINE_KEYS", "MATURE_HISTORY_S", "MIN_HISTORY_RUNS", "MIN_MINUTES", "MAX_MINUTES", "WINDOWS_S"]
+           "MACHINE_KEYS", "MATURE_HISTORY_S", "MIN_HISTORY_RUNS", "MIN_MINUTES", "MAX_MINUTES",
+           "WINDOWS_S"]
 
 
 def calibrate(minutes=20, benchmarks=CALIBRATION_BENCHMARKS, path=None, save=True,
