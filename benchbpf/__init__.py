@@ -32,6 +32,9 @@ from .features import Feature, Features, features
 from ._progress import Interrupted
 from . import hostdrift
 from .hostdrift import HostDrift
+# benchbpf.ab is the module, callable as the ab() function.
+from . import ab
+from .ab import ABResult
 
 
 
@@ -61,5 +64,5 @@ __all__ = [
     "bpf_loop", "strncmp",
     "bloom", "local_storage",
     "hashmap", "htab_mem", "rcu_tasks_trace", "sockmap", "xdp_lb", "quick", "vm",
-    "Interrupted", "hostdrift", "HostDrift",
+    "Interrupted", "hostdrift", "HostDrift", "ab", "ABResult",
 ]

@@ -50,8 +50,10 @@ def _alive(pid):
 class RunMarker:
     """Context manager: holds this run's marker, collects the other runs seen."""
 
-    def __init__(self, name, stacklevel=4):
+    def __init__(self, name, stacklevel=4, companions=()):
         self.name = name
+        # Processes meant to run alongside (a duet's other side): not counted.
+        self.companions = frozenset(companions)
         # Where a ConcurrentRunWarning points: the caller of run().
         self.stacklevel = stacklevel
         self.fd = -1
@@ -106,7 +108,9 @@ class RunMarker:
             if not dash or not entry.endswith(".lock") or not pid.isdigit():
                 continue
             pid = int(pid)
-            if pid == me:   # this process's runs are serialised by the core
+            if pid == me or pid in self.companions:
+                # this process's runs are serialised by the core; companions
+                # run alongside by design
                 continue
             path = os.path.join(self.dir, entry)
             try:
@@ -146,7 +150,8 @@ class RunMarker:
                 break
             data += chunk
         for line in data.split():
-            if line.isdigit() and int(line) != os.getpid():
+            if line.isdigit() and int(line) != os.getpid() \
+                    and int(line) not in self.companions:
                 self.others.add(int(line))
 
     def _release(self):

@@ -24,7 +24,9 @@ WINDOWS_S = (5.0, 10.0, 20.0, 40.0, 80.0, 160.0, 320.0, 640.0, 1280.0)
 MIN_RUNS_PER_WINDOW = 2
 #: What must match for a calibration to apply to a run.
 MACHINE_KEYS = ("kernel_release", "machine", "cpu_model", "nr_cpus")
+#: The environment variable naming the calibration file (default_path()).
 ENV_PATH = "BENCHBPF_HOST_DRIFT"
+#: The environment variable naming the history file (default_history_path()).
 HISTORY_ENV_PATH = "BENCHBPF_HOST_HISTORY"
 #: A precision run's history: the runs of the same benchmark and parameters
 #: on this machine and kernel within this many hours before it...
@@ -84,10 +86,12 @@ class History:
         return self.span_s is not None and self.span_s < MATURE_HISTORY_S
 
     def as_dict(self):
+        """The fields as a plain dict (for JSON)."""
         return dataclasses.asdict(self)
 
     @classmethod
     def from_dict(cls, d):
+        """The History that as_dict() gave `d` (KeyError for a missing field)."""
         span = d.get("span_s")
         return cls(relative_sd=float(d["relative_sd"]), runs=int(d["runs"]),
                    since=str(d["since"]), until=str(d["until"]),
@@ -99,7 +103,9 @@ def _utc(epoch_s):
 
 
 def history_key(name, params):
-    """The benchmark and the parameters its figure depends on, as one string."""
+    """Benchmark `name` and those of its `params` (a Result.params mapping)
+    its figure depends on (not TIMING_PARAMS, not None), as one string:
+    "name(k=v,...)", the key of its history."""
     shown = ",".join(f"{k}={params[k]!r}" for k in sorted(params)
                      if k not in TIMING_PARAMS and params[k] is not None)
     return f"{name}({shown})"
@@ -270,6 +276,8 @@ class HostDrift:
         return None
 
     def as_dict(self):
+        """The calibration as plain dicts and lists, as the calibration file
+        holds it (the history too when there is one)."""
         d = {"windows": [list(w) for w in self.windows], "span_s": self.span_s,
              "calibrated_at": self.calibrated_at, "machine": dict(self.machine),
              "benchmarks": list(self.benchmarks), "runs": self.runs}
@@ -279,6 +287,7 @@ class HostDrift:
 
     @classmethod
     def from_dict(cls, d):
+        """The HostDrift that as_dict() gave `d` (KeyError for a missing field)."""
         return cls(windows=tuple(tuple(w) for w in d["windows"]), span_s=float(d["span_s"]),
                    calibrated_at=d["calibrated_at"], machine=dict(d["machine"]),
                    benchmarks=tuple(d["benchmarks"]), runs=int(d["runs"]),

@@ -58,7 +58,9 @@ def mark_min_max(ax, points):
 
 
 def plot(result, ax=None, counter="hits"):
-    """Per-sample rate of one Result over time (needs matplotlib).
+    """Plot the `counter`'s per-sample rate of one `result`, M/s, over time,
+    s, on `ax` (a matplotlib Axes; a new figure's if None); returns the
+    Axes.  Needs matplotlib (ImportError saying how to install it).
 
     Warm-up samples (not in the statistics) are drawn hollow and grey before
     the kept ones; the dashed line is the kept samples' mean; the y axis

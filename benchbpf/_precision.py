@@ -33,10 +33,13 @@ MIN_RUNS_APART = 20
 #: stats.RUN_GROUP_S of each other, at least this many groups.
 MIN_GROUPS = 4
 #: Auto warm-up: at least FLOOR, at most CAP, steady when two windows of
-#: WINDOW agree.
-AUTO_WARMUP_FLOOR_S = 0.5
+#: WINDOW (and at least WINDOW_SAMPLES samples) agree.  Most benchmarks are
+#: steady from their first 0.1 s; a ring buffer's producer ramps up over
+#: about 0.5 s, which the windows see (results/ab-power-2cpu.md, warm-up).
+AUTO_WARMUP_FLOOR_S = 0.3
 AUTO_WARMUP_CAP_S = 5.0
-AUTO_WARMUP_WINDOW_S = 0.25
+AUTO_WARMUP_WINDOW_S = 0.15
+AUTO_WARMUP_WINDOW_SAMPLES = 3
 #: Two windows agree when their means are within this fraction of each
 #: other, or within 3 standard errors of their difference.
 STEADY_WITHIN = 0.02
@@ -106,7 +109,8 @@ class WarmupController:
 
     def __init__(self, interval_s, end_warmup):
         self._end_warmup = end_warmup
-        self.window = max(2, math.ceil(AUTO_WARMUP_WINDOW_S / interval_s - 1e-9))
+        self.window = max(AUTO_WARMUP_WINDOW_SAMPLES,
+                          math.ceil(AUTO_WARMUP_WINDOW_S / interval_s - 1e-9))
         self.floor = max(2 * self.window, math.ceil(AUTO_WARMUP_FLOOR_S / interval_s - 1e-9))
         #: Samples before this index are warm-up (None: not decided yet).
         self.measured_from = None

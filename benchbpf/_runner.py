@@ -40,22 +40,31 @@ MAX_SECONDS = 24 * 3600
 class ParamInfo:
     """One benchmark-specific parameter, as the C table defines it.
 
+    name: the keyword run() takes; cli: the kernel bench's flag ("" if it
+    has none); type: "int", "bool", "choice" or "string"; default: the value
+    a run takes when not given (None when required); min, max: the allowed
+    range of an int, or of a string's length in characters; choices: a
+    choice's values (else None); help: one line.
     choice_help: for a choice, a line describing each choice (or None).
     choice_flags: each choice is its own CLI flag (--rx-pass).
-    required: a choice with no default, which every run must give."""
+    required: an int or choice with no default, which every run must give."""
     __slots__ = ("name", "cli", "type", "default", "min", "max", "choices", "help",
                  "choice_help", "choice_flags", "required")
 
     def __init__(self, d):
-        for k in self.__slots__[:-1]:
+        for k in self.__slots__:
             setattr(self, k, d[k])
-        self.required = self.type == "choice" and self.default < 0
-        if self.type == "bool":
+        if self.required:
+            self.default = None
+        elif self.type == "bool":
             self.default = bool(self.default)
         elif self.type == "choice":
-            self.default = None if self.required else self.choices[self.default]
+            self.default = self.choices[self.default]
 
     def allowed(self):
+        """What values are allowed, as errors and ``--help`` state it: "an int
+        in lo..hi", "one of 'a', 'b'", "True or False" or "a str of lo..hi
+        characters"."""
         if self.type == "bool":
             return "True or False"
         if self.type == "choice":
@@ -95,7 +104,14 @@ class ParamInfo:
 
 
 class BenchmarkInfo:
-    """What a benchmark is and which parameters it takes."""
+    """What a benchmark is and which parameters it takes.
+
+    name, family ("ringbuf", "trigger"...), report (the kind of its
+    summary line: "hits_drops", "ops", "bpf_timing"...), help (one line),
+    extra (the names of its Sample.extra counters), default_consumers,
+    max_consumers (0: takes none), max_producers, needs_bpf (loads BPF
+    programs: needs privileges), always_pinned (threads pinned whatever
+    `affinity` says), params (ParamInfo by name, read-only)."""
 
     def __init__(self, d):
         self.name = d["name"]
@@ -109,6 +125,8 @@ class BenchmarkInfo:
         self.needs_bpf = d["needs_bpf"]
         # The kernel bench requires -a: threads are pinned whatever `affinity` says.
         self.always_pinned = d["always_pinned"]
+        # Its programs count every process's events: a duet refuses it.
+        self.sees_other_processes = d["sees_other_processes"]
         self.params = MappingProxyType({p["name"]: ParamInfo(p) for p in d["params"]})
 
     def __repr__(self):
@@ -127,12 +145,17 @@ def _catalog():
 
 
 def list_benchmarks(family=None):
-    """Names of all benchmarks, in registry order (optionally of one family)."""
+    """Names of all benchmarks, in registry order, a list; with `family`
+    (e.g. "ringbuf", BenchmarkInfo.family) only that family's (none for an
+    unknown family)."""
     return [n for n, b in _catalog().items() if family is None or b.family == family]
 
 
 def describe(name):
-    """The BenchmarkInfo of one benchmark."""
+    """The BenchmarkInfo of benchmark `name`: its family, report kind,
+    parameters (ParamInfo by name) and thread limits.  ValueError for an
+    unknown name (suggesting close ones), TypeError for a name that is not
+    a str."""
     return _lookup(name)
 
 
@@ -419,7 +442,7 @@ def _split_options(options):
 
 
 def check(name, **options):
-    """Every check run(name, **options) makes before loading anything, without
+    """Every check ``run(name, **options)`` makes before loading anything, without
     running: the common options, each parameter's name, type and range, and
     the benchmark's own checks of combinations (the C core's validation).
     Raises as run() would; returns None."""
@@ -662,10 +685,28 @@ def run_interleaved(calls, budget_s=None):
     return results
 
 
-def _run_once(info, env, core_params, params, callback, auto_warmup, calls_below_run):
+def run_gated(name, options, gate, companions=()):
+    """run(name, **options) for one side of a duet (benchbpf._duet): once
+    loaded, the core writes a byte to gate[0] and waits for the time to
+    start at on gate[1] (bench.h, ready_fd and go_fd).  companions: the pids
+    of runs meant to run alongside, which are not counted as concurrent
+    runs.  A fixed warm-up only: the sides' windows must coincide."""
+    opts, callback, params = _split_options(options)
+    if _precision.is_auto(opts["warmup"]) or opts["precision"] is not None:
+        raise ValueError("a duet's sides take a fixed warm-up and no precision: their "
+                         "measured windows must coincide")
+    plan = _plan(name, opts, params, callback)
+    env = dict(plan.env, ready_fd=gate[0], go_fd=gate[1])
+    return _run_once(plan.info, env, plan.core_params, plan.params, callback, False,
+                     calls_below_run=1, companions=companions)
+
+
+def _run_once(info, env, core_params, params, callback, auto_warmup, calls_below_run,
+              companions=()):
     """One load of the benchmark, sampled until its duration: a Result.
     calls_below_run: how deep below run() this is, for warnings to point
-    at run()'s caller."""
+    at run()'s caller.  companions: pids of runs meant to run alongside
+    (a duet's other side), not counted as concurrent."""
     name = info.name
     extra_names = info.extra
     interval_s = env["interval_ns"] / 1e9
@@ -682,7 +723,7 @@ def _run_once(info, env, core_params, params, callback, auto_warmup, calls_below
     started = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
     machine = fingerprint()
     drift = _host_drift.load(fingerprint=machine)
-    with RunMarker(name, stacklevel=4 + calls_below_run) as marker:
+    with RunMarker(name, stacklevel=4 + calls_below_run, companions=companions) as marker:
         raw = _core.run(name, env, core_params,
                         on_sample if callback or warmup else None)
     samples = [Sample.from_raw(t, extra_names) for t in raw["samples"]]

@@ -45,8 +45,9 @@ class Sweep:
         raise KeyError(value)
 
     def table(self, counter="hits"):
-        """A Row per value (label: the value): median, mean, stdev, drops, latency,
-        and the control and adjusted latencies where runs have a control."""
+        """A Row per value (label: the value) of the `counter`'s median, mean
+        and stdev, M/s, drops, M/s, latency, ns, and the control and adjusted
+        latencies, ns, where runs have a control."""
         return table_rows(self.items(), counter)
 
     def __str__(self):

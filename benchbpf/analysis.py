@@ -80,14 +80,15 @@ def run_speed(result, counter="hits", per_cpu=None, top_pct=50):
 
 
 def run_mean_se(result, counter="hits"):
-    """(mean rate, standard error of it), M/s, from within one run
-    (Result.mean_se: over blocks of about BLOCK_S)."""
+    """(mean rate of the `counter`, standard error of it), M/s, from within
+    one `result` (Result.mean_se: over blocks of about BLOCK_S)."""
     return result.mean_se(counter)
 
 
 def run_agreement(results, counter="hits", alpha=0.01, min_change=0.05):
-    """Whether repeated runs of one configuration agree within their own
-    spread (stats.run_states on each run's mean rate and its block
+    """Whether repeated runs of one configuration (`results`, Results) agree
+    within their own spread on the `counter`'s rate (stats.run_states, at
+    `alpha` and `min_change`, on each run's mean rate and its block
     standard error, run_mean_se): a RunStates, true when they disagree,
     whose text() says so and names two states when the runs fall into two
     well separated groups (a bistable ring buffer)."""
@@ -187,6 +188,8 @@ class HostTest:
     young: tuple = ()
 
     def text(self):
+        """The test in words: both sides' host intervals (+- %), Welch's p,
+        and the sides whose history is young."""
         sided = "one-sided " if self.alternative == "less" else ""
         young = "" if not self.young else \
             f" (young history: {' and '.join(self.young)}; the host's hours may move more)"
@@ -295,6 +298,7 @@ class Comparison:
 
     @property
     def change_pct(self):
+        """Change from base_median to new_median, percent."""
         return (self.ratio - 1.0) * 100.0
 
     @property
@@ -311,7 +315,8 @@ class Comparison:
         return f"per producer CPU-second, {which}"
 
     def test(self, alternative="two-sided"):
-        """The test across runs (a RunTest)."""
+        """The test across runs of the figures (a RunTest at alpha);
+        `alternative` "less": new is slower, "greater": faster."""
         return across_runs(self.base_figures, self.new_figures, self.alpha, alternative)
 
     def p_value(self, alternative="two-sided"):

@@ -34,7 +34,7 @@ Same runs through the generic runner (kernel bench:
 ``bench --nr_hash_funcs 3 bloom-lookup``):
 ``benchbpf.run("bloom-lookup", nr_hash_funcs=3)``.
 
-Parameters, named and bounded as the kernel bench's flags except where said:
+Parameters, named and bounded as the kernel bench's flags except where said::
 
     nr_entries     --nr_entries     1000  1 .. 5000000, the most the kernel's
                                           run_bench_bloom_filter_map.sh asks
@@ -70,6 +70,7 @@ BENCHMARKS = {
     "hashmap_without_bloom": "hashmap-without-bloom",
     "hashmap_with_bloom": "hashmap-with-bloom",
 }
+#: Values of the `trigger` parameter: what runs the BPF program on getpgid().
 TRIGGERS = ("auto", "fentry", "tp")
 #: Largest nr_entries: what the kernel's run_bench_bloom_filter_map.sh asks at most
 #: (keeps setup, which fills every entry, to seconds).
@@ -83,7 +84,8 @@ _DOC_PARAMS = """
     default 8, 2 .. 256).  trigger: "auto", "fentry" or "tp".
     Common options (warmup, duration, interval, producers, affinity,
     prod_affinity, verbose, prog_stats, callback) as for benchbpf.run; no
-    consumers."""
+    consumers.  Returns the Result (M/s); ValueError for values out of
+    range, or more entries than value_size bytes have distinct values."""
 
 
 def _run(name, nr_entries, nr_hash_funcs, value_size, trigger, options):

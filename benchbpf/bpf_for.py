@@ -31,6 +31,7 @@ __all__ = ["loop", "BENCHMARKS", "MAX_LOOPS", "TRIGGERS"]
 BENCHMARKS = {"loop": "bpf-for"}
 #: The longest range bpf_iter_num_new() accepts (the kernel's BPF_MAX_LOOPS).
 MAX_LOOPS = 1 << 23
+#: Values of the `trigger` parameter: what runs the BPF program on getpgid().
 TRIGGERS = ("auto", "fentry", "tp")
 
 

@@ -52,6 +52,7 @@ __all__ = ["loop", "BENCHMARKS", "MAX_LOOPS", "TRIGGERS"]
 BENCHMARKS = {"loop": "bpf-loop"}
 #: The most iterations one bpf_loop() call accepts (the kernel's BPF_MAX_LOOPS).
 MAX_LOOPS = 1 << 23
+#: Values of the `trigger` parameter: what runs the BPF program on getpgid().
 TRIGGERS = ("auto", "fentry", "tp")
 
 

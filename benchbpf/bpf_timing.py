@@ -38,9 +38,13 @@ __all__ = ["TimingStats", "SERIES_NS", "SERIES_CPU", "SERIES_CALIBRATION",
            "timing_stats", "stats", "calibration", "shape", "summary_line", "machine_line",
            "warning"]
 
-#: Series the C core (csrc/bpf_timing_user.c) hands over.
+#: Series the C core (csrc/bpf_timing_user.c) hands over: each batch's
+#: BPF-timed length, ns.
 SERIES_NS = "bpf_timing.batch_ns"
+#: The CPU each batch ran on.
 SERIES_CPU = "bpf_timing.batch_cpu"
+#: The calibration: seed iterations and ns, batch_iters, the N and 2N
+#: batches' ns, whether defaulted, the target samples, whether fixed.
 SERIES_CALIBRATION = "bpf_timing.calibration"
 #: A 2N/N ratio further than this from 2 is warned about (upstream's 5 %).
 PROPORTIONALITY_TOL_PCT = 5.0
@@ -64,6 +68,7 @@ class TimingStats:
     removed: int = 0        # batches the filter left out (iqr only)
 
     def as_dict(self):
+        """The fields as a plain dict (for JSON)."""
         return asdict(self)
 
 
@@ -81,7 +86,8 @@ def iqr_filter(values):
 
 
 def timing_stats(values, removed=0):
-    """TimingStats of ns/op values (None for none)."""
+    """TimingStats of ns/op `values` (None for none); `removed`: how many
+    batches a filter left out, recorded as is."""
     xs = sorted(values)
     n = len(xs)
     if not n:
@@ -95,7 +101,8 @@ def timing_stats(values, removed=0):
 
 
 def ns_per_op(result):
-    """Each batch's ns/op, in the order the batches were read."""
+    """Each batch's ns/op in a BPF-timed `result`, in the order the batches
+    were read (batches without operations left out), a tuple."""
     return tuple(s.interval_ns / s.hits for s in result.samples if s.hits)
 
 
@@ -110,12 +117,15 @@ def stats(result, filtered=True):
 
 
 def calibration(result):
-    """The calibration dict of metadata["bpf_timing"]."""
+    """The calibration dict of a BPF-timed `result`'s
+    metadata["bpf_timing"] (KeyError for a result that is not BPF-timed)."""
     return result.metadata["bpf_timing"]["calibration"]
 
 
 def warning(ratio):
-    """Upstream's proportionality warning for a 2N/N ratio, or None."""
+    """Upstream's proportionality warning for a 2N/N `ratio` (the N and 2N
+    batches' times): a str when the ratio is further from 2 than
+    PROPORTIONALITY_TOL_PCT percent of 2, else None (None for no ratio)."""
     if ratio is None:
         return None
     err = abs(ratio - 2.0) / 2.0 * 100.0
@@ -126,9 +136,10 @@ def warning(ratio):
 
 
 def shape(series, notes, producers):
-    """(batches, metadata) of a BPF-timed run from what the core handed over:
-    the batches as (interval_ns, hits, cpu) and metadata["bpf_timing"];
-    None when the run is not BPF-timed."""
+    """(batches, metadata) of a BPF-timed run from what the core handed
+    over, its `series` and `notes`: the batches as (interval_ns, hits, cpu)
+    and metadata["bpf_timing"]; None when the run is not BPF-timed (no
+    SERIES_NS).  `producers` is not used."""
     if SERIES_NS not in series:
         return None
     seed_iters, seed_ns, iters, n_ns, n2_ns, defaulted, target, fixed = \
@@ -168,7 +179,10 @@ def _name(result, name):
 
 
 def summary_line(result, name=None):
-    """Upstream's human line: 'NAME: median X ns/op, stddev Y, p99 Z (N samples)'."""
+    """Upstream's human line for a BPF-timed `result`: 'NAME: median X
+    ns/op, stddev Y, p99 Z (N samples)' of the IQR-filtered batches; NAME
+    is `name`, else the scenario or the benchmark.  "No timing samples
+    collected." without batches."""
     name = _name(result, name)
     s = stats(result)
     if s is None:
@@ -178,7 +192,10 @@ def summary_line(result, name=None):
 
 
 def machine_line(result, scenario=None):
-    """Upstream's machine-readable line: 'RESULT scenario=... samples=... median=...'."""
+    """Upstream's machine-readable line for a BPF-timed `result`: 'RESULT
+    scenario=... samples=... median=...' of the IQR-filtered batches in
+    ns/op; the scenario named is `scenario`, else the result's scenario or
+    benchmark.  "No timing samples collected." without batches."""
     s = stats(result)
     if s is None:
         return "No timing samples collected."

@@ -7,278 +7,26 @@
     benchbpf compare before.json after.json
 """
 import argparse
-import functools
 import os
-import re
 import signal
 import statistics
 import sys
 import time
 import warnings
 
-from . import _precision, _runner, hostdrift, report
+from . import _runner, hostdrift, report
+# The grammar lives in _cmdline; its names are also read through cli.
+from ._cmdline import (BPF_TIMED_DURATION, COMMON_FLAGS, EXAMPLES, SHORT_FLAGS,  # noqa: F401
+                       _bench_params, _c_int, _consumer_error, _default, _dest, _duration,
+                       _family_options, _flag, _flags, _in_flag_terms, _interval,
+                       _nonneg_number, _Parser, _positive_int, _positive_number,
+                       _precision_pct, _run_kwargs, _warmup, build_parser, check_command,
+                       parse_side)
 from .analysis import run_agreement
 from ._core import BenchmarkError, UnsupportedError
 from ._report import progress_line
 
-__all__ = ["main", "build_parser"]
-
-
-def _family_options():
-    """Every benchmark's own options by CLI flag: flag -> [(bench, ParamInfo)]."""
-    flags = {}
-    for name in _runner.list_benchmarks():
-        for p in _runner.describe(name).params.values():
-            for flag in _flags(p):
-                flags.setdefault(flag, []).append((name, p))
-    return flags
-
-
-def _flags(p):
-    """Every flag of a parameter: one per choice for a mode switch
-    (--rx-pass ...), else its one flag."""
-    if p.choice_flags:
-        return ["--" + c for c in p.choices]
-    return [_flag(p)]
-
-
-def _flag(p):
-    """A parameter's CLI flag: the kernel bench's, else --name with '-' for '_'."""
-    return p.cli or "--" + p.name.replace("_", "-")
-
-
-#: A BPF-timed run ends once every producer has its batches; without -d it
-#: may take this long, as the kernel bench's (which sets 600 s for them).
-BPF_TIMED_DURATION = 600
-
-#: Benchmark options that the kernel bench also takes as a short flag in its
-#: common options (-s sets what only its trigger programs read).
-SHORT_FLAGS = {"--stacktrace": "-s"}
-
-#: Common option -> CLI flag, for error messages.
-COMMON_FLAGS = {
-    "warmup": "-w", "duration": "-d", "producers": "-p", "consumers": "-c",
-    "affinity": "-a", "prod_affinity": "--prod-affinity",
-    "cons_affinity": "--cons-affinity", "interval": "--interval", "verbose": "-v",
-}
-
-
-def _in_flag_terms(message, info=None):
-    """Rewrite `name=value` of options in an error message as `flag value`."""
-    names = dict(COMMON_FLAGS)
-    if info is not None:
-        # a mode switch's value is its flag: left as name=value
-        names.update({k: _flag(p) for k, p in info.params.items() if not p.choice_flags})
-    pattern = r"\b(" + "|".join(sorted(map(re.escape, names), key=len, reverse=True)) \
-        + r")=(\S+?)(?=[:,;)]|\s|$)"
-    message = re.sub(pattern, lambda m: f"{names[m.group(1)]} {m.group(2)}", message)
-    # --precision is in percent, run()'s precision a fraction.
-    return re.sub(r"\bprecision=([0-9.eE+-]+)(?=[:,;)]|\s|$)",
-                  lambda m: f"--precision {float(m.group(1)) * 100:g}", message)
-
-
-def _c_int(text):
-    """An integer as the kernel bench's strtol(text, NULL, 0) reads flags like
-    --map_flags: decimal, or hexadecimal with 0x."""
-    try:
-        return int(text, 0)
-    except ValueError:
-        return int(text, 10)   # leading zeros; anything else raises for argparse
-
-
-def _positive_int(text):
-    try:
-        v = int(text, 10)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-    if v <= 0:
-        raise argparse.ArgumentTypeError(f"{text!r} must be > 0")
-    return v
-
-
-def _positive_number(text):
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not v > 0:
-        raise argparse.ArgumentTypeError(f"{text!r} must be > 0")
-    return int(v) if v.is_integer() else v
-
-
-def _nonneg_number(text):
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if v < 0:
-        raise argparse.ArgumentTypeError(f"{text!r} must be >= 0")
-    return int(v) if v.is_integer() else v
-
-
-def _warmup(text):
-    if text == "auto":
-        return text
-    try:
-        return _nonneg_number(text)
-    except argparse.ArgumentTypeError as e:
-        raise argparse.ArgumentTypeError(f"{e} (seconds, or 'auto')") from None
-
-
-def _precision_pct(text):
-    """--precision PCT, in percent, as run()'s fraction; the range is run()'s."""
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    lo, hi = _precision.MIN_PRECISION * 100, _precision.MAX_PRECISION * 100
-    if not lo <= v <= hi:
-        raise argparse.ArgumentTypeError(f"{text!r} out of range: a percentage in {lo:g}..{hi:g}")
-    return v / 100
-
-
-#: The --help epilog's examples; the test suite runs each of them.
-EXAMPLES = (
-    "benchbpf count-local",
-    "benchbpf -p2 -a count-local",
-    "benchbpf -w2 -d5 -a trig-tp",
-    "benchbpf -c1 --rb-sampled --rb-sample-rate 100 rb-custom",
-    "benchbpf rb-libbpf --help",
-)
-
-
-class _Parser(argparse.ArgumentParser):
-    """One line and a pointer to --help on a bad flag, not the usage block."""
-
-    def error(self, message):
-        self.exit(2, f"{self.prog}: {message}\nTry `{self.prog} --help' for more "
-                     "information.\n")
-
-
-def build_parser(flags=None, add_help=True):
-    flags = _family_options() if flags is None else flags
-    ap = _Parser(
-        prog="benchbpf", add_help=add_help,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        description="Run one of the kernel's BPF benchmarks and print its "
-                    "per-interval and summary lines, as the kernel's bench does.",
-        epilog="examples:\n" + "\n".join("  " + e for e in EXAMPLES)
-        + "\n\nsubcommands (first on the command line; `benchbpf report --help`):\n"
-          "  benchbpf report [--quick] [--only PATTERN] -o FILE [--json FILE]\n"
-          "      run every benchmark this kernel supports, write one HTML page\n"
-          "  benchbpf compare A.json B.json [--fail-on-regression PCT]\n"
-          "      compare two reports (or two results) benchmark by benchmark\n"
-          "  benchbpf host-drift [--minutes M] [-o FILE] [--show]\n"
-          "      measure how far this machine moves figures over minutes; later runs\n"
-          "      state their interval with it too")
-    ap.add_argument("bench", nargs="?", help="benchmark name (see -l); "
-                    "`benchbpf NAME --help` describes one benchmark")
-    ap.add_argument("-V", "--version", action="store_true",
-                    help="print benchbpf's and libbpf's versions")
-    ap.add_argument("-l", "--list", action="store_true",
-                    help="list available benchmarks ('!' marks what this kernel cannot run)")
-    ap.add_argument("--list-scenarios", action="store_true",
-                    help="list the scenarios of a benchmark that has them (xdp-lb) and exit")
-    ap.add_argument("--machine-readable", action="store_true",
-                    help="BPF-timed benchmarks: print only the 'RESULT scenario=...' line "
-                         "(implies -q)")
-    ap.add_argument("-d", "--duration", type=_positive_number, default=None, metavar="SEC",
-                    help="duration of benchmark, seconds (default 5; BPF-timed benchmarks "
-                         f"end at their batches, after at most {BPF_TIMED_DURATION} s)")
-    ap.add_argument("-w", "--warmup", type=_warmup, default=None, metavar="SEC",
-                    help="warm-up period, seconds (default 1), or 'auto': until the "
-                         "benchmark is steady (0.5 to 5 s; the default with --precision)")
-    ap.add_argument("--precision", type=_precision_pct, default=None, metavar="PCT",
-                    help="repeat short runs (0.5 s, each loaded anew) until the 95%% "
-                         "interval of the mean hit rate over them is within PCT %% of it "
-                         "(0.01..50); -d then bounds the time measured in all (default "
-                         "60); samples every 0.1 s unless --interval is given")
-    ap.add_argument("-p", "--producers", type=_positive_int, default=1, metavar="NUM",
-                    help="number of producer threads")
-    ap.add_argument("-c", "--consumers", type=int, default=None, metavar="NUM",
-                    help="number of consumer threads (default: the benchmark's)")
-    ap.add_argument("-a", "--affinity", action="store_true",
-                    help="set consumer/producer thread affinity")
-    ap.add_argument("--prod-affinity", metavar="CPUSET",
-                    help="set of CPUs for producer threads; implies --affinity")
-    ap.add_argument("--cons-affinity", metavar="CPUSET",
-                    help="set of CPUs for consumer threads; implies --affinity")
-    ap.add_argument("-v", "--verbose", action="store_true", help="verbose debug output")
-    ap.add_argument("-q", "--quiet", action="store_true",
-                    help="be more quiet: no 'Setting up' and 'started' lines")
-    ap.add_argument("--interval", type=float, default=None, metavar="SEC",
-                    help="sampling interval, seconds (default 1; 0.1 with --precision "
-                         "or -w auto)")
-    ap.add_argument("--json", metavar="FILE", help="save the result as JSON")
-    ap.add_argument("--repeat", type=_positive_int, default=1, metavar="N",
-                    help="run the benchmark N times, one after another (default 1); "
-                         "--json then saves the N runs as a result set, for "
-                         "`benchbpf compare`")
-    ap.add_argument("--kernel", action="append", metavar="K",
-                    help="run in a VM booting kernel K instead (repeat for several): a "
-                         "vmlinuz path with its modules beside it, a Debian kernel version "
-                         "(6.12, 6.1, 6.1.0-57: fetched into ~/.cache/benchbpf), or 'host'; "
-                         "with -l, list what that kernel can run")
-    ap.add_argument("--prog-stats", action="store_true",
-                    help="turn the kernel's BPF run-time statistics on for the run and "
-                         "print each program's run count and time after the summary "
-                         "(adds two clock reads per program run)")
-    group = ap.add_argument_group("benchmark options")
-    for flag, users in sorted(flags.items()):
-        p = users[0][1]
-        benches = ", ".join(sorted({b for b, _ in users}))
-        dest = _dest(flag, p)
-        names = (SHORT_FLAGS[flag], flag) if flag in SHORT_FLAGS else (flag,)
-        if p.choice_flags:
-            # one dest for all of a switch's flags: the last one given wins,
-            # as in the kernel bench
-            group.add_argument(flag, dest=dest, action="store_const", const=flag[2:],
-                               default=None, help=f"{p.name} {flag[2:]}: {p.help} "
-                               f"(default --{p.default}) [{benches}]")
-        elif p.type == "bool":
-            group.add_argument(*names, dest=dest, action="store_true", default=None,
-                               help=f"{p.help} [{benches}]")
-        elif p.type == "choice":
-            choices = sorted({c for _, q in users for c in q.choices})
-            group.add_argument(flag, dest=dest, choices=choices, default=None,
-                               metavar="NAME" if p.choice_help else None,
-                               help=f"{p.help} "
-                                    + ("(required)" if p.required else f"(default {p.default})")
-                                    + f" [{benches}]")
-        elif p.type == "string":
-            group.add_argument(flag, dest=dest, default=None, metavar="TEXT",
-                               help=f"{p.help} (default {p.default}, {p.min}..{p.max} "
-                                    f"characters) [{benches}]")
-        else:
-            group.add_argument(flag, dest=dest, type=_c_int, default=None, metavar="NUM",
-                               help=f"{p.help} (default {p.default}, {p.min}..{p.max}) "
-                                    f"[{benches}]")
-    return ap
-
-
-def _dest(flag, p):
-    """argparse dest of a flag: one per mode switch (the last one given wins),
-    else the flag itself, spelled as given, since --value_size (bloom) and
-    --value-size (htab-mem) are different flags of different benchmarks, as in
-    the kernel bench."""
-    if p.choice_flags:
-        return "opt_switch_" + p.name
-    return "opt" + flag
-
-
-def _bench_params(args, bench, flags):
-    params = {}
-    for flag, users in flags.items():
-        value = getattr(args, _dest(flag, users[0][1]))
-        if value is None:
-            continue
-        mine = [p for b, p in users if b == bench]
-        if not mine:
-            shown = "--" + value if users[0][1].choice_flags else flag
-            raise ValueError(f"{shown} does not apply to {bench} "
-                             f"(`benchbpf {bench} --help` lists its options)")
-        params[mine[0].name] = value
-    return params
+__all__ = ["main", "build_parser", "check_command"]
 
 
 def _bench_help(info):
@@ -298,16 +46,16 @@ def _bench_help(info):
             lines.append(f"  {_flag(p):24s} {p.help} (default off)")
         elif p.type == "choice" and p.choice_help:
             lines.append(f"  {_flag(p) + ' NAME':24s} {p.help} "
-                         + ("(required)" if p.required else f"(default {p.default})"))
+                         + f"({_default(p)})")
             lines += [f"      {c:<20s}  {h}" for c, h in zip(p.choices, p.choice_help)]
         elif p.type == "choice":
             lines.append(f"  {_flag(p) + ' ' + '|'.join(p.choices):24s} {p.help} "
-                         + ("(required)" if p.required else f"(default {p.default})"))
+                         + f"({_default(p)})")
         elif p.type == "string":
             lines.append(f"  {_flag(p) + ' TEXT':24s} {p.help} (default {p.default}, "
                          f"{p.min}..{p.max} characters)")
         else:
-            lines.append(f"  {_flag(p) + ' NUM':24s} {p.help} (default {p.default}, "
+            lines.append(f"  {_flag(p) + ' NUM':24s} {p.help} ({_default(p)}, "
                          f"{p.min}..{p.max})")
     lines += ["", "common options: -w SEC (default 1), -d SEC (default 5), -p NUM, -c NUM, "
               "-a, --prod-affinity CPUSET, --cons-affinity CPUSET, --interval SEC, -q, -v, "
@@ -394,23 +142,6 @@ def _on_sigterm(signum, frame):
 
 def _one_line_warning(message, category, filename, lineno, file=None, line=None):
     print(f"benchbpf: warning: {message}", file=sys.stderr, flush=True)
-
-
-def _consumer_error(consumers, info, params):
-    """-c outside what the benchmark really takes, said in flag terms."""
-    if consumers is None:
-        return None
-    if info.max_consumers == 0:
-        if consumers != 0:
-            return f"-c {consumers}: {info.name} takes no consumer thread"
-        return None
-    lo = 0 if info.default_consumers == 0 or params.get("rb_bench_producer") else 1
-    if not lo <= consumers <= info.max_consumers:
-        extra = " (0 with --rb-bench-producer)" if "rb_bench_producer" in info.params \
-            and lo == 1 else ""
-        rng = f"{lo}..{info.max_consumers}" if lo != info.max_consumers else f"{lo}"
-        return f"-c {consumers}: {info.name} takes {rng} consumer thread(s){extra}"
-    return None
 
 
 def _report_parser():
@@ -593,41 +324,156 @@ def _as_set(x):
     return x if isinstance(x, report.ResultSet) else report.ResultSet([x])
 
 
-def _run_kwargs(args, info, params):
-    """run()'s keywords for a parsed command line."""
-    return dict(warmup=args.warmup, duration=_duration(args, info), interval=args.interval,
-                producers=args.producers, consumers=args.consumers,
-                affinity=args.affinity, prod_affinity=args.prod_affinity,
-                cons_affinity=args.cons_affinity, verbose=args.verbose,
-                prog_stats=args.prog_stats, precision=args.precision, **params)
+def _pct(flag, lo, hi):
+    def parse(text):
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+        if not lo <= value <= hi:
+            raise argparse.ArgumentTypeError(f"{text} out of range: percent in {lo:g}..{hi:g}")
+        return value / 100.0
+    return parse
 
 
-@functools.lru_cache(maxsize=1)
-def _checking_parser():
-    # check_command() may check thousands of command lines (a kernel script's).
-    return build_parser()
+def _ab_parser():
+    from . import ab
+    ap = _Parser(
+        prog="benchbpf ab", usage="benchbpf ab [options] A [A's options] -- B [B's options]",
+        description="Did B make it slower?  Runs side A and side B in rounds, each round "
+                    "each side once (in a random order, or both at once with --duet), "
+                    "until the 95% interval of B/A decides against the threshold, is as "
+                    "narrow as the precision, or the budget runs out.  A side is a "
+                    "benchmark with its options as `benchbpf NAME ...` takes them; "
+                    "`--kernel K NAME` runs it in a guest booting kernel K (both sides "
+                    "then name a kernel).",
+        epilog="examples:\n"
+               "  benchbpf ab count-local -- count-local --work-per-hit 40\n"
+               "  benchbpf ab rb-libbpf -- rb-libbpf --rb-sampled\n"
+               "  benchbpf ab --duet --budget 120 selftest -- selftest --bpf-work 100\n"
+               "  benchbpf ab --different-benchmarks bpf-loop -- bpf-for\n"
+               "  benchbpf ab --kernel 6.1 count-local -- --kernel 6.12 count-local\n"
+               "exit status: 0 decided or undecided, 1 a run failed, 2 bad arguments, "
+               "3 this kernel cannot run a side, 130 Ctrl-C (the finished rounds are "
+               "saved)",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--duet", action="store_true",
+                    help="run both sides at once, each on half of the CPUs, swapped every "
+                         "round (refused where the CPUs are too few for both sides' threads)")
+    ap.add_argument("--precision", type=_pct("--precision", ab.MIN_PRECISION * 100,
+                                             ab.MAX_PRECISION * 100),
+                    default=ab.PRECISION, metavar="PCT",
+                    help=f"stop once B/A is known within PCT %% (default "
+                         f"{ab.PRECISION * 100:g})")
+    ap.add_argument("--threshold", type=_pct("--threshold", ab.MIN_THRESHOLD * 100,
+                                             ab.MAX_THRESHOLD * 100),
+                    default=ab.THRESHOLD, metavar="PCT",
+                    help=f"the change that matters: stop once B/A lies within or beyond "
+                         f"+-PCT %% (default {ab.THRESHOLD * 100:g})")
+    ap.add_argument("--alpha", type=float, default=ab.ALPHA,
+                    help=f"chance of a false alarm over all looks (default {ab.ALPHA:g})")
+    ap.add_argument("--budget", type=_positive_number, default=ab.BUDGET_S, metavar="SEC",
+                    help=f"wall time after which no round starts (default {ab.BUDGET_S:g})")
+    ap.add_argument("--max-rounds", type=_positive_int, default=None, metavar="N",
+                    help="stop after N rounds")
+    ap.add_argument("-w", "--warmup", type=_warmup, default=ab.WARMUP, metavar="SEC",
+                    help="warm-up of each run, s, or 'auto': until the benchmark is "
+                         f"steady (default; a duet's is a fixed {ab.DUET_WARMUP_S:g} s)")
+    ap.add_argument("-d", "--duration", type=_positive_number, default=ab.DURATION_S,
+                    metavar="SEC", help=f"measured time of each run (default {ab.DURATION_S:g})")
+    ap.add_argument("--interval", type=_positive_number, default=ab.INTERVAL_S, metavar="SEC",
+                    help=f"sampling interval (default {ab.INTERVAL_S:g})")
+    ap.add_argument("--seed", type=int, default=None,
+                    help="seed of the sides' order within rounds (default: random, recorded)")
+    ap.add_argument("--different-benchmarks", action="store_true",
+                    help="allow sides of two different benchmarks")
+    ap.add_argument("--json", metavar="FILE", help="save the comparison (all rounds) as JSON")
+    ap.add_argument("--markdown", action="store_true",
+                    help="also print the comparison as a Markdown table (for a commit message)")
+    ap.add_argument("-q", "--quiet", action="store_true", help="no line per round on stderr")
+    return ap
 
 
-def check_command(argv):
-    """Check a `benchbpf NAME ...` command line as main() does before running it
-    (flags, their benchmark, -c, and benchbpf.check() of every value), without
-    running: returns (name, run keywords); raises ValueError/TypeError naming the
-    flag, or SystemExit(2) for what argparse refuses."""
-    flags = _family_options()
-    args = _checking_parser().parse_args(list(argv))
-    if not args.bench:
-        raise ValueError("benchmark name is not specified")
-    info = _runner.describe(args.bench)
-    params = _bench_params(args, args.bench, flags)
-    why = _consumer_error(args.consumers, info, params)
-    if why:
-        raise ValueError(why)
-    kwargs = _run_kwargs(args, info, params)
+def split_ab_argv(argv):
+    """`benchbpf ab`'s words as (ab's own, side A's, side B's): ab's options
+    come first, side A from its first word that is not one of them, side B
+    after `--`."""
+    ap = _ab_parser()
+    takes_value = {s for a in ap._actions if a.nargs is None and a.option_strings
+                   for s in a.option_strings}
+    own = set(takes_value) | {s for a in ap._actions for s in a.option_strings}
+    i = 0
+    while i < len(argv) and argv[i] in own and argv[i] != "--":
+        i += 2 if argv[i] in takes_value else 1
+    rest = argv[i:]
+    if "--" not in rest:
+        return argv[:i], rest, None
+    cut = rest.index("--")
+    return argv[:i], rest[:cut], rest[cut + 1:]
+
+
+def _ab_main(argv):
+    from . import ab
+    ap = _ab_parser()
+    if any(a in ("-h", "--help") for a in argv[:1]) or argv in ([], ["-h"], ["--help"]):
+        ap.print_help()
+        return 0
+    own, side_a, side_b = split_ab_argv(argv)
+    args = ap.parse_args(own)
+    if not side_a:
+        return _fail(2, "ab: side A is missing: benchbpf ab [options] A ... -- B ...")
+    if side_b is None:
+        return _fail(2, f"ab: no `--` after side A ({' '.join(side_a)}): benchbpf ab "
+                        "[options] A ... -- B ...")
+    if not side_b:
+        return _fail(2, "ab: side B is missing after `--`")
+    if args.json is not None:
+        why = _check_json_path(args.json)
+        if why:
+            return _fail(2, why)
+
+    def show(rnd, so_far):
+        if args.quiet:
+            return
+        first = f", {rnd.first.upper()} first" if rnd.first else \
+            f", A on CPU {','.join(map(str, rnd.a_cpus))}" if rnd.a_cpus else ""
+        interval = f"{so_far.ratio:.4f} ({so_far.low:.4f}..{so_far.high:.4f})" \
+            if so_far.ratio is not None else "-"
+        print(f"round {rnd.index + 1}{first}: A {rnd.a_mps:.3f} M/s, B {rnd.b_mps:.3f} M/s, "
+              f"B/A {rnd.ratio:.4f}; so far {interval}", file=sys.stderr, flush=True)
+
+    def attempt():
+        with warnings.catch_warnings():
+            warnings.showwarning = _one_line_warning
+            return ab.ab(side_a, side_b, mode="duet" if args.duet else "interleaved",
+                         precision=args.precision, threshold=args.threshold,
+                         alpha=args.alpha, budget=args.budget, max_rounds=args.max_rounds,
+                         warmup=args.warmup, duration=args.duration, interval=args.interval,
+                         seed=args.seed, different_benchmarks=args.different_benchmarks,
+                         progress=False, on_round=show,
+                         log=None if args.quiet else lambda line: print(
+                             line, file=sys.stderr, flush=True))
+
     try:
-        _runner.check(args.bench, **kwargs)
+        result, stopped = _interruptible(attempt)
     except (ValueError, TypeError) as e:
-        raise type(e)(_in_flag_terms(str(e), info)) from None
-    return args.bench, kwargs
+        return _fail(2, f"ab: {e}")
+    except (UnsupportedError, PermissionError) as e:
+        return _fail(3, f"ab: cannot run here: {e}", prefix="")
+    except BenchmarkError as e:
+        return _fail(1, f"ab: a run failed: {e}", prefix="")
+    if stopped is not None:
+        return stopped
+    print(result)
+    if args.markdown:
+        print()
+        print(result.to_markdown())
+    if args.json:
+        try:
+            result.to_json(args.json)
+        except OSError as e:
+            return _fail(1, f"--json {args.json}: {e.strerror}")
+    return 0
 
 
 def _kernels_main(args, flags):
@@ -711,20 +557,6 @@ def _kernels_main(args, flags):
         except OSError as e:
             return _fail(1, f"--json {args.json}: {e.strerror}")
     return status
-
-
-def _interval(args):
-    if args.interval is not None:
-        return args.interval
-    return _precision.default_interval(args.precision, args.warmup)
-
-
-def _duration(args, info):
-    """-d, or its default: 5 s, or for BPF-timed benchmarks long enough for
-    their batches, as the kernel bench's runs end at them."""
-    if args.duration is not None or args.precision is not None:
-        return args.duration    # None with --precision: run()'s bound
-    return BPF_TIMED_DURATION if info.report == "bpf_timing" else 5
 
 
 def _print_guest_result(args, info, r):
@@ -865,10 +697,14 @@ def _print_histories(drift):
 #: `benchbpf NAME ...` runs a benchmark; these words, first, are subcommands
 #: instead (no benchmark has these names: tests/test_report.py checks it).
 SUBCOMMANDS = {"report": _report_main, "compare": _compare_main,
-               "host-drift": _host_drift_main}
+               "host-drift": _host_drift_main, "ab": _ab_main}
 
 
 def main(argv=None):
+    """The benchbpf command: argv (default sys.argv[1:]) as `benchbpf --help`
+    describes it; returns the exit status (0 ok, 1 the run failed, 2 bad
+    arguments, 3 this kernel cannot run the benchmark, 130 Ctrl-C, 143
+    SIGTERM)."""
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv and argv[0] in SUBCOMMANDS:
         return SUBCOMMANDS[argv[0]](argv[1:])

@@ -41,13 +41,13 @@ runs range from tens to a thousand M events/s.  Its key buffer is also one
 global shared by all CPUs, and any process's getpgid() runs the batch;
 here each CPU has its own key and only this process's calls count.
 
-Options, as the kernel bench's flags (``--key_size`` ...):
+Options, as the kernel bench's flags (``--key_size`` ...)::
 
     key_size     4      4 .. 1024 bytes
     map_flags    0      0x1 (BPF_F_NO_PREALLOC), 0x40 (BPF_F_ZERO_SEED),
                         0x80 (BPF_F_RDONLY_PROG), or a combination
     max_entries  1000   1 .. 2**24
-    nr_entries   500    1 .. max_entries
+    nr_entries   500    1 .. max_entries, at most 2**23
     nr_loops     1e6    nr_entries .. 2**23 lookups per getpgid()
     min_sample_ms 10    1 .. 1000 (not in the kernel bench)
     trigger      "auto", "fentry" or "tp"
@@ -78,6 +78,7 @@ __all__ = ["lookup", "full_update", "fill_sweep", "cpu_stats", "CpuStats", "Fill
 
 #: Function name -> benchmark name.
 BENCHMARKS = {"lookup": "bpf-hashmap-lookup", "full_update": "bpf-hashmap-full-update"}
+#: Values of the `trigger` parameter: what runs the BPF program on getpgid().
 TRIGGERS = ("auto", "fentry", "tp")
 #: Updates per getpgid() in bpf-hashmap-full-update (the kernel bench's).
 FULL_UPDATE_LOOPS = 10000
@@ -96,22 +97,27 @@ class CpuStats:
 
     @property
     def n(self):
+        """How many samples the CPU kept."""
         return len(self.rates_mps)
 
     @property
     def mean(self):
+        """Mean rate, M events/s."""
         return statistics.fmean(self.rates_mps)
 
     @property
     def stdev(self):
+        """Sample standard deviation of the rates, M events/s (0.0 for one)."""
         return statistics.stdev(self.rates_mps) if self.n > 1 else 0.0
 
     @property
     def median(self):
+        """Median rate, M events/s."""
         return statistics.median(self.rates_mps)
 
     @property
     def mean_time_ns(self):
+        """Mean length of a sample, ns."""
         return statistics.fmean(self.times_ns)
 
 
@@ -152,12 +158,15 @@ def lookup(key_size=4, map_flags=0, max_entries=1000, nr_entries=500, nr_loops=1
            min_sample_ms=10, trigger="auto", **options):
     """bpf-hashmap-lookup: nr_loops lookups per getpgid(), timed in BPF.
 
-    key_size 4..1024, map_flags (0x1, 0x40, 0x80), max_entries 1..2**24,
-    nr_entries 1..max_entries, nr_loops nr_entries..2**23 (kernel bench
-    flags, same defaults).  min_sample_ms (1..1000, default 10): a sample
-    is one CPU's batches added up until they cover that long.  Common
-    options as for benchbpf.run; no consumers.  Returns a Result whose
-    series hold each CPU's samples; print(result) gives the kernel's lines."""
+    key_size 4..1024 bytes, map_flags (0x1, 0x40, 0x80, combined or not),
+    max_entries 1..2**24, nr_entries 1..max_entries (at most 2**23),
+    nr_loops nr_entries..2**23 (kernel bench flags, same defaults).
+    min_sample_ms (1..1000, default 10): a sample is one CPU's batches
+    added up until they cover that long.  trigger: "auto", "fentry" or
+    "tp".  Common options as for benchbpf.run; no consumers.  Returns a
+    Result whose series hold each CPU's samples; print(result) gives the
+    kernel's lines.  ValueError for values out of range or that do not go
+    together, before anything is loaded."""
     return run("bpf-hashmap-lookup", key_size=key_size, map_flags=map_flags,
                max_entries=max_entries, nr_entries=nr_entries, nr_loops=nr_loops,
                min_sample_ms=min_sample_ms, trigger=trigger, **options)
@@ -165,7 +174,10 @@ def lookup(key_size=4, map_flags=0, max_entries=1000, nr_entries=500, nr_loops=1
 
 def full_update(*, min_sample_ms=10, trigger="auto", **options):
     """bpf-hashmap-full-update: 10000 updates per getpgid() of a key a full
-    1000-entry hashmap refuses, timed in BPF; samples as for lookup()."""
+    1000-entry hashmap refuses, timed in BPF; samples as for lookup().
+    min_sample_ms (1..1000) and trigger as for lookup(); `options`: the
+    common options of benchbpf.run.  Returns a Result whose series hold
+    each CPU's samples."""
     return run("bpf-hashmap-full-update", min_sample_ms=min_sample_ms, trigger=trigger,
                **options)
 
@@ -178,7 +190,8 @@ class FillSweep:
     results: tuple
 
     def rows(self):
-        """(nr_entries, fill %, per-CPU-mean M events/s, its stdev, samples)."""
+        """A tuple per run: (nr_entries, fill %, mean of the per-CPU rates in
+        M events/s, their stdev, how many samples)."""
         out = []
         for n, r in zip(self.nr_entries, self.results):
             rates = [x for s in cpu_stats(r).values() for x in s.rates_mps]

@@ -45,7 +45,9 @@ from ._runner import run
 
 __all__ = ["htab_mem", "summary_line", "progress_line", "USE_CASES", "BENCHMARKS"]
 
+#: Function name -> benchmark name.
 BENCHMARKS = {"htab_mem": "htab-mem"}
+#: Values of `use_case`, in the kernel bench's order.
 USE_CASES = ("overwrite", "batch_add_batch_del", "add_del_on_diff_cpu")
 _MIB = 1048576.0
 
@@ -53,8 +55,9 @@ _MIB = 1048576.0
 def htab_mem(use_case="overwrite", *, preallocated=False, value_size=8, **options):
     """htab-mem: use_case (see USE_CASES; add_del_on_diff_cpu needs an even
     number of producers), preallocated (kernel bench ``--preallocated``),
-    value_size 1..4096 (``--value-size``, default 8).  Common options as
-    for benchbpf.run; no consumers."""
+    value_size 1..4096 bytes (``--value-size``, default 8).  Common options
+    as for benchbpf.run; no consumers.  Returns the Result (hits:
+    operations, M/s; extra counters memory_bytes and peak_memory_bytes)."""
     return run("htab-mem", use_case=use_case, preallocated=preallocated,
                value_size=value_size, **options)
 
@@ -64,14 +67,18 @@ def _per_prod_k(sample, producers):
 
 
 def progress_line(index, sample, producers, interval_ns):
-    """The kernel bench's per-interval line."""
+    """The kernel bench's per-interval line for `sample` number `index`:
+    how far the interval ran over `interval_ns` (us), operations per
+    producer (k/s, over `producers`) and the map's memory (MiB)."""
     return (f"Iter {index:3d} ({(sample.interval_ns - interval_ns) / 1000.0:7.3f}us): "
             f"per-prod-op {_per_prod_k(sample, producers):7.2f}k/s, memory usage "
             f"{sample.extra['memory_bytes'] / _MIB:7.2f}MiB")
 
 
 def summary_line(r):
-    """The kernel bench's Summary line."""
+    """The kernel bench's Summary line of htab-mem Result `r`: per-producer
+    operations (k/s), memory usage (MiB), each mean +- stdev, and the peak
+    memory (MiB)."""
     ops = [_per_prod_k(s, r.producers) for s in r.samples]
     mem = [s.extra["memory_bytes"] / _MIB for s in r.samples]
 

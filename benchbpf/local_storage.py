@@ -53,7 +53,7 @@ where the kernel refuses it or the BPF LSM is not active, UnsupportedError
 says so.  The figure is creates per second (``print`` gives k/s and this
 process's kmalloc() calls per create, as the kernel bench's line).
 
-Parameters, as the kernel bench's flags:
+Parameters, as the kernel bench's flags::
 
     nr_maps               --nr_maps               1000  1 .. 1000
     hashmap_nr_keys_used  --hashmap_nr_keys_used  1000  1 .. 4194304
@@ -84,12 +84,15 @@ BENCHMARKS = {
     "hashmap_control": "local-storage-cache-hashmap-control",
     "create": "local-storage-create",
 }
+#: The most maps nr_maps may name (the BPF program's array of maps).
 MAX_NR_MAPS = 1000
 #: Keys of the control hash map (PID_MAX_LIMIT).
 HASHMAP_SZ = 4194304
 #: The original study's map counts.
 CLIFF_NR_MAPS = (1, 10, 16, 17, 24, 32, 100, 1000)
+#: Values of create()'s `storage_type`: what each producer creates and frees.
 STORAGE_TYPES = ("socket", "task")
+#: Values of the `trigger` parameter: what runs the BPF program on getpgid().
 TRIGGERS = ("auto", "fentry", "tp")
 
 _NOFILE_NOTE = ("unchanged: inner map descriptors are closed once the array of maps "
@@ -123,13 +126,17 @@ def seq_get(nr_maps=1000, *, adjust_overhead=False, skip_access=False, **options
     adjust_overhead: also run the control without the get and set
     Result.control.  skip_access: run only the control.  trigger: "auto",
     "fentry" or "tp".  Common options as for benchbpf.run (one producer,
-    no consumer)."""
+    no consumer).  Returns the Result (hits: gets, M/s), with
+    Result.control when adjust_overhead; ValueError for adjust_overhead
+    with skip_access."""
     return _cache(BENCHMARKS["seq_get"], adjust_overhead,
                   dict(nr_maps=nr_maps, skip_access=skip_access), options)
 
 
 def int_get(nr_maps=1000, *, adjust_overhead=False, skip_access=False, **options):
-    """local-storage-cache-int-get: seq_get plus 4 gets of map 0 in every 10."""
+    """local-storage-cache-int-get: seq_get plus 4 gets of map 0 in every 10.
+    nr_maps, adjust_overhead, skip_access, `options` and the Result as for
+    seq_get()."""
     return _cache(BENCHMARKS["int_get"], adjust_overhead,
                   dict(nr_maps=nr_maps, skip_access=skip_access), options)
 
@@ -138,7 +145,9 @@ def hashmap_control(hashmap_nr_keys_used=1000, *, nr_maps=1000, adjust_overhead=
                     skip_access=False, **options):
     """local-storage-cache-hashmap-control: lookups of random keys below
     hashmap_nr_keys_used (1 .. 4194304, default 1000) in a full 4194304-key
-    hash map; nr_maps slots of the array of maps point to it."""
+    hash map; nr_maps slots of the array of maps point to it.
+    adjust_overhead, skip_access, `options` and the Result as for
+    seq_get()."""
     return _cache(BENCHMARKS["hashmap_control"], adjust_overhead,
                   dict(nr_maps=nr_maps, hashmap_nr_keys_used=hashmap_nr_keys_used,
                        skip_access=skip_access), options)
@@ -147,7 +156,9 @@ def hashmap_control(hashmap_nr_keys_used=1000, *, nr_maps=1000, adjust_overhead=
 def create(storage_type="socket", *, batch_size=32, **options):
     """local-storage-create: storage created per second, one per new socket
     (storage_type="socket", needs the BPF LSM) or thread ("task");
-    batch_size: 1 .. 1024 owners each producer holds at once (default 32)."""
+    batch_size: 1 .. 1024 owners each producer holds at once (default 32).
+    `options`: the common options of benchbpf.run.  Returns the Result
+    (hits: storages created, M/s)."""
     return run(BENCHMARKS["create"], storage_type=storage_type, batch_size=batch_size,
                **options)
 
@@ -158,7 +169,8 @@ def cliff(nr_maps=CLIFF_NR_MAPS, *, benchmark="seq_get", adjust_overhead=False,
     (``print(sw)``, ``sw.plot()``, ``sw.to_dataframe()``).  With
     adjust_overhead=True each point also runs its control, as seq_get()
     does.  Every map count is checked before the first run.  progress=: as
-    for benchbpf.sweep."""
+    for benchbpf.sweep.  benchmark: "seq_get" or "int_get" (ValueError
+    otherwise); `options` go to each run."""
     if benchmark not in ("seq_get", "int_get"):
         raise ValueError(f"benchmark={benchmark!r}: must be 'seq_get' or 'int_get'")
     name = BENCHMARKS[benchmark]

@@ -22,7 +22,7 @@ M ops/s and ns/op per second of BPF-timed time (the resets left out; the
 per-interval BPF time is ``Sample.extra["duration_ns"]``); free prints K
 ops/s and ms/op the same way.  ``frac_rates(result)`` gives those rates.
 
-Options (kernel bench flags ``--nr_entries``, ``--prefix_len``, ``--random``):
+Options (kernel bench flags ``--nr_entries``, ``--prefix_len``, ``--random``)::
 
     nr_entries  required, 1 .. 100000000 (the trie's capacity), and what
                 half the free memory can hold for the benchmarks that fill it
@@ -64,9 +64,9 @@ _FRAC = {"lpm_trie_frac": (1e6, "M", 1.0, "ns"), "lpm_trie_free": (1e3, "K", 1e6
 
 
 def frac_rates(result):
-    """Per-sample rates per second of BPF-timed time (hits / duration_ns), in
-    the report's unit (M/s for insert and delete, K/s for free); NaN for a
-    sample that timed nothing."""
+    """Per-sample rates of `result` per second of BPF-timed time (hits /
+    duration_ns), in the report's unit (M/s for insert and delete, K/s for
+    free), a tuple; NaN for a sample that timed nothing."""
     div = _FRAC.get(result.report, (1e6,))[0]
     return tuple(s.hits / div / (s.extra["duration_ns"] / 1e9) if s.extra["duration_ns"]
                  else math.nan for s in result.samples)
@@ -104,38 +104,80 @@ def _run(op, nr_entries, prefix_len, random, options):
 
 
 def noop(nr_entries, prefix_len=32, *, random=False, **options):
-    """lpm-trie-noop: bpf_loop() of empty callbacks, the harness overhead."""
+    """lpm-trie-noop: bpf_loop() of empty callbacks, the harness overhead.
+
+    nr_entries: keys in the trie, 1..100000000 (required); prefix_len: bits
+    per key, 1..32, with 2**prefix_len >= nr_entries; random: random keys.
+    `options`: the common options of benchbpf.run.  Returns the Result
+    (M ops/s); ValueError for values out of range or that do not go
+    together, before anything is loaded."""
     return _run("noop", nr_entries, prefix_len, random, options)
 
 
 def baseline(nr_entries, prefix_len=32, *, random=False, **options):
-    """lpm-trie-baseline: the key generation alone."""
+    """lpm-trie-baseline: the key generation alone.
+
+    nr_entries: keys in the trie, 1..100000000 (required); prefix_len: bits
+    per key, 1..32, with 2**prefix_len >= nr_entries; random: random keys.
+    `options`: the common options of benchbpf.run.  Returns the Result
+    (M ops/s); ValueError for values out of range or that do not go
+    together, before anything is loaded."""
     return _run("baseline", nr_entries, prefix_len, random, options)
 
 
 def lookup(nr_entries, prefix_len=32, *, random=False, **options):
-    """lpm-trie-lookup: lookups of existing keys in a full trie."""
+    """lpm-trie-lookup: lookups of existing keys in a full trie.
+
+    nr_entries: keys in the trie, 1..100000000 (required); prefix_len: bits
+    per key, 1..32, with 2**prefix_len >= nr_entries; random: random keys.
+    `options`: the common options of benchbpf.run.  Returns the Result
+    (M ops/s); ValueError for values out of range or that do not go
+    together, before anything is loaded."""
     return _run("lookup", nr_entries, prefix_len, random, options)
 
 
 def insert(nr_entries, prefix_len=32, **options):
-    """lpm-trie-insert: inserts into an empty trie (one producer)."""
+    """lpm-trie-insert: inserts into an empty trie (one producer).
+
+    nr_entries: keys in the trie, 1..100000000 (required); prefix_len: bits
+    per key, 1..32, with 2**prefix_len >= nr_entries.  `options`: the common
+    options of benchbpf.run.  Returns the Result (M ops/s per BPF-timed
+    second: frac_rates); ValueError for values out of range or that do not
+    go together, before anything is loaded."""
     return _run("insert", nr_entries, prefix_len, False, options)
 
 
 def update(nr_entries, prefix_len=32, *, random=False, **options):
-    """lpm-trie-update: updates of existing keys in a full trie."""
+    """lpm-trie-update: updates of existing keys in a full trie.
+
+    nr_entries: keys in the trie, 1..100000000 (required); prefix_len: bits
+    per key, 1..32, with 2**prefix_len >= nr_entries; random: random keys.
+    `options`: the common options of benchbpf.run.  Returns the Result
+    (M ops/s); ValueError for values out of range or that do not go
+    together, before anything is loaded."""
     return _run("update", nr_entries, prefix_len, random, options)
 
 
 def delete(nr_entries, prefix_len=32, **options):
-    """lpm-trie-delete: deletes from a full trie (one producer)."""
+    """lpm-trie-delete: deletes from a full trie (one producer).
+
+    nr_entries: keys in the trie, 1..100000000 (required); prefix_len: bits
+    per key, 1..32, with 2**prefix_len >= nr_entries.  `options`: the common
+    options of benchbpf.run.  Returns the Result (M ops/s per BPF-timed
+    second: frac_rates); ValueError for values out of range or that do not
+    go together, before anything is loaded."""
     return _run("delete", nr_entries, prefix_len, False, options)
 
 
 def free(nr_entries, prefix_len=32, **options):
     """lpm-trie-free: the free of a full trie, timed by fentry/fexit (one
-    producer; UnsupportedError where the kernel refuses fentry)."""
+    producer; UnsupportedError where the kernel refuses fentry).
+
+    nr_entries: keys in the trie, 1..100000000 (required); prefix_len: bits
+    per key, 1..32, with 2**prefix_len >= nr_entries.  `options`: the common
+    options of benchbpf.run.  Returns the Result (K ops/s per BPF-timed
+    second: frac_rates); ValueError for values out of range or that do not
+    go together, before anything is loaded."""
     return _run("free", nr_entries, prefix_len, False, options)
 
 

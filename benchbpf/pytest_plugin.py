@@ -1,4 +1,4 @@
-"""pytest plugin: regression gates on benchbpf Results.
+"""pytest plugin: regression gates on benchbpf Results::
 
     def test_count_local(benchbpf_gate):
         benchbpf_gate.check("count-local",
@@ -165,7 +165,12 @@ class Baseline:
     shared machine (a virtual one above all) a CPU runs slower for seconds
     at a time, whatever runs on it, and the code is as fast as its fastest
     undisturbed run; its lower bound, so that a run that was fast by chance
-    does not raise the bar."""
+    does not raise the bar.
+
+    Baseline(runs, counter, top_pct, per_cpu, alpha): runs, the Results;
+    counter, the rate compared; per_cpu, rates per CPU-second of the
+    producers (default: when every run recorded their CPU time); alpha, the
+    bound's error rate.  ValueError without runs."""
 
     def __init__(self, runs, counter="hits", top_pct=10, per_cpu=None, alpha=0.01):
         if not runs:
@@ -193,9 +198,12 @@ class Baseline:
 
     @property
     def first(self):
+        """The first run of the baseline, a Result."""
         return self.runs[0]
 
     def describe(self):
+        """The baseline in words: the reference (M/s), how many runs it is
+        the fastest of, and the runs' speeds and their spread (%)."""
         n = len(self.runs)
         speeds = [x for x in self.speeds if not math.isnan(x)] or [math.nan]
         loaded = "" if len(self.speeds) == n else f" of {len(self.speeds)} loads"

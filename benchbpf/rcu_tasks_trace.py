@@ -56,7 +56,9 @@ __all__ = ["tasks_trace", "gp_latency_us", "substitute_gp_latency_us", "ticks_pe
            "summary_lines",
            "BENCHMARKS", "MAX_PROCS"]
 
+#: Function name -> benchmark name.
 BENCHMARKS = {"tasks_trace": "local-storage-tasks-trace"}
+#: The most sleeping tasks nr_procs may start.
 MAX_PROCS = 15000
 
 
@@ -78,8 +80,8 @@ def _stats(values):
 
 
 def gp_latency_us(result):
-    """(mean, stdev) over intervals of the average grace-period latency, us;
-    NaN when no latency was measured."""
+    """(mean, stdev) over the intervals of `result` of the average
+    grace-period latency, us; NaN when no latency was measured."""
     return _stats([s.extra["gp_ns"] / 1e3 / s.extra["gp_timed"]
                    for s in result.samples if s.extra["gp_timed"]])
 
@@ -88,7 +90,8 @@ def substitute_gp_latency_us(result):
     """(mean, stdev) over intervals of the context-switch estimate's average
     grace-period latency, us, from a run with gp_check=True (fentry timing
     beside it, in gp_latency_us): the substitute checked against the kernel
-    bench's method on the same grace periods.  NaN when none was timed."""
+    bench's method on the same grace periods.  NaN when none was timed;
+    ValueError when `result` ran without gp_check."""
     if "substitute_gp_ns" not in result.series:
         raise ValueError(f"{result.name}: no substitute timing in this result: "
                          "run with gp_check=True (CLI --gp-check)")
@@ -97,13 +100,16 @@ def substitute_gp_latency_us(result):
 
 
 def ticks_per_gp(result):
-    """(mean, stdev) over intervals of the kthread's ticks per grace period."""
+    """(mean, stdev) over the intervals of `result` of the kthread's ticks
+    per grace period."""
     return _stats([s.extra["kthread_ticks"] / s.extra["gp_count"]
                    for s in result.samples if s.extra["gp_count"]])
 
 
 def summary_lines(result):
-    """The kernel bench's two SUMMARY lines."""
+    """The kernel bench's two SUMMARY lines of `result`, one string: the
+    grace-period latency (us, or why it is unavailable) and the ticks per
+    grace period."""
     lat = gp_latency_us(result)
     if math.isnan(lat[0]):
         why = result.metadata.get("gp_latency_unavailable") or \

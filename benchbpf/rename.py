@@ -1,4 +1,4 @@
-"""rename-*: the cost of a BPF program on the task-rename path.
+"""``rename-*``: the cost of a BPF program on the task-rename path.
 
 One producer thread renames a thread of this process in a loop by writing
 "test_overhead" to a /proc comm file; each completed write is a hit,
@@ -34,30 +34,52 @@ BENCHMARKS = {
 def base(**options):
     """rename-base: renames with nothing attached (loads no BPF).
 
-    The baseline the other rename benchmarks are compared with."""
+    The baseline the other rename benchmarks are compared with.  `options`:
+    ``comm`` and the common options of benchbpf.run.  Returns the Result
+    (hits: renames, M/s)."""
     return run("rename-base", **options)
 
 
 def kprobe(**options):
-    """rename-kprobe: renames with a kprobe program on __set_task_comm."""
+    """rename-kprobe: renames with a kprobe program on __set_task_comm.
+
+    `options`: ``comm`` and the common options of benchbpf.run.  Returns the
+    Result (hits: renames, M/s); UnsupportedError where the kernel refuses
+    the attach kind."""
     return run("rename-kprobe", **options)
 
 
 def kretprobe(**options):
-    """rename-kretprobe: renames with a kretprobe program on __set_task_comm."""
+    """rename-kretprobe: renames with a kretprobe program on __set_task_comm.
+
+    `options`: ``comm`` and the common options of benchbpf.run.  Returns the
+    Result (hits: renames, M/s); UnsupportedError where the kernel refuses
+    the attach kind."""
     return run("rename-kretprobe", **options)
 
 
 def rawtp(**options):
-    """rename-rawtp: renames with a raw_tp program on the task_rename tracepoint."""
+    """rename-rawtp: renames with a raw_tp program on the task_rename tracepoint.
+
+    `options`: ``comm`` and the common options of benchbpf.run.  Returns the
+    Result (hits: renames, M/s); UnsupportedError where the kernel refuses
+    the attach kind."""
     return run("rename-rawtp", **options)
 
 
 def fentry(**options):
-    """rename-fentry: renames with an fentry program on __set_task_comm."""
+    """rename-fentry: renames with an fentry program on __set_task_comm.
+
+    `options`: ``comm`` and the common options of benchbpf.run.  Returns the
+    Result (hits: renames, M/s); UnsupportedError where the kernel refuses
+    the attach kind."""
     return run("rename-fentry", **options)
 
 
 def fexit(**options):
-    """rename-fexit: renames with an fexit program on __set_task_comm."""
+    """rename-fexit: renames with an fexit program on __set_task_comm.
+
+    `options`: ``comm`` and the common options of benchbpf.run.  Returns the
+    Result (hits: renames, M/s); UnsupportedError where the kernel refuses
+    the attach kind."""
     return run("rename-fexit", **options)

@@ -382,9 +382,9 @@ def _warnings_cell(r):
 
 
 def disagreements(results):
-    """[(label, RunStates)] of each configuration whose repeated runs
-    disagree beyond their own spread (analysis.run_agreement on the
-    suite's counter), in run order."""
+    """[(label, RunStates)] of each configuration among `results` (a
+    suite's Results) whose repeated runs disagree beyond their own spread
+    (analysis.run_agreement on the suite's counter), in run order."""
     out = []
     for runs in _groups(results).values():
         if len(runs) > 1:
@@ -511,7 +511,8 @@ img{max-width:100%}
 
 
 def to_html(resultset):
-    """One self-contained HTML page (no external resources) for a suite's ResultSet."""
+    """One self-contained HTML page (no external resources), a str, for a
+    suite's ResultSet `resultset` (run_suite's)."""
     rs = resultset
     meta = rs.metadata
     opts = meta.get("report") or {}
@@ -751,7 +752,9 @@ def compare_results(base, new, alpha=0.05, fail_on_regression=None, different_pa
 
 
 def load(path):
-    """A Result or a ResultSet from a JSON file, whichever it holds."""
+    """A Result or a ResultSet from the JSON file at `path`, whichever it
+    holds.  ValueError naming the file when it is neither, OSError when it
+    cannot be read."""
     import json
     with open(path) as f:
         try:

@@ -70,7 +70,10 @@ class JsonFile:
 
     @classmethod
     def from_json(cls, text_or_path):
-        """Load from JSON text or a file path (str or path-like)."""
+        """Load from `text_or_path`: JSON text (starting with "{") or a file
+        path (str or path-like).  Raises ValueError naming the file when it
+        is not JSON or not a file of this class, OSError when it cannot be
+        read."""
         if isinstance(text_or_path, str) and text_or_path.lstrip().startswith("{"):
             return cls.from_dict(json.loads(text_or_path))
         path = os.fspath(text_or_path)
@@ -121,6 +124,10 @@ class Sample(_Picklable):
 
     @classmethod
     def from_raw(cls, raw, extra_names=()):
+        """A Sample from the C core's tuple `raw` (interval_ns, hits, drops,
+        false_hits, important_hits, extra counters, late[, producer CPU ns]);
+        `extra_names` names the extra counters in order
+        (BenchmarkInfo.extra)."""
         interval_ns, hits, drops, false_hits, important_hits, extra, late = raw[:7]
         named = {n: extra[i] for i, n in enumerate(extra_names)}
         if len(raw) > 7:
@@ -129,10 +136,13 @@ class Sample(_Picklable):
 
     @property
     def interval_s(self):
+        """The interval's real length, s."""
         return self.interval_ns / 1e9
 
     def count(self, counter):
-        """A raw counter by name: hits, drops, false_hits, important_hits or an extra one."""
+        """A raw count by `counter` name: hits, drops, false_hits,
+        important_hits, total_ops (hits + drops) or an extra one.  KeyError
+        listing the names there are for any other."""
         if counter in _COUNTERS:
             return getattr(self, counter)
         if counter == "total_ops":
@@ -144,17 +154,18 @@ class Sample(_Picklable):
                            f"{', '.join(_COUNTERS + ('total_ops',) + tuple(self.extra))}") from None
 
     def rate_mps(self, counter="hits"):
-        """The counter in millions per second of this interval's real length."""
+        """The `counter` (as count() names it) in millions per second of this
+        interval's real length, M/s (0.0 for an interval of 0 ns)."""
         return self.count(counter) * 1e3 / self.interval_ns if self.interval_ns else 0.0
 
     @property
     def producer_cpu_ns(self):
-        """CPU time the producer threads ran in this interval, summed (None
-        in samples recorded without it)."""
+        """CPU time the producer threads ran in this interval, summed, ns
+        (None in samples recorded without it)."""
         return self.extra.get(PRODUCER_CPU)
 
     def rate_per_cpu_mps(self, counter="hits"):
-        """The counter in millions per CPU-second of the producer threads:
+        """The `counter` in millions per CPU-second of the producer threads:
         unlike rate_mps, the same whether or not other threads shared their
         CPUs.  None without producer CPU time or when the producers did not
         run at all."""
@@ -163,13 +174,17 @@ class Sample(_Picklable):
 
     @property
     def hits_mps(self):
+        """Hits in this interval, M/s."""
         return self.rate_mps("hits")
 
     @property
     def drops_mps(self):
+        """Drops in this interval, M/s."""
         return self.rate_mps("drops")
 
     def as_dict(self):
+        """The sample as a plain dict of its fields (for JSON); "late" only
+        when true."""
         d = {"interval_ns": self.interval_ns, "hits": self.hits, "drops": self.drops,
              "false_hits": self.false_hits, "important_hits": self.important_hits,
              "extra": dict(self.extra)}
@@ -199,6 +214,7 @@ class ProgStats:
         return self.run_time_ns / self.run_cnt if self.run_cnt else math.nan
 
     def as_dict(self):
+        """The fields as a plain dict (for JSON)."""
         return {"name": self.name, "type": self.type, "run_cnt": self.run_cnt,
                 "run_time_ns": self.run_time_ns}
 
@@ -306,7 +322,8 @@ class Result(JsonFile, _Picklable):
             p if isinstance(p, ProgStats) else ProgStats(**p) for p in self.prog_stats))
 
     def program(self, name):
-        """The ProgStats of the program called `name`."""
+        """The ProgStats of the program called `name`; KeyError listing the
+        programs there are if none is."""
         for p in self.prog_stats:
             if p.name == name:
                 return p
@@ -316,11 +333,12 @@ class Result(JsonFile, _Picklable):
 
     # ---- statistics ----
     def rates_mps(self, counter="hits"):
-        """Per-sample rates of a counter, M/s."""
+        """Per-sample rates of a `counter` (as Sample.count names it) over the
+        kept samples, M/s, a tuple."""
         return tuple(s.rate_mps(counter) for s in self.samples)
 
     def count_step(self, counter="hits"):
-        """The step in which the counter moved: the greatest common divisor of its
+        """The step in which the `counter` moved: the greatest common divisor of its
         counts over the kept samples (0 without counts).  Benchmarks that count
         a whole batch per event move in big steps: local storage gets 10000 per
         getpgid(), bpf-hashmap-lookup nr_loops (1000000) per getpgid(), as the
@@ -328,26 +346,29 @@ class Result(JsonFile, _Picklable):
         return functools.reduce(math.gcd, (int(s.count(counter)) for s in self.samples), 0)
 
     def step_mps(self, counter="hits"):
-        """The resolution of the per-sample rates, M/s: count_step() per sampling
-        interval.  A sample can only read 0, 1, 2... steps, so medians and
-        percentiles move by this much: at a 0.1 s interval, 0.1 M/s for the local
-        storage benchmarks and 10 M/s for bpf-hashmap-lookup (whose summary
-        line, timed in BPF, is finer).  Shown by repr() and the report where it
-        exceeds 1 % of the median."""
+        """The resolution of the `counter`'s per-sample rates, M/s: count_step()
+        per sampling interval (0.0 when it has no step).  A sample can only
+        read 0, 1, 2... steps, so medians and percentiles move by this much:
+        at a 0.1 s interval, 0.1 M/s for the local storage benchmarks and 10
+        M/s for bpf-hashmap-lookup (whose summary line, timed in BPF, is
+        finer).  Shown by repr() and the report where it exceeds 1 % of the
+        median."""
         step = self.count_step(counter)
         interval_ns = self.metadata.get("interval_ns") or (
             statistics.fmean(s.interval_ns for s in self.samples) if self.samples else 0)
         return step * 1e3 / interval_ns if step and interval_ns else 0.0
 
     def coarse_step_mps(self, counter="hits"):
-        """step_mps() where it is coarse (over 1 % of the median rate), else None."""
+        """step_mps(counter) where it is coarse (over 1 % of the median rate),
+        M/s, else None."""
         step = self.step_mps(counter)
         xs = self.rates_mps(counter)
         med = statistics.median(xs) if xs else 0.0
         return step if step and (med <= 0 or step > 0.01 * med) else None
 
     def stat(self, counter="hits"):
-        """(mean, stdev) of a counter's per-sample rate, M/s; stdev is the sample stdev."""
+        """(mean, stdev) of a `counter`'s per-sample rate, M/s; stdev is the
+        sample stdev (0.0 with one sample); (nan, nan) without samples."""
         xs = self.rates_mps(counter)
         if not xs:
             return (math.nan, math.nan)
@@ -355,18 +376,25 @@ class Result(JsonFile, _Picklable):
 
     @property
     def mean(self):
+        """Mean hit rate over the kept samples, M/s (NaN without samples)."""
         return self.stat("hits")[0]
 
     @property
     def stdev(self):
+        """Sample standard deviation of the hit rates, M/s."""
         return self.stat("hits")[1]
 
     @property
     def median(self):
+        """Median hit rate over the kept samples, M/s (NaN without samples)."""
         xs = self.rates_mps("hits")
         return statistics.median(xs) if xs else math.nan
 
     def percentile(self, p, counter="hits"):
+        """The `p`-th percentile (0..100) of the `counter`'s per-sample rates,
+        M/s, interpolated between closest ranks as numpy's default.
+        ValueError for p out of range, statistics.StatisticsError without
+        samples."""
         return _percentile(self.rates_mps(counter), p)
 
     @property
@@ -378,7 +406,8 @@ class Result(JsonFile, _Picklable):
     def throughput_mbps(self):
         """Payload moved per second, MB/s (10**6 bytes): mean hits * params['record_size'].
 
-        Only for benchmarks that move records (ring and perf buffers)."""
+        Only for benchmarks that move records (ring and perf buffers):
+        ValueError for a benchmark without a record_size parameter."""
         size = self.params.get("record_size")
         if size is None:
             raise ValueError(f"{self.name} moves no records: throughput_mbps needs "
@@ -387,18 +416,22 @@ class Result(JsonFile, _Picklable):
 
     @property
     def producers(self):
+        """The number of producer threads the run had (1 if not recorded)."""
         return self.params.get("producers", 1)
 
     @property
     def per_producer_mps(self):
+        """Mean hit rate per producer thread, M/s."""
         return self.mean / self.producers
 
     @property
     def drops_mps(self):
+        """Mean drop rate over the kept samples, M/s."""
         return self.stat("drops")[0]
 
     @property
     def total_ops_mps(self):
+        """Mean rate of hits plus drops, M/s."""
         return self.stat("total_ops")[0]
 
     @property
@@ -425,10 +458,12 @@ class Result(JsonFile, _Picklable):
 
     @property
     def total_hits(self):
+        """Hits counted over the kept samples."""
         return sum(s.hits for s in self.samples)
 
     @property
     def total_drops(self):
+        """Drops counted over the kept samples."""
         return sum(s.drops for s in self.samples)
 
     @property
@@ -450,6 +485,7 @@ class Result(JsonFile, _Picklable):
 
     @property
     def duration_s(self):
+        """Real time the kept samples cover, s."""
         return sum(s.interval_ns for s in self.samples) / 1e9
 
     @property
@@ -552,7 +588,7 @@ class Result(JsonFile, _Picklable):
         return sum(s.interval_ns for s in self.warmup_samples) / 1e9
 
     def mean_se(self, counter="hits"):
-        """(mean rate, its standard error), M/s, from within this run: the
+        """(mean rate of the `counter`, its standard error), M/s, from within this run: the
         standard error over means of consecutive blocks of samples, each
         BLOCK_S (1 s) long, or shorter to make at least three blocks (a quick
         run's nine 0.1 s samples: three blocks of three); NaN error with
@@ -686,6 +722,8 @@ class Result(JsonFile, _Picklable):
     # ---- presentation ----
     @property
     def report(self):
+        """The benchmark's report kind, which picks its summary line:
+        "hits_drops", "ops", "false_hits", "bpf_timing"... (BenchmarkInfo.report)."""
         return self.metadata.get("report", "hits_drops")
 
     @property
@@ -703,7 +741,9 @@ class Result(JsonFile, _Picklable):
         return self.summary() + self._warning_lines()
 
     def plot(self, ax=None, counter="hits"):
-        """Per-sample rate over time (needs matplotlib)."""
+        """Plot the `counter`'s per-sample rate, M/s, over time, s, on `ax` (a
+        matplotlib Axes; a new figure's if None) and return the Axes.  Needs
+        matplotlib (ImportError saying so)."""
         return _plot.plot(self, ax=ax, counter=counter)
 
     def _repr_html_(self):
@@ -756,6 +796,9 @@ class Result(JsonFile, _Picklable):
 
     # ---- serialisation ----
     def as_dict(self):
+        """The run as plain dicts and lists, the layout to_json() writes
+        ("format": "benchbpf-result", "version": FORMAT_VERSION); with a
+        control run, its dict and the derived "overhead" ns/op too."""
         d = {
             "format": "benchbpf-result",
             "version": FORMAT_VERSION,
@@ -779,6 +822,8 @@ class Result(JsonFile, _Picklable):
 
     @classmethod
     def from_dict(cls, d):
+        """The Result that as_dict() gave `d`.  ValueError when d is not a
+        benchbpf result or of another format version."""
         if d.get("format") != "benchbpf-result":
             raise ValueError("not a benchbpf result")
         if d.get("version") != FORMAT_VERSION:

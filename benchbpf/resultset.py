@@ -107,6 +107,7 @@ class Unsupported:
         object.__setattr__(self, "params", _frozen(self.params))
 
     def as_dict(self):
+        """The fields as a plain dict (for JSON)."""
         return {"name": self.name, "reason": self.reason, "params": _thawed(self.params)}
 
 
@@ -135,18 +136,23 @@ class ResultSet(JsonFile, Sequence):
 
     @property
     def results(self):
+        """The Results, a tuple in run order."""
         return self._results
 
     @property
     def axes(self):
+        """The names of the parameters that vary across the set, a tuple."""
         return self._axes
 
     @property
     def unsupported(self):
+        """An Unsupported per benchmark that could not run here, a tuple."""
         return self._unsupported
 
     @property
     def metadata(self):
+        """What the whole set shares, a read-only mapping (e.g. the
+        fingerprint; "incomplete" when interrupted)."""
         return self._metadata
 
     def __len__(self):
@@ -184,7 +190,8 @@ class ResultSet(JsonFile, Sequence):
                 for r in self._results]
 
     def table(self, counter="hits"):
-        """A Row per run (label: the run's values of the axes), as Sweep.table()."""
+        """A Row per run of the `counter`'s statistics, M/s (label: the run's
+        values of the axes, else its name), as Sweep.table()."""
         return table_rows(zip(self._labels(), self._results), counter)
 
     def items(self):
@@ -383,6 +390,8 @@ class ResultSet(JsonFile, Sequence):
 
     # ---- serialisation ----
     def as_dict(self):
+        """The set as plain dicts and lists, the layout to_json() writes
+        ("format": "benchbpf-resultset")."""
         return {"format": FORMAT, "version": FORMAT_VERSION, "axes": list(self._axes),
                 "metadata": _thawed(self._metadata),
                 "results": [r.as_dict() for r in self._results],
@@ -390,6 +399,8 @@ class ResultSet(JsonFile, Sequence):
 
     @classmethod
     def from_dict(cls, d):
+        """The ResultSet that as_dict() gave `d`.  ValueError when d is not
+        a benchbpf result set or of another format version."""
         if d.get("format") != FORMAT:
             raise ValueError(f"not a benchbpf result set (format {d.get('format')!r})")
         if d.get("version") != FORMAT_VERSION:
@@ -404,6 +415,8 @@ class ResultSet(JsonFile, Sequence):
 
     @classmethod
     def load(cls, path):
+        """The ResultSet save() wrote to `path` (as from_json: ValueError
+        naming the file when it is not one)."""
         return cls.from_json(path)
 
 

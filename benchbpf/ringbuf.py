@@ -104,13 +104,16 @@ __all__ = [
     "single_producer_parallel", "single_producer_sampled", "back_to_back",
     "back_to_back_sampled", "ringbuf_sample_rate_sweep", "perfbuf_sample_rate_sweep",
     "reserve_vs_output", "reserve_vs_output_sampled", "same_cpu", "multi_producer",
-    "perfbuf_multi_producer", "record_size_sweep", "throughput_mbps",
+    "perfbuf_multi_producer", "record_size_sweep",
     "SAMPLE_RATES", "PRODUCER_COUNTS", "RECORD_SIZES",
 ]
 
 #: The four benchmarks, in the kernel script's order.
 BENCHMARKS = ("rb-libbpf", "rb-custom", "pb-libbpf", "pb-custom")
+#: Values of ringbuf()'s and perfbuf()'s `consumer`: libbpf's reader or the
+#: kernel bench's own.
 CONSUMERS = ("libbpf", "custom")
+#: Values of the `trigger` option: what runs the BPF producer on getpgid().
 TRIGGERS = ("auto", "fentry", "tp")
 
 #: Sample rates (= batch counts) of the kernel script's back-to-back sweeps.
@@ -176,24 +179,28 @@ def ringbuf(consumer="libbpf", *, back_to_back=None, use_output=None, batch_cnt=
             bench_producer=None, count_once=None, trigger=None, **options):
     """Run rb-libbpf (consumer="libbpf") or rb-custom (consumer="custom").
 
-    back_to_back: one batch at a time on one CPU, the consumer triggering the
-        next after reading (single producer only).
-    use_output: emit with bpf_ringbuf_output() (copies the record) instead
-        of bpf_ringbuf_reserve() + submit (writes its first 8 bytes).
-    batch_cnt: records per getpgid() call (1..4000, default 500).
-    sampled / sample_rate: notify the consumer only once sample_rate records
-        (default 500) are waiting; sample_rate implies sampled.
-    record_size: bytes per record (8..1 MiB, default 8).
-    ring_size: ring bytes, a power of 2 (default: 512 KiB, grown to hold 32
-        records).
-    bench_producer: newest kernel bench's --rb-bench-producer (rb-libbpf,
-        no consumer: sets consumers=0 unless given).
-    count_once: rb-custom only: count each record once instead of as the
-        kernel bench's reader does (see the module's docstring).
-    trigger: "auto" (default), "fentry" or "tp".
-    Other keywords: the common options (warmup, duration, interval,
-    producers, consumers, affinity, prod_affinity, cons_affinity, verbose,
-    prog_stats, callback) or kernel-named parameters (rb_b2b=...).
+    - back_to_back: one batch at a time on one CPU, the consumer triggering
+      the next after reading (single producer only).
+    - use_output: emit with bpf_ringbuf_output() (copies the record) instead
+      of bpf_ringbuf_reserve() + submit (writes its first 8 bytes).
+    - batch_cnt: records per getpgid() call (1..4000, default 500).
+    - sampled / sample_rate: notify the consumer only once sample_rate
+      records (default 500) are waiting; sample_rate implies sampled.
+    - record_size: bytes per record (8..1 MiB, default 8).
+    - ring_size: ring bytes, a power of 2 (default: 512 KiB, grown to hold
+      32 records).
+    - bench_producer: newest kernel bench's --rb-bench-producer (rb-libbpf,
+      no consumer: sets consumers=0 unless given).
+    - count_once: rb-custom only: count each record once instead of as the
+      kernel bench's reader does (see the module's docstring).
+    - trigger: "auto" (default), "fentry" or "tp".
+
+    Other keywords (`options`): the common options (warmup, duration,
+    interval, producers, consumers, affinity, prod_affinity, cons_affinity,
+    verbose, prog_stats, callback) or kernel-named parameters (rb_b2b=...).
+    Returns the Result (hits: records read, M/s); ValueError for values out
+    of range or that do not go together, TypeError for a parameter given
+    under both names.
     """
     name = _bench_name("rb", consumer)
     if bench_producer:
@@ -212,12 +219,16 @@ def perfbuf(consumer="libbpf", *, back_to_back=None, batch_cnt=None, sampled=Non
     """Run pb-libbpf (consumer="libbpf") or pb-custom (consumer="custom").
 
     Records go out with bpf_perf_event_output() into the current CPU's perf
-    buffer.  back_to_back, batch_cnt, trigger: as ringbuf().
-    sampled / sample_rate: the perf event wakes the consumer every
-        sample_rate samples (at most batch_cnt back-to-back); sample_rate
-        implies sampled.
-    record_size: bytes per sample (8..65516: a perf record is < 64 KiB).
-    buffer_pages: data pages per CPU, a power of 2 (default 128).
+    buffer.
+
+    - back_to_back, batch_cnt, trigger: as ringbuf().
+    - sampled / sample_rate: the perf event wakes the consumer every
+      sample_rate samples (at most batch_cnt back-to-back); sample_rate
+      implies sampled.
+    - record_size: bytes per sample (8..65516: a perf record is < 64 KiB).
+    - buffer_pages: data pages per CPU, a power of 2 (default 128).
+
+    Other keywords (`options`) and what it returns and raises: as ringbuf().
     """
     name = _bench_name("pb", consumer)
     kw = _params("perfbuf", _PB_NAMES, dict(
@@ -370,79 +381,142 @@ def _plan_record_size_sweep(sizes=RECORD_SIZES, name="rb-custom", **options):
 
 
 def single_producer_parallel(progress=None, budget=None, **options):
-    """Single producer, parallel consumer: {benchmark: Result} for all four."""
+    """Single producer, parallel consumer: {benchmark: Result} for all four.
+
+    `options` go to each run (common options, trigger=...; affinity on
+    unless given); progress: a bar over the runs (as benchbpf.sweep);
+    budget: with precision=, the wall time, s, after which no run starts
+    (as study())."""
     return _execute("single_producer_parallel", _plan_single_producer_parallel(**options),
                     progress, budget)
 
 
 def single_producer_sampled(progress=None, budget=None, **options):
-    """As single_producer_parallel(), with notification sampling (rate 500)."""
+    """As single_producer_parallel(), with notification sampling (rate 500).
+
+    `options` go to each run (common options, trigger=...; affinity on
+    unless given); progress: a bar over the runs (as benchbpf.sweep);
+    budget: with precision=, the wall time, s, after which no run starts
+    (as study())."""
     return _execute("single_producer_sampled", _plan_single_producer_sampled(**options),
                     progress, budget)
 
 
 def back_to_back(progress=None, budget=None, **options):
-    """Back-to-back (producer and consumer alternate on one CPU), all four."""
+    """Back-to-back (producer and consumer alternate on one CPU), all four.
+
+    `options` go to each run (common options, trigger=...; affinity on
+    unless given); progress: a bar over the runs (as benchbpf.sweep);
+    budget: with precision=, the wall time, s, after which no run starts
+    (as study())."""
     return _execute("back_to_back", _plan_back_to_back(**options), progress, budget)
 
 
 def back_to_back_sampled(progress=None, budget=None, **options):
-    """Back-to-back with notification sampling, all four."""
+    """Back-to-back with notification sampling, all four.
+
+    `options` go to each run (common options, trigger=...; affinity on
+    unless given); progress: a bar over the runs (as benchbpf.sweep);
+    budget: with precision=, the wall time, s, after which no run starts
+    (as study())."""
     return _execute("back_to_back_sampled", _plan_back_to_back_sampled(**options),
                     progress, budget)
 
 
 def ringbuf_sample_rate_sweep(rates=SAMPLE_RATES, progress=None, budget=None, **options):
-    """rb-custom back-to-back, batch = sample rate = each of `rates`: a Sweep over rb_sample_rate."""
+    """rb-custom back-to-back, batch = sample rate = each of `rates`: a Sweep over rb_sample_rate.
+
+    `options` go to each run (common options, trigger=...; affinity on
+    unless given); progress: a bar over the runs (as benchbpf.sweep);
+    budget: with precision=, the wall time, s, after which no run starts
+    (as study())."""
     return _execute("ringbuf_sample_rate_sweep",
                     _plan_ringbuf_sample_rate_sweep(rates, **options), progress, budget)
 
 
 def perfbuf_sample_rate_sweep(rates=SAMPLE_RATES, progress=None, budget=None, **options):
-    """pb-custom back-to-back, batch = sample rate = each of `rates`: a Sweep over rb_sample_rate."""
+    """pb-custom back-to-back, batch = sample rate = each of `rates`: a Sweep over rb_sample_rate.
+
+    `options` go to each run (common options, trigger=...; affinity on
+    unless given); progress: a bar over the runs (as benchbpf.sweep);
+    budget: with precision=, the wall time, s, after which no run starts
+    (as study())."""
     return _execute("perfbuf_sample_rate_sweep",
                     _plan_perfbuf_sample_rate_sweep(rates, **options), progress, budget)
 
 
 def reserve_vs_output(progress=None, budget=None, **options):
-    """rb-custom back-to-back, reserve + submit vs bpf_ringbuf_output(): {"reserve", "output"}."""
+    """rb-custom back-to-back, reserve + submit vs bpf_ringbuf_output(): {"reserve", "output"}.
+
+    `options` go to each run (common options, trigger=...; affinity on
+    unless given); progress: a bar over the runs (as benchbpf.sweep);
+    budget: with precision=, the wall time, s, after which no run starts
+    (as study())."""
     return _execute("reserve_vs_output", _plan_reserve_vs_output(**options), progress, budget)
 
 
 def reserve_vs_output_sampled(progress=None, budget=None, **options):
-    """rb-custom with sampling, reserve + submit vs output: {"reserve", "output"}."""
+    """rb-custom with sampling, reserve + submit vs output: {"reserve", "output"}.
+
+    `options` go to each run (common options, trigger=...; affinity on
+    unless given); progress: a bar over the runs (as benchbpf.sweep);
+    budget: with precision=, the wall time, s, after which no run starts
+    (as study())."""
     return _execute("reserve_vs_output_sampled", _plan_reserve_vs_output_sampled(**options),
                     progress, budget)
 
 
 def same_cpu(cpu=0, progress=None, budget=None, **options):
-    """Consumer and producer competing on one CPU, batch of 1: all four."""
+    """Consumer and producer competing on one CPU, `cpu`, batch of 1: all four.
+
+    `options` go to each run (common options, trigger=...; affinity on
+    unless given); progress: a bar over the runs (as benchbpf.sweep);
+    budget: with precision=, the wall time, s, after which no run starts
+    (as study())."""
     return _execute("same_cpu", _plan_same_cpu(cpu, **options), progress, budget)
 
 
 def multi_producer(producer_counts=None, progress=None, budget=None, **options):
-    """rb-libbpf with 1..N producers, batch 50: a Sweep over producers.
+    """rb-libbpf with each of `producer_counts` producers, batch 50: a Sweep
+    over producers.
 
     Default counts: the kernel script's (1, 2, 3, 4, 8, ...) up to
-    max(4, 2 x CPUs)."""
+    max(4, 2 x CPUs).
+
+    `options` go to each run (common options, trigger=...; affinity on
+    unless given); progress: a bar over the runs (as benchbpf.sweep);
+    budget: with precision=, the wall time, s, after which no run starts
+    (as study())."""
     return _execute("multi_producer", _plan_multi_producer(producer_counts, **options),
                     progress, budget)
 
 
 def perfbuf_multi_producer(producer_counts=None, progress=None, budget=None, **options):
-    """pb-libbpf with 1..N producers, batch 50, sample rate 50: a Sweep over producers."""
+    """pb-libbpf with each of `producer_counts` producers (default as
+    multi_producer()), batch 50, sample rate 50: a Sweep over producers.
+
+    `options` go to each run (common options, trigger=...; affinity on
+    unless given); progress: a bar over the runs (as benchbpf.sweep);
+    budget: with precision=, the wall time, s, after which no run starts
+    (as study())."""
     return _execute("perfbuf_multi_producer",
                     _plan_perfbuf_multi_producer(producer_counts, **options), progress, budget)
 
 
 def record_size_sweep(sizes=RECORD_SIZES, name="rb-custom", progress=None, budget=None,
                       **options):
-    """One benchmark over record sizes: a Sweep over record_size.
+    """One benchmark, `name`, over record sizes, bytes, `sizes`: a Sweep over
+    record_size.
 
     Read MB/s with ``[r.throughput_mbps for r in sweep.results]``.  For the
     ring buffer pass rb_use_output=True to copy whole records (reserve +
     submit writes only their first 8 bytes); perf buffer samples are always
-    copied whole (sizes up to 65516)."""
+    copied whole (sizes up to 65516).
+
+    `options` go to each run (common options, trigger=...; affinity on
+    unless given); progress: a bar over the runs (as benchbpf.sweep);
+    budget: with precision=, the wall time, s, after which no run starts
+    (as study())."""
     return _execute("record_size_sweep", _plan_record_size_sweep(sizes, name, **options),
                     progress, budget)
 
@@ -499,11 +573,12 @@ class Study(_ReadOnlyMapping):
         self._items = dict(results)
 
     def table(self, counter="hits"):
-        """A Row per label (benchbpf.resultset.Row, as Sweep.table()): median,
-        mean, stdev, drops, latency."""
+        """A Row per label (benchbpf.resultset.Row, as Sweep.table()) of the
+        `counter`: median, mean, stdev, drops (M/s), latency (ns)."""
         return table_rows(self._items.items(), counter)
 
     def items(self):
+        """(label, Result) pairs, in run order, a list."""
         return list(self._items.items())
 
     def __str__(self):

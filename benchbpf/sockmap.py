@@ -64,15 +64,24 @@ MODES = describe("sockmap").params["mode"].choices
 
 def sockmap(mode="rx-verdict-egress", *, rx_strp=0, delay_consumer=0, producer_duration=0,
             **options):
-    """Run the sockmap benchmark in `mode` (see MODES) and return its Result;
-    the common options (warmup, duration, interval, ...) as keywords."""
+    """Run the sockmap benchmark in `mode` (see MODES) and return its Result.
+
+    rx_strp: a stream parser cutting the received stream into messages of
+    this many bytes, 0..65536 (0: none; rx modes with BPF only);
+    delay_consumer: seconds consumer 0 waits before its first read
+    (negative: it never reads); producer_duration: whole seconds after
+    which the producer stops sending (0: it sends to the end).  The common
+    options (warmup, duration, interval, ...) as keywords.  ValueError for
+    values out of range or an rx_strp in another mode."""
     return run("sockmap", mode=mode, rx_strp=rx_strp, delay_consumer=delay_consumer,
                producer_duration=producer_duration, **options)
 
 
 def rates(r):
-    """Mean rates of a sockmap Result: MB/s sent, seen by BPF and received,
-    and sendfile()/read() calls per second."""
+    """Mean rates of a sockmap Result `r`, a dict: MB/s sent
+    ("send_mbps"), seen by BPF ("bpf_mbps") and received ("rcv_mbps"), and
+    sendfile()/read() calls per second ("send_calls_per_s",
+    "read_calls_per_s")."""
     return {
         "send_mbps": r.stat("drops")[0],
         "bpf_mbps": r.stat("hits")[0],
@@ -83,7 +92,9 @@ def rates(r):
 
 
 def progress_line(index, sample, producers, interval_ns=1_000_000_000):
-    """The kernel bench's line for one interval."""
+    """The kernel bench's line for `sample` number `index`: how far the
+    interval ran over `interval_ns` (us), send, BPF and receive speeds
+    (MB/s) and calls per second.  `producers` is not used."""
     head = f"Iter {index:3d} ({(sample.interval_ns - interval_ns) / 1000.0:7.3f}us): "
     return head + (f"Send Speed {sample.rate_mps('drops'):8.3f} MB/s "
                    f"({sample.rate_mps('send_calls') * 1e6:8.3f} calls/s), "
@@ -93,7 +104,7 @@ def progress_line(index, sample, producers, interval_ns=1_000_000_000):
 
 
 def summary_line(r):
-    """The kernel bench's summary: the MB the BPF programs saw over the
+    """The kernel bench's summary of sockmap Result `r`: the MB the BPF programs saw over the
     measured samples, added up as it does (truncated to whole MB at each
     sample), and their mean per second (per nominal interval, scaled to a
     second: its per-sample MB at the default 1 s interval)."""

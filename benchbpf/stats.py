@@ -12,7 +12,8 @@ from dataclasses import dataclass
 __all__ = ["mann_whitney_u", "median_ci", "mean_ci", "samples_needed", "across_runs",
            "RunTest", "runs_needed", "min_p_value", "SIGNIFICANT", "WITHIN_NOISE",
            "NOT_ENOUGH_RUNS", "instability", "run_states", "RunStates", "chi2_sf",
-           "MeanInterval", "series_mean_ci", "runs_mean_ci", "count_step_mps", "welch_p"]
+           "MeanInterval", "series_mean_ci", "runs_mean_ci", "count_step_mps", "welch_p",
+           "sequence_mean_ci"]
 
 
 def _ranks(values):
@@ -218,6 +219,7 @@ class MeanInterval:
 
     @property
     def half_width(self):
+        """Half the interval's width, in the mean's unit (M/s for rates)."""
         return (self.high - self.low) / 2.0
 
     @property
@@ -310,6 +312,46 @@ def runs_mean_ci(run_means, run_starts_s=None, group_s=RUN_GROUP_S, confidence=0
         rounding = step_mps / math.sqrt(6.0 * len(means))
         half = max(half, _t_quantile(0.5 + confidence / 2.0, len(groups) - 1) * rounding)
     return MeanInterval(mean, mean - half, mean + half, confidence, len(groups), "runs")
+
+
+def _mixture_half_width(sd, n, alpha, planned_n):
+    """Half width of the two-sided normal-mixture boundary (Robbins) over n
+    values of standard deviation sd, its mixture tuned to be narrowest at
+    planned_n values: sd * sqrt(2 (n r + 1) / (n^2 r) * log(sqrt(n r + 1) / alpha))."""
+    log_term = -2.0 * math.log(alpha)
+    r = (log_term + math.log(log_term + 1.0)) / planned_n
+    return sd * math.sqrt(2.0 * (n * r + 1.0) / (n * n * r)
+                          * math.log(math.sqrt(n * r + 1.0) / alpha))
+
+
+def sequence_mean_ci(values, alpha=0.05, planned_n=50):
+    """A confidence sequence for the mean of independent values seen one at
+    a time: the interval may be looked at after every value, and the chance
+    that it ever misses the mean, at any of those looks, is about alpha,
+    where an interval made for one fixed number of values and consulted
+    again and again misses far more often.
+
+    The normal-mixture boundary with the values' own standard deviation
+    (an asymptotic confidence sequence), widened for few values by
+    t(n-1) / z, as Student's t widens a fixed-n interval: the standard
+    deviation of a handful of values is itself uncertain, and an early
+    look is where a sequence most often errs.  planned_n: where the
+    boundary is narrowest (the number of values the caller expects to
+    have; any fixed choice made before the values keeps the guarantee).
+    A MeanInterval with basis "sequence", confidence 1 - alpha; None under 3
+    values.  Error rates on seeded series with slow phases and outliers:
+    benchbpf.ab.simulate() and results/ab-power-2cpu.md."""
+    xs = [float(v) for v in values]
+    n = len(xs)
+    if n < 3:
+        return None
+    if not 0 < alpha < 1:
+        raise ValueError(f"alpha={alpha!r} out of range: 0 < alpha < 1")
+    mean = statistics.fmean(xs)
+    z = _normal_quantile(1.0 - alpha / 2.0)
+    sd = statistics.stdev(xs) * _t_quantile(1.0 - alpha / 2.0, n - 1) / z
+    half = _mixture_half_width(sd, n, alpha, max(1, planned_n))
+    return MeanInterval(mean, mean - half, mean + half, 1.0 - alpha, n, "sequence")
 
 
 def count_step_mps(runs):
@@ -412,10 +454,13 @@ class RunTest:
 
     @property
     def significant(self):
+        """True when the verdict is SIGNIFICANT."""
         return self.verdict == SIGNIFICANT
 
     @property
     def runs_needed(self):
+        """The fewest runs a side needs for this test to be able to reach
+        alpha (runs_needed(alpha, alternative))."""
         return runs_needed(self.alpha, self.alternative)
 
 

@@ -35,6 +35,7 @@ __all__ = ["no_helper", "helper", "BENCHMARKS", "MAX_CMP_STR_LEN", "TRIGGERS"]
 BENCHMARKS = {"no_helper": "strncmp-no-helper", "helper": "strncmp-helper"}
 #: Longest comparison: the 4096-byte buffers less their NUL.
 MAX_CMP_STR_LEN = 4095
+#: Values of the `trigger` parameter: what runs the BPF program on getpgid().
 TRIGGERS = ("auto", "fentry", "tp")
 
 
@@ -43,7 +44,8 @@ def no_helper(cmp_str_len=32, *, trigger="auto", **options):
 
     cmp_str_len: 1 .. 4095 (kernel bench ``--cmp-str-len``, default 32).
     trigger: "auto" (the tracepoint), "tp" or "fentry".  Common options as
-    for benchbpf.run; no consumers."""
+    for benchbpf.run; no consumers.  Returns the Result (hits:
+    comparisons, M/s)."""
     return run("strncmp-no-helper", cmp_str_len=cmp_str_len, trigger=trigger, **options)
 
 
@@ -52,5 +54,6 @@ def helper(cmp_str_len=32, *, trigger="auto", **options):
 
     cmp_str_len: 1 .. 4095 (kernel bench ``--cmp-str-len``, default 32).
     trigger: "auto" (the tracepoint), "tp" or "fentry".  Common options as
-    for benchbpf.run; no consumers."""
+    for benchbpf.run; no consumers.  Returns the Result (hits:
+    comparisons, M/s)."""
     return run("strncmp-helper", cmp_str_len=cmp_str_len, trigger=trigger, **options)

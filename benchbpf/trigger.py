@@ -1,4 +1,4 @@
-"""trig-*: what it costs to fire a BPF program from each kind of hook.
+"""``trig-*``: what it costs to fire a BPF program from each kind of hook.
 
 A hit is one run of the counting code: the attached BPF program adding one
 to its CPU's counter, or for the two baselines a user-space counter.  The
@@ -9,7 +9,7 @@ figure is hits per second (``Result.mean`` etc., in M/s).
 * Kernel-driven, batched: each producer loops on BPF_PROG_TEST_RUN of a
   raw_tp "driver" program that fires the hooked event ``batch_iters`` times
   per run (1..1000, default 100; the kernel bench's ``--trig-batch-iters``).
-  kprobe*/fentry/fexit hook bpf_get_numa_node_id(), which the driver calls;
+  ``kprobe*``/fentry/fexit hook bpf_get_numa_node_id(), which the driver calls;
   tp/rawtp/fmodret hook the bpf_modify_return_test_tp() kfunc path (the
   bpf_test_run:bpf_trigger_tp tracepoint).  ``kernel_count`` attaches
   nothing: its driver only counts, ``batch_iters`` per run, the in-kernel
@@ -35,7 +35,7 @@ figure is hits per second (``Result.mean`` etc., in M/s).
   instruction), and a bare ``ret``.  On x86-64 also "nop5" and "nop10": a
   5-byte (``nopl 0x0(%rax,%rax,1)``) or 10-byte (``cs nopw``) nop, then
   ``ret``: the multi-byte nops kernels can probe without a trap (upstream's
-  trig-*-nop5 benchmarks, later renamed -nop10 with the 10-byte nop; both
+  ``trig-*-nop5`` benchmarks, later renamed -nop10 with the 10-byte nop; both
   are offered).  Whether this kernel's uprobes take such a nop is probed
   (features "uprobe_nop5", "uprobe_nop10") before anything is loaded.
   ``usdt(site)`` fires a USDT probe site: "nop" (a 1-byte nop), "nop5" or
@@ -97,88 +97,140 @@ def _batched(name, batch_iters, options):
 
 def syscall_count(**options):
     """trig-syscall-count: getpgid() syscalls per second, counted in user
-    space; no BPF.  The raw syscall rate."""
+    space; no BPF.  The raw syscall rate.  `options`: the common options
+    of benchbpf.run.  Returns the Result (hits: syscalls, M/s)."""
     return run("trig-syscall-count", **options)
 
 
 def usermode_count(**options):
     """trig-usermode-count: calls of the (unprobed) uprobe target per second,
-    counted in user space; no BPF.  The ceiling for the uprobe benchmarks."""
+    counted in user space; no BPF.  The ceiling for the uprobe benchmarks.
+    `options`: the common options of benchbpf.run.  Returns the Result
+    (hits: calls, M/s)."""
     return run("trig-usermode-count", **options)
 
 
 def kernel_count(batch_iters=100, **options):
     """trig-kernel-count: the raw_tp driver calls bpf_get_numa_node_id()
     batch_iters times per test run and counts each iteration itself; nothing
-    is attached.  The ceiling of the kernel-driven benchmarks."""
+    is attached.  The ceiling of the kernel-driven benchmarks.
+
+    batch_iters: 1..1000.  `options`: the common options of benchbpf.run.
+    Returns the Result (hits: iterations, M/s)."""
     return _batched("trig-kernel-count", batch_iters, options)
 
 
 def tp(batch_iters=100, **options):
     """trig-tp: a tracepoint program on bpf_test_run:bpf_trigger_tp, fired
-    batch_iters times per driver run."""
+    batch_iters times per driver run.
+    batch_iters: hooked events per driver run (1..1000).  `options`:
+    stacktrace and the common options of benchbpf.run.  Returns the Result
+    (hits: program runs, M/s); UnsupportedError where the kernel refuses
+    the hook."""
     return _batched("trig-tp", batch_iters, options)
 
 
 def rawtp(batch_iters=100, **options):
     """trig-rawtp: a raw tracepoint program on bpf_trigger_tp, fired
-    batch_iters times per driver run."""
+    batch_iters times per driver run.
+    batch_iters: hooked events per driver run (1..1000).  `options`:
+    stacktrace and the common options of benchbpf.run.  Returns the Result
+    (hits: program runs, M/s); UnsupportedError where the kernel refuses
+    the hook."""
     return _batched("trig-rawtp", batch_iters, options)
 
 
 def kprobe(batch_iters=100, **options):
     """trig-kprobe: a kprobe on bpf_get_numa_node_id(), called batch_iters
-    times per driver run."""
+    times per driver run.
+    batch_iters: hooked events per driver run (1..1000).  `options`:
+    stacktrace and the common options of benchbpf.run.  Returns the Result
+    (hits: program runs, M/s); UnsupportedError where the kernel refuses
+    the hook."""
     return _batched("trig-kprobe", batch_iters, options)
 
 
 def kretprobe(batch_iters=100, **options):
-    """trig-kretprobe: a kretprobe on bpf_get_numa_node_id()."""
+    """trig-kretprobe: a kretprobe on bpf_get_numa_node_id().
+    batch_iters: hooked events per driver run (1..1000).  `options`:
+    stacktrace and the common options of benchbpf.run.  Returns the Result
+    (hits: program runs, M/s); UnsupportedError where the kernel refuses
+    the hook."""
     return _batched("trig-kretprobe", batch_iters, options)
 
 
 def kprobe_multi(batch_iters=100, **options):
-    """trig-kprobe-multi: a kprobe-multi link on bpf_get_numa_node_id()."""
+    """trig-kprobe-multi: a kprobe-multi link on bpf_get_numa_node_id().
+    batch_iters: hooked events per driver run (1..1000).  `options`:
+    stacktrace and the common options of benchbpf.run.  Returns the Result
+    (hits: program runs, M/s); UnsupportedError where the kernel refuses
+    the hook."""
     return _batched("trig-kprobe-multi", batch_iters, options)
 
 
 def kretprobe_multi(batch_iters=100, **options):
-    """trig-kretprobe-multi: a kretprobe-multi link on bpf_get_numa_node_id()."""
+    """trig-kretprobe-multi: a kretprobe-multi link on bpf_get_numa_node_id().
+    batch_iters: hooked events per driver run (1..1000).  `options`:
+    stacktrace and the common options of benchbpf.run.  Returns the Result
+    (hits: program runs, M/s); UnsupportedError where the kernel refuses
+    the hook."""
     return _batched("trig-kretprobe-multi", batch_iters, options)
 
 
 def kprobe_multi_all(batch_iters=100, **options):
     """trig-kprobe-multi-all: trig-kprobe-multi while an empty kprobe-multi
-    program is attached to every other traceable kernel function."""
+    program is attached to every other traceable kernel function.
+    batch_iters: hooked events per driver run (1..1000).  `options`:
+    stacktrace and the common options of benchbpf.run.  Returns the Result
+    (hits: program runs, M/s); UnsupportedError where the kernel refuses
+    the hook."""
     return _batched("trig-kprobe-multi-all", batch_iters, options)
 
 
 def kretprobe_multi_all(batch_iters=100, **options):
     """trig-kretprobe-multi-all: trig-kretprobe-multi while an empty
     kretprobe-multi program is attached to every other traceable kernel
-    function."""
+    function.
+    batch_iters: hooked events per driver run (1..1000).  `options`:
+    stacktrace and the common options of benchbpf.run.  Returns the Result
+    (hits: program runs, M/s); UnsupportedError where the kernel refuses
+    the hook."""
     return _batched("trig-kretprobe-multi-all", batch_iters, options)
 
 
 def fentry(batch_iters=100, **options):
-    """trig-fentry: an fentry program on bpf_get_numa_node_id()."""
+    """trig-fentry: an fentry program on bpf_get_numa_node_id().
+    batch_iters: hooked events per driver run (1..1000).  `options`:
+    stacktrace and the common options of benchbpf.run.  Returns the Result
+    (hits: program runs, M/s); UnsupportedError where the kernel refuses
+    the hook."""
     return _batched("trig-fentry", batch_iters, options)
 
 
 def fexit(batch_iters=100, **options):
-    """trig-fexit: an fexit program on bpf_get_numa_node_id()."""
+    """trig-fexit: an fexit program on bpf_get_numa_node_id().
+    batch_iters: hooked events per driver run (1..1000).  `options`:
+    stacktrace and the common options of benchbpf.run.  Returns the Result
+    (hits: program runs, M/s); UnsupportedError where the kernel refuses
+    the hook."""
     return _batched("trig-fexit", batch_iters, options)
 
 
 def fmodret(batch_iters=100, **options):
     """trig-fmodret: an fmod_ret program on the bpf_modify_return_test_tp()
-    kfunc, called batch_iters times per driver run."""
+    kfunc, called batch_iters times per driver run.
+    batch_iters: hooked events per driver run (1..1000).  `options`:
+    stacktrace and the common options of benchbpf.run.  Returns the Result
+    (hits: program runs, M/s); UnsupportedError where the kernel refuses
+    the hook."""
     return _batched("trig-fmodret", batch_iters, options)
 
 
 def uprobe_name(kind="nop", ret=False, multi=False):
     """The benchmark name uprobe(kind, ret, multi) runs, e.g.
-    uprobe_name("push", ret=True, multi=True) == "trig-uretprobe-multi-push"."""
+    uprobe_name("push", ret=True, multi=True) == "trig-uretprobe-multi-push".
+    ValueError for a kind not in UPROBE_KINDS, TypeError for a ret or multi
+    that is not a bool."""
     if kind not in UPROBE_KINDS:
         raise ValueError(f"kind={kind!r}: must be one of "
                          + ", ".join(repr(k) for k in UPROBE_KINDS))
@@ -197,14 +249,18 @@ def uprobe(kind="nop", *, ret=False, multi=False, **options):
     "push" (a frame set up around a call; the probe is on push %rbp),
     "ret" (a bare ret), and on x86-64 "nop5" and "nop10" (a 5- or 10-byte
     nop, then ret).  multi=True attaches through a uprobe-multi link instead
-    of a perf-event uprobe."""
+    of a perf-event uprobe.  `options`: the common options of benchbpf.run.
+    Returns the Result (hits: program runs, M/s); ValueError for another
+    kind, UnsupportedError where the kernel cannot probe the target."""
     return run(uprobe_name(kind, ret, multi), **options)
 
 
 def usdt(site="nop", **options):
     """trig-usdt-{nop,nop5,nop10}: a BPF USDT program on a probe site of
     this extension, called in a loop.  site "nop": a 1-byte nop; "nop5",
-    "nop10" (x86-64): a 1-byte nop followed by a 5- or 10-byte one."""
+    "nop10" (x86-64): a 1-byte nop followed by a 5- or 10-byte one.
+    `options`: the common options of benchbpf.run.  Returns the Result
+    (hits: program runs, M/s); ValueError for another site."""
     if site not in USDT_SITES:
         raise ValueError(f"site={site!r}: must be one of "
                          + ", ".join(repr(k) for k in USDT_SITES))

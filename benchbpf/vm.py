@@ -95,6 +95,7 @@ class Kernel:
 
     @property
     def is_host(self):
+        """True for this machine's own kernel (runs here, in no VM)."""
         return self.source == "host"
 
 
@@ -308,15 +309,22 @@ def _package_root():
     return os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def _vng_command(kernel, rundir, accel, cpus, memory):
+def _vng_command(kernel, rundir, accel, cpus, memory, serve=False):
     cmd = ["vng", "--run", kernel.vmlinuz, "--force-9p", "--cpus", str(cpus),
            "--memory", memory, "--rwdir", rundir]
     if accel == "tcg":
         cmd.append("--disable-kvm")
     # The guest's PATH lacks this interpreter and benchbpf: run both by path.
     cmd += ["--", "env", f"PYTHONPATH={_package_root()}", sys.executable, "-m",
-            "benchbpf._guest", rundir]
+            "benchbpf._guest", rundir] + (["--serve"] if serve else [])
     return cmd
+
+
+def _new_rundir():
+    runs = os.path.join(cache_dir(), "runs")
+    os.makedirs(runs, exist_ok=True)
+    # Not under /tmp: the guest sees /tmp as a throwaway overlay.
+    return tempfile.mkdtemp(prefix="vm-", dir=runs)
 
 
 class _Guest:
@@ -334,10 +342,7 @@ class _Guest:
             self.progress(f"[{self.kernel.spec}] {text}")
 
     def run(self):
-        runs = os.path.join(cache_dir(), "runs")
-        os.makedirs(runs, exist_ok=True)
-        # Not under /tmp: the guest sees /tmp as a throwaway overlay.
-        rundir = tempfile.mkdtemp(prefix="vm-", dir=runs)
+        rundir = _new_rundir()
         proc = None
         log_path = os.path.join(rundir, "vng.log")
         try:
@@ -392,6 +397,171 @@ class _Guest:
                 raise VMError(f"the {self.kernel.release} guest did not finish within "
                               f"{self.timeout:.0f} s (timeout=); it was stopped")
             time.sleep(0.2)
+
+
+class _ServingGuest:
+    """A guest booted once that runs jobs one at a time (_guest.serve) until
+    closed, its QEMU on the host CPUs given; close() always cleans up."""
+
+    def __init__(self, kernel, accel, accel_why, host_cpus, say, timeout):
+        self.kernel, self.accel, self.accel_why = kernel, accel, accel_why
+        self.host_cpus, self.say, self.timeout = tuple(host_cpus), say, timeout
+        self.proc = self.rundir = None
+        self.asked, self.seen, self.boot_s, self.started = 0, 0, None, None
+
+    def start(self):
+        self.rundir = _new_rundir()
+        cmd = _vng_command(self.kernel, self.rundir, self.accel, len(self.host_cpus),
+                           GUEST_MEMORY, serve=True)
+        self.say(f"[{self.kernel.spec}] booting {self.kernel.release} on host CPU(s) "
+                 f"{','.join(map(str, self.host_cpus))} ({self.accel.upper()}: "
+                 f"{self.accel_why})")
+        self.started = time.monotonic()
+        cpus = self.host_cpus
+        with open(os.path.join(self.rundir, "vng.log"), "w") as log:
+            self.proc = subprocess.Popen(
+                cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                start_new_session=True, cwd=self.rundir,
+                preexec_fn=lambda: os.sched_setaffinity(0, cpus))
+
+    def _progress(self):
+        """Relay the guest's new progress lines; note when it booted."""
+        prog = os.path.join(self.rundir, "progress")
+        if not os.path.exists(prog):
+            return
+        with open(prog, "rb") as f:
+            f.seek(self.seen)
+            chunk = f.read()
+        cut = chunk.rfind(b"\n") + 1
+        self.seen += cut
+        for line in chunk[:cut].decode(errors="replace").splitlines():
+            if line == "booted" and self.boot_s is None:
+                self.boot_s = time.monotonic() - self.started
+                self.say(f"[{self.kernel.spec}] booted in {self.boot_s:.0f} s")
+
+    def _died(self):
+        return VMError(f"the {self.kernel.release} guest ({self.kernel.source}) stopped "
+                       f"(vng exit {self.proc.returncode}); its console ended with:\n"
+                       f"{_tail(os.path.join(self.rundir, 'vng.log'))}")
+
+    def wait_booted(self):
+        deadline = self.started + self.timeout
+        while self.boot_s is None:
+            self._progress()
+            if self.boot_s is not None:
+                break
+            if self.proc.poll() is not None:
+                raise self._died()
+            if time.monotonic() > deadline:
+                raise VMError(f"the {self.kernel.release} guest did not boot within "
+                              f"{self.timeout:.0f} s; it was stopped")
+            time.sleep(0.2)
+
+    def _ask_file(self, job):
+        self.asked += 1
+        path = os.path.join(self.rundir, f"ask-{self.asked}.json")
+        with open(path + ".tmp", "w") as f:
+            json.dump(job, f)
+        os.rename(path + ".tmp", path)
+        return os.path.join(self.rundir, f"answer-{self.asked}.json")
+
+    def ask(self, job, timeout):
+        """The guest's answer to one job (a dict, as _guest._run_job's)."""
+        answer = self._ask_file(job)
+        deadline = time.monotonic() + timeout
+        while not os.path.exists(answer):
+            if self.proc.poll() is not None:
+                raise self._died()
+            if time.monotonic() > deadline:
+                raise VMError(f"the {self.kernel.release} guest did not answer within "
+                              f"{timeout:.0f} s")
+            time.sleep(0.02)
+        with open(answer) as f:
+            return json.load(f)
+
+    def close(self):
+        try:
+            if self.proc is not None and self.proc.poll() is None:
+                self._ask_file({"kind": "quit"})
+                try:
+                    self.proc.wait(10)
+                except subprocess.TimeoutExpired:
+                    pass
+        except OSError:
+            pass
+        finally:
+            if self.proc is not None:
+                _stop(self.proc)
+            if self.rundir is not None:
+                shutil.rmtree(self.rundir, ignore_errors=True)
+
+
+class GuestPair:
+    """The two sides of an A/B comparison of kernels (ab(mode="kernels")): a
+    guest per side's kernel, both kept booted, each on half of this
+    machine's CPUs; round(index) runs each side once in its guest, in a
+    random order.  A context manager: leaving it stops both guests."""
+
+    def __init__(self, a, b, warmup, duration, interval, rng, say=None, accel="auto"):
+        why = tools_missing()
+        if why:
+            raise UnsupportedError(why)
+        cpus = sorted(os.sched_getaffinity(0))
+        half = len(cpus) // 2
+        if half < 1:
+            raise ValueError("a comparison of kernels boots two guests, each on half of "
+                             f"the CPUs: this process may use {len(cpus)}")
+        self.halves = (cpus[:half], cpus[half:2 * half])
+        self.sides = {"a": a, "b": b}
+        self.lengths = {"warmup": warmup, "duration": duration, "interval": interval}
+        self.rng, self.say = rng, say or (lambda line: None)
+        self.kernels = {k: resolve_kernel(s.kernel, progress=self.say)
+                        for k, s in self.sides.items()}
+        self.accel, self.accel_why = _accel(accel)
+        self.guests, self.marker = {}, None
+
+    def __enter__(self):
+        from ._concurrency import RunMarker
+        try:
+            self.marker = RunMarker("vm-pair").__enter__()
+            timeout = 900.0
+            for (key, k), cpus in zip(self.kernels.items(), self.halves):
+                self.guests[key] = _ServingGuest(k, self.accel, self.accel_why, cpus,
+                                                 self.say, timeout)
+                self.guests[key].start()
+            for g in self.guests.values():
+                g.wait_booted()
+        except BaseException:
+            self.__exit__(*sys.exc_info())
+            raise
+        return self
+
+    def __exit__(self, *exc):
+        for g in self.guests.values():
+            g.close()
+        self.guests = {}
+        if self.marker is not None:
+            self.marker.__exit__(None, None, None)
+            self.marker = None
+        return False
+
+    def round(self, index):
+        """Each side once in its guest, in a random order: (A's Result, B's
+        Result, the side that ran first, None, None)."""
+        order = ["a", "b"]
+        self.rng.shuffle(order)
+        got = {}
+        for key in order:
+            side, guest = self.sides[key], self.guests[key]
+            options = {**side.options, **self.lengths}
+            job = _job(side.name, options)
+            answer = guest.ask(job, timeout=600 + 10 * _nominal_s(options))
+            vm_meta = _vm_metadata(guest.kernel, guest.accel, guest.accel_why, guest.boot_s)
+            vm_meta["cpus"] = len(guest.host_cpus)
+            if "error" in answer:
+                _raise_guest_error(guest.kernel, answer["error"])
+            got[key] = _finish(guest.kernel, answer, vm_meta)
+        return got["a"], got["b"], order[0], None, None
 
 
 def _tail(path, n=15):

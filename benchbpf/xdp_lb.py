@@ -46,6 +46,7 @@ from .resultset import ResultSet
 __all__ = ["scenario", "scenarios", "table", "stats", "summary_line", "machine_line",
            "describe_scenarios", "BENCHMARK", "SCENARIOS", "GROUPS", "DURATION"]
 
+#: The benchmark's name.
 BENCHMARK = "xdp-lb"
 
 #: The scenarios, in the kernel bench's order (its table of scenarios).
@@ -114,17 +115,20 @@ def stats(result, filtered=True):
 
 
 def summary_line(result):
-    """Upstream's line: 'SCENARIO: median X ns/op, stddev Y, p99 Z (N samples)'."""
+    """Upstream's line for xdp-lb `result`: 'SCENARIO: median X ns/op,
+    stddev Y, p99 Z (N samples)' (bpf_timing.summary_line)."""
     return bpf_timing.summary_line(result)
 
 
 def machine_line(result):
-    """Upstream's --machine-readable line: 'RESULT scenario=SCENARIO samples=...'."""
+    """Upstream's --machine-readable line for xdp-lb `result`: 'RESULT
+    scenario=SCENARIO samples=... median=...' in ns/op
+    (bpf_timing.machine_line)."""
     return bpf_timing.machine_line(result)
 
 
 def table(results):
-    """A markdown table of xdp-lb Results (a ResultSet or any iterable):
+    """A markdown table of xdp-lb `results` (a ResultSet or any iterable of Results):
     scenario, description, and the IQR-filtered median, p99, stddev and
     sample count in ns/op, as upstream's run script prints them."""
     desc = describe_scenarios()

@@ -22,6 +22,9 @@ struct selftest_slot hits[SELFTEST_NR_SLOTS];
 /* Set between open and load; whose syscalls count (filter_tgid) is set
  * after load, from producer_whoami. */
 const volatile int reject = 0;		/* make the verifier refuse selftest_exit */
+/* Dependent multiply-add steps each counted hit of selftest_enter adds: a
+ * known slowdown on the BPF path, for checking that a comparison notices it. */
+const volatile __u32 bpf_work = 0;
 
 /* Exists only for the rejected path below.  A hash map, because a lookup
  * in it may return NULL whatever the key. */
@@ -32,20 +35,30 @@ struct {
 	__type(value, __u64);
 } scratch SEC(".maps");
 
-static __always_inline int count_hit(void)
+static __always_inline int count_hit(bool work)
 {
 	int cpu = bpf_get_smp_processor_id();
+	struct selftest_slot *slot = &hits[cpu & SELFTEST_SLOT_MASK];
+	__u64 x = cpu;
+	__u32 i;
 
 	if (!producer_is_ours())
 		return 0;
-	__sync_fetch_and_add(&hits[cpu & SELFTEST_SLOT_MASK].value, 1);
+	__sync_fetch_and_add(&slot->value, 1);
+	if (!work || !bpf_work)
+		return 0;
+	/* An LCG step each: every step needs the one before, so the JIT
+	 * leaves one multiply and one add per step. */
+	for (i = 0; i < bpf_work && i < SELFTEST_MAX_WORK; i++)
+		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+	slot->sink = x;
 	return 0;
 }
 
 SEC("?tp/syscalls/sys_enter_getpgid")
 int selftest_enter(void *ctx)
 {
-	return count_hit();
+	return count_hit(true);
 }
 
 SEC("?tp/syscalls/sys_exit_getpgid")
@@ -63,5 +76,5 @@ int selftest_exit(void *ctx)
 		 */
 		return *v != 0;
 	}
-	return count_hit();
+	return count_hit(false);
 }

@@ -10,6 +10,13 @@
 
 struct selftest_slot {
 	unsigned long long value;
+	/* Where the bpf_work steps leave their result, so that they are not
+	 * optimised away; never read. */
+	unsigned long long sink;
 } __attribute__((aligned(128)));
+
+/* bpf_work's upper bound: the verifier walks every step of the loop once,
+ * and this many steps stay well inside its instruction budget. */
+#define SELFTEST_MAX_WORK 20000
 
 #endif /* BENCHBPF_SELFTEST_H */

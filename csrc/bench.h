@@ -44,7 +44,7 @@ struct bench_param_def {
 	int64_t def;
 	int64_t min;
 	int64_t max;
-	/* BENCH_PARAM_CHOICE only; def -1: no default, the caller must choose */
+	/* BENCH_PARAM_CHOICE only */
 	const char *const *choices;
 	const char *help;
 	const char *def_str;		/* BENCH_PARAM_STRING only */
@@ -52,6 +52,10 @@ struct bench_param_def {
 	/* BENCH_PARAM_CHOICE: on the command line each choice is its own flag
 	 * (--rx-pass), as the kernel bench's mode switches; cli is NULL. */
 	bool choice_flags;
+	/* INT or CHOICE with no default: every run must give it.  def is then
+	 * outside min..max (a choice's -1), so a family can tell it was not
+	 * given; bench_validate() refuses a run without it. */
+	bool required;
 };
 
 /* One sampling interval.  Counters are deltas over the interval. */
@@ -88,6 +92,11 @@ struct bench_env {
 	int cons_cpus_len;
 	bool verbose;
 	bool prog_stats;		/* kernel run-time statistics of the programs */
+	/* Two runs started together (an A/B duet, one per process): after
+	 * setup a byte on ready_fd, then wait for the CLOCK_MONOTONIC time to
+	 * start at (8 bytes, native order) on go_fd; -1: start at once. */
+	int ready_fd;
+	int go_fd;
 };
 
 struct bench_ctx;
@@ -147,6 +156,10 @@ struct bench {
 	/* Threads are always pinned, as -a pins them: the kernel bench refuses
 	 * to run it unpinned (sockmap). */
 	bool always_pinned;
+	/* Its programs count every process's events, as the kernel bench's
+	 * (a hooked kernel function, a tracepoint, a uprobe on a shared file):
+	 * two runs at once would count each other's, so a duet refuses it. */
+	bool sees_other_processes;
 
 	/* Cross-parameter checks, before anything is loaded.  -EINVAL + msg. */
 	int (*validate)(struct bench_ctx *ctx);
@@ -265,6 +278,9 @@ int bench_ctx_init(struct bench_ctx *ctx, const struct bench *b);
 /* Every check start makes before loading anything; loads nothing. */
 int bench_validate(struct bench_ctx *ctx);
 int bench_start(struct bench_ctx *ctx);
+/* go_fd's start time that calls the run off before it starts (the other
+ * side of a duet failed). */
+#define BENCH_GO_CALL_OFF UINT64_MAX
 /* Wait up to timeout_ms for more than `seen` samples or the end.
  * Returns the number of samples taken so far and, read under the same
  * lock, whether sampling is over (then no sample follows that count). */

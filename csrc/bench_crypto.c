@@ -10,10 +10,10 @@
  * is the kernel bench's hits/drops lines.
  *
  * Decided before loading: the kernel's BTF must have the crypto kfuncs
- * (else UnsupportedError saying so); crypto_len is 1..256 as the kernel
- * bench's, and at least 14, the shortest packet BPF_PROG_TEST_RUN takes for
- * a tc program (the kernel bench ignores the test run's error and reports
- * 0 hits).  Beyond the kernel bench: a failed test run or a failed en- or
+ * (else UnsupportedError saying so); crypto_len is 14..256: at most the
+ * kernel bench's 256, and at least 14, the shortest packet BPF_PROG_TEST_RUN
+ * takes for a tc program (the kernel bench takes 1 and up, ignores the test
+ * run's error and reports 0 hits).  Beyond the kernel bench: a failed test run or a failed en- or
  * decryption (e.g. a length the cipher cannot take) fails the run, where
  * the kernel bench counts failed calls as hits.
  */
@@ -39,8 +39,9 @@ struct crypto_state {
 };
 
 static const struct bench_param_def crypto_params[] = {
-	{ "crypto_len", "--crypto-len", BENCH_PARAM_INT, 16, 1, CRYPTO_DST_LEN, NULL,
-	  "length of the crypto buffer in bytes (at least 14: a test run's packet)" },
+	{ "crypto_len", "--crypto-len", BENCH_PARAM_INT, 16, CRYPTO_MIN_LEN, CRYPTO_DST_LEN, NULL,
+	  "length of the crypto buffer in bytes (at least 14: a tc program's test run "
+	  "takes an Ethernet header of packet)" },
 	{ "crypto_cipher", "--crypto-cipher", BENCH_PARAM_STRING, 0, 1, CRYPTO_MAX_CIPHER_LEN,
 	  NULL, "the cipher to use, as the kernel's crypto API names it", "ecb(aes)" },
 	{ 0 },
@@ -49,19 +50,6 @@ static const struct bench_param_def crypto_params[] = {
 static bool decrypting(struct bench_ctx *ctx)
 {
 	return strcmp(ctx->bench->name, "crypto-decrypt") == 0;
-}
-
-static int crypto_validate(struct bench_ctx *ctx)
-{
-	int64_t len = bench_param(ctx, "crypto_len");
-
-	if (len < CRYPTO_MIN_LEN)
-		return bench_fail(ctx, BENCH_ERR_VALUE, EINVAL,
-				  "crypto_len=%lld: BPF_PROG_TEST_RUN takes a tc program's packet of "
-				  "%d bytes at least (an Ethernet header), so the buffer is "
-				  "allowed %d..%d bytes", (long long)len, CRYPTO_MIN_LEN,
-				  CRYPTO_MIN_LEN, CRYPTO_DST_LEN);
-	return 0;
 }
 
 /* Whether the running kernel's BTF has the kfunc: decided before loading. */
@@ -232,7 +220,6 @@ static void crypto_teardown(struct bench_ctx *ctx)
 		.help = what,						\
 		.params = crypto_params,				\
 		.max_consumers = 0,					\
-		.validate = crypto_validate,				\
 		.setup = crypto_setup,					\
 		.producer = crypto_producer,				\
 		.measure = crypto_measure,				\

@@ -544,6 +544,8 @@ const struct bench bench_local_storage_tasks_trace = {
 	.extra = tasks_trace_extra,
 	.max_consumers = 0,
 	.max_producers = 1,
+	/* The grace periods are the machine's, and so is the kthread. */
+	.sees_other_processes = true,
 	.validate = tasks_trace_validate,
 	.setup = tasks_trace_setup,
 	.producer = bench_getpgid_producer,

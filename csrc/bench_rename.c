@@ -251,6 +251,7 @@ static void rename_measure(struct bench_ctx *ctx, struct bench_sample *s)
 		.report = "hits_drops",					\
 		.help = text,						\
 		.no_bpf = nobpf,					\
+		.sees_other_processes = !(nobpf),			\
 		.params = rename_params,				\
 		.max_consumers = 0,					\
 		.max_producers = 1,					\

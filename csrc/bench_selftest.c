@@ -8,6 +8,9 @@
  * their calls in user space (extra "calls").  Consumers, when asked for,
  * block in the kernel until .stop wakes them.
  *
+ * `bpf_work` adds a known cost to each hit on the BPF side (the entry
+ * program's steps), as count-local's work_per_hit does in user space.
+ *
  * The `fault` parameter makes one stage fail for real: the second program
  * is rejected by the verifier after the first one is loaded and attached,
  * the second attach targets a tracepoint that does not exist, or a
@@ -83,6 +86,10 @@ static const struct bench_param_def selftest_params[] = {
 	{ .name = "teardown_delay_ms", .cli = "--teardown-delay-ms", .type = BENCH_PARAM_INT,
 	  .def = 0, .min = 0, .max = 10000,
 	  .help = "pause in teardown between the two detaches, ms" },
+	{ .name = "bpf_work", .cli = "--bpf-work", .type = BENCH_PARAM_INT,
+	  .def = 0, .min = 0, .max = SELFTEST_MAX_WORK,
+	  .help = "dependent multiply-add steps the entry program adds to each hit: "
+		  "a known slowdown on the BPF path (0: none)" },
 	{ 0 },
 };
 
@@ -144,6 +151,7 @@ static int load_copy(struct bench_ctx *ctx, struct selftest_bpf **out,
 				  "%s: opening the selftest BPF object failed: %s",
 				  ctx->bench->name, strerror(errno));
 	skel->rodata->reject = reject;
+	skel->rodata->bpf_work = (__u32)bench_param(ctx, "bpf_work");
 	prog = exit_prog ? skel->progs.selftest_exit : skel->progs.selftest_enter;
 	err = bpf_program__set_autoload(prog, true);
 	if (!err)

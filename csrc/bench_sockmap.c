@@ -611,6 +611,8 @@ const struct bench bench_sockmap = {
 	.max_consumers = 2,
 	.max_producers = 1,
 	.always_pinned = true,
+	/* Loopback TCP and a SOCKMAP: the machine's network stack. */
+	.sees_other_processes = true,
 	.validate = sockmap_validate,
 	.setup = sockmap_setup,
 	.producer = sockmap_producer,

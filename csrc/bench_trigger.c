@@ -1110,7 +1110,8 @@ static const struct bench_param_def hook_params[] = {
 	TRIG_VARIANT(id, .mode = TRIG_KERNEL, .feature = FEATURE,	\
 		     .driver = DRIVER, .hook = HOOK, __VA_ARGS__)	\
 	TRIG_BENCH(id, NAME, HELP, batch_producer, hook_params, false,	\
-		   .measure = trig_batch_measure, .extra = batch_extra)
+		   .measure = trig_batch_measure, .extra = batch_extra,	\
+		   .sees_other_processes = true)
 
 #define TRIG_UPROBE_BENCH(id, NAME, PROBE, TARGET, KIND, SHAPE, RET, MULTI) \
 	TRIG_VARIANT(id, .mode = TRIG_UPROBE,				\
@@ -1120,7 +1121,7 @@ static const struct bench_param_def hook_params[] = {
 		     .target = TARGET, .retprobe = RET, .multi = MULTI)	\
 	TRIG_BENCH(id, NAME, PROBE " on the kernel bench's '" KIND		\
 		   "' target (" SHAPE "), called in a loop",			\
-		   uprobe_producer, NULL, false)
+		   uprobe_producer, NULL, false, .sees_other_processes = true)
 
 TRIG_VARIANT(syscall_count, .mode = TRIG_USER_SYSCALL)
 TRIG_BENCH(syscall_count, "trig-syscall-count",

@@ -233,7 +233,8 @@ static const char *const fault_names[] = {
 
 static const struct bench_param_def xdp_lb_params[] = {
 	{ "scenario", "--scenario", BENCH_PARAM_CHOICE, -1, 0, NR_SCENARIOS - 1, scenario_names,
-	  "scenario to benchmark (--list-scenarios lists them)", .choice_help = scenario_descs },
+	  "scenario to benchmark (--list-scenarios lists them)", .choice_help = scenario_descs,
+	  .required = true },
 	{ "validate_fault", NULL, BENCH_PARAM_CHOICE, FAULT_NONE, 0, FAULT_COUNTERS, fault_names,
 	  "break one validation check on purpose, to test that it fails the run: the output "
 	  "packet, the verdict (scenarios that encapsulate) or the counters" },
@@ -722,11 +723,7 @@ static int xdp_lb_validate(struct bench_ctx *ctx)
 	int scenario = (int)bench_param(ctx, "scenario");
 	int cpus = libbpf_num_possible_cpus();
 
-	if (scenario < 0)
-		return bench_fail(ctx, BENCH_ERR_VALUE, EINVAL,
-				  "%s needs scenario: one of the %d scenarios "
-				  "(benchbpf.xdp_lb.SCENARIOS, benchbpf xdp-lb --list-scenarios)",
-				  ctx->bench->name, NR_SCENARIOS);
+	/* scenario is required: bench_validate() saw it given. */
 	if (bench_param(ctx, "validate_fault") == FAULT_VERDICT &&
 	    scenarios[scenario].verdict != XDP_TX)
 		return bench_fail(ctx, BENCH_ERR_VALUE, EINVAL,

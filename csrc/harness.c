@@ -6,6 +6,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -56,6 +57,8 @@ int bench_ctx_init(struct bench_ctx *ctx, const struct bench *b)
 				 b->params[i].def_str);
 	}
 	ctx->prog_stats.stats_fd = -1;
+	ctx->env.ready_fd = -1;
+	ctx->env.go_fd = -1;
 	atomic_init(&ctx->stop, false);
 	atomic_init(&ctx->running_threads, 0);
 	pthread_mutex_init(&ctx->lock, NULL);
@@ -389,6 +392,28 @@ static int validate_prog_stats(struct bench_ctx *ctx)
 	return 0;
 }
 
+/* A required parameter keeps its default, outside min..max, until the
+ * caller gives it (read values are range-checked): still outside, not given. */
+static int validate_required(struct bench_ctx *ctx)
+{
+	const struct bench_param_def *p = ctx->bench->params;
+	int i, err = 0;
+
+	for (i = 0; !err && p && p[i].name && i < BENCH_MAX_PARAMS; i++) {
+		if (!p[i].required || (ctx->params[i] >= p[i].min && ctx->params[i] <= p[i].max))
+			continue;
+		if (p[i].type == BENCH_PARAM_CHOICE)
+			err = bench_fail(ctx, BENCH_ERR_VALUE, EINVAL,
+					 "%s needs %s: one of its %lld choices", ctx->bench->name,
+					 p[i].name, (long long)(p[i].max - p[i].min + 1));
+		else
+			err = bench_fail(ctx, BENCH_ERR_VALUE, EINVAL,
+					 "%s needs %s: an int in %lld..%lld", ctx->bench->name,
+					 p[i].name, (long long)p[i].min, (long long)p[i].max);
+	}
+	return err;
+}
+
 int bench_validate(struct bench_ctx *ctx)
 {
 	const struct bench *b = ctx->bench;
@@ -397,6 +422,8 @@ int bench_validate(struct bench_ctx *ctx)
 	err = validate_env(ctx);
 	if (!err)
 		err = validate_prog_stats(ctx);
+	if (!err)
+		err = validate_required(ctx);
 	if (err)
 		return err;
 	if (b->validate) {
@@ -405,6 +432,55 @@ int bench_validate(struct bench_ctx *ctx)
 			return bench_fail(ctx, BENCH_ERR_VALUE, -err,
 					  "%s: invalid options", b->name);
 	}
+	return 0;
+}
+
+/* How long a run loaded for a duet waits for its start time. */
+#define BENCH_GO_TIMEOUT_MS 120000
+
+/*
+ * A duet's gate, between setup and the threads: say "loaded" on ready_fd,
+ * then wait for the start time on go_fd and sleep until it, so that both
+ * sides' threads and samplers start at one instant.  Stops waiting on a
+ * signal (Ctrl-C), a closed pipe or a call-off, each an error of the run.
+ */
+static int wait_for_start(struct bench_ctx *ctx)
+{
+	struct pollfd pfd = { .fd = ctx->env.go_fd, .events = POLLIN };
+	uint64_t start_ns = 0;
+	struct timespec ts;
+	const char loaded = 'r';
+	ssize_t n;
+	int r;
+
+	if (ctx->env.ready_fd >= 0 && write(ctx->env.ready_fd, &loaded, 1) != 1)
+		return bench_fail(ctx, BENCH_ERR_OS, errno, "%s: saying it is loaded: %s",
+				  ctx->bench->name, strerror(errno));
+	if (ctx->env.go_fd < 0)
+		return 0;
+	r = poll(&pfd, 1, BENCH_GO_TIMEOUT_MS);
+	if (r < 0)
+		return bench_fail(ctx, BENCH_ERR_OS, errno,
+				  "%s: interrupted while waiting for its start time: %s",
+				  ctx->bench->name, strerror(errno));
+	if (r == 0)
+		return bench_fail(ctx, BENCH_ERR_BENCH, ETIMEDOUT,
+				  "%s: no start time within %d s of loading",
+				  ctx->bench->name, BENCH_GO_TIMEOUT_MS / 1000);
+	n = read(ctx->env.go_fd, &start_ns, sizeof(start_ns));
+	if (n != (ssize_t)sizeof(start_ns))
+		return bench_fail(ctx, BENCH_ERR_BENCH, n < 0 ? errno : EPIPE,
+				  "%s: the start time's pipe closed before a start time came",
+				  ctx->bench->name);
+	if (start_ns == BENCH_GO_CALL_OFF)
+		return bench_fail(ctx, BENCH_ERR_BENCH, ECANCELED,
+				  "%s: called off before it started (the other side failed)",
+				  ctx->bench->name);
+	timespec_at(&ts, start_ns);
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
+	/* Both sides note the one time: a test can see that they started together. */
+	bench_note(ctx, "duet_start_ns", "%llu", (unsigned long long)start_ns);
 	return 0;
 }
 
@@ -458,6 +534,9 @@ int bench_start(struct bench_ctx *ctx)
 			return err;
 		ctx->prog_stats.started = env->warmup_samples == 0;
 	}
+	err = wait_for_start(ctx);
+	if (err)
+		return err;
 
 	for (i = 0; i < n; i++) {
 		struct bench_thread_arg *arg = &ctx->thread_args[i];

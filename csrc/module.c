@@ -82,21 +82,23 @@ static PyObject *describe_param(const struct bench_param_def *p)
 	if (!choices || !choice_help)
 		goto cleanup;
 	if (p->type == BENCH_PARAM_STRING)
-		d = Py_BuildValue("{s:s,s:s,s:s,s:s,s:L,s:L,s:O,s:O,s:s,s:O}",
+		d = Py_BuildValue("{s:s,s:s,s:s,s:s,s:L,s:L,s:O,s:O,s:s,s:O,s:O}",
 				  "name", p->name, "cli", p->cli ? p->cli : "",
 				  "type", param_type_name(p->type),
 				  "default", p->def_str ? p->def_str : "", "min", (long long)p->min,
 				  "max", (long long)p->max, "choices", choices,
 				  "choice_help", choice_help, "help", p->help ? p->help : "",
-				  "choice_flags", p->choice_flags ? Py_True : Py_False);
+				  "choice_flags", p->choice_flags ? Py_True : Py_False,
+				  "required", p->required ? Py_True : Py_False);
 	else
-		d = Py_BuildValue("{s:s,s:s,s:s,s:L,s:L,s:L,s:O,s:O,s:s,s:O}",
+		d = Py_BuildValue("{s:s,s:s,s:s,s:L,s:L,s:L,s:O,s:O,s:s,s:O,s:O}",
 				  "name", p->name, "cli", p->cli ? p->cli : "",
 				  "type", param_type_name(p->type),
 				  "default", (long long)p->def, "min", (long long)p->min,
 				  "max", (long long)p->max, "choices", choices,
 				  "choice_help", choice_help, "help", p->help ? p->help : "",
-				  "choice_flags", p->choice_flags ? Py_True : Py_False);
+				  "choice_flags", p->choice_flags ? Py_True : Py_False,
+				  "required", p->required ? Py_True : Py_False);
 cleanup:
 	Py_XDECREF(choices);
 	Py_XDECREF(choice_help);
@@ -128,7 +130,7 @@ static PyObject *describe_bench(const struct bench *b)
 		}
 		Py_DECREF(item);
 	}
-	d = Py_BuildValue("{s:s,s:s,s:s,s:s,s:O,s:O,s:i,s:i,s:i,s:O,s:O}",
+	d = Py_BuildValue("{s:s,s:s,s:s,s:s,s:O,s:O,s:i,s:i,s:i,s:O,s:O,s:O}",
 			  "name", b->name, "family", b->family,
 			  "report", b->report ? b->report : "hits_drops",
 			  "help", b->help ? b->help : "", "params", params,
@@ -136,7 +138,8 @@ static PyObject *describe_bench(const struct bench *b)
 			  "max_consumers", b->max_consumers,
 			  "max_producers", b->max_producers ? b->max_producers : BENCH_MAX_THREADS,
 			  "needs_bpf", b->no_bpf ? Py_False : Py_True,
-			  "always_pinned", b->always_pinned ? Py_True : Py_False);
+			  "always_pinned", b->always_pinned ? Py_True : Py_False,
+			  "sees_other_processes", b->sees_other_processes ? Py_True : Py_False);
 cleanup:
 	Py_XDECREF(params);
 	Py_XDECREF(extra);
@@ -252,6 +255,8 @@ static int read_env(struct bench_ctx *ctx, PyObject *env)
 	INT_FIELD("duration_samples", duration_samples)
 	INT_FIELD("producers", producer_cnt)
 	INT_FIELD("consumers", consumer_cnt)
+	INT_FIELD("ready_fd", ready_fd)
+	INT_FIELD("go_fd", go_fd)
 #undef INT_FIELD
 	e->affinity = PyObject_IsTrue(PyDict_GetItemString(env, "affinity") ?: Py_False) == 1;
 	e->verbose = PyObject_IsTrue(PyDict_GetItemString(env, "verbose") ?: Py_False) == 1;
@@ -619,7 +624,8 @@ PyDoc_STRVAR(core_run_doc,
 "run(name, env, params, callback=None) -> dict\n\n"
 "Run one benchmark.  env holds the common options (interval_ns,\n"
 "warmup_samples, duration_samples, producers, consumers, affinity,\n"
-"prod_affinity, cons_affinity, verbose, prog_stats); params the benchmark's own.\n"
+"prod_affinity, cons_affinity, verbose, prog_stats, and for a duet ready_fd\n"
+"and go_fd); params the benchmark's own.\n"
 "callback(index, sample_tuple, warmup) is called as each sample arrives;\n"
 "returning END_WARMUP ends the warm-up after that sample (or the first the\n"
 "sampler has not begun), and result['warmup_samples'] says where it ended.");

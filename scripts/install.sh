@@ -37,7 +37,8 @@ fi
 
 # The test extra brings nbclient, nbformat and ipykernel: the notebook tests
 # start the "python3" kernel, which runs this interpreter (no kernelspec to install).
-python3 -m pip install -q --disable-pip-version-check --root-user-action=ignore -e ".[test]"
+# The docs extra brings Sphinx, MyST and furo: tests/test_docs.py builds the manual.
+python3 -m pip install -q --disable-pip-version-check --root-user-action=ignore -e ".[test,docs]"
 # virtme-ng (vng) boots the guests; from PyPI, as Debian 12 does not package it.
 command -v vng >/dev/null 2>&1 || \
     python3 -m pip install -q --disable-pip-version-check --root-user-action=ignore virtme-ng

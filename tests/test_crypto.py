@@ -14,7 +14,7 @@ def test_registry():
     assert benchbpf.list_benchmarks("crypto") == ["crypto-encrypt", "crypto-decrypt"]
     p = benchbpf.describe("crypto-encrypt").params
     assert (p["crypto_len"].cli, p["crypto_len"].default, p["crypto_len"].min,
-            p["crypto_len"].max) == ("--crypto-len", 16, 1, 256)
+            p["crypto_len"].max) == ("--crypto-len", 16, 14, 256)
     c = p["crypto_cipher"]
     assert (c.cli, c.type, c.default, c.min, c.max) == ("--crypto-cipher", "string",
                                                          "ecb(aes)", 1, 32)
@@ -62,8 +62,8 @@ def test_unknown_cipher_is_named(no_leaks):
 
 @pytest.mark.parametrize("kw, words", [
     (dict(crypto_len=13), ("crypto_len=13", "14..256")),
-    (dict(crypto_len=0), ("crypto_len=0", "1..256")),
-    (dict(crypto_len=257), ("crypto_len=257", "1..256")),
+    (dict(crypto_len=0), ("crypto_len=0", "14..256")),
+    (dict(crypto_len=257), ("crypto_len=257", "14..256")),
     (dict(crypto_cipher=""), ("crypto_cipher=''", "1..32")),
     (dict(crypto_cipher="x" * 33), ("crypto_cipher=", "1..32")),
 ])

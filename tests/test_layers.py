@@ -17,7 +17,7 @@ RUNNER = {"_runner", "_progress", "_sweep", "_concurrency", "_cpuset", "features
           "_precision"}
 #: The tools: nothing below imports them.
 TOP = {"analysis", "report", "cli", "pytest_plugin", "__main__", "__init__",
-       "vm", "_guest"}
+       "vm", "_guest", "ab", "_duet", "_cmdline"}
 # Every other module is a family, between the runner and the tools.
 
 

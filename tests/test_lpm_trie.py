@@ -23,7 +23,9 @@ def test_registry_has_the_seven():
         "noop", "baseline", "lookup", "insert", "update", "delete", "free")]
     info = benchbpf.describe("lpm-trie-lookup")
     p = info.params
-    assert (p["nr_entries"].cli, p["nr_entries"].max) == ("--nr_entries", 100_000_000)
+    assert (p["nr_entries"].cli, p["nr_entries"].min, p["nr_entries"].max,
+            p["nr_entries"].required, p["nr_entries"].default) == \
+        ("--nr_entries", 1, 100_000_000, True, None)
     assert (p["prefix_len"].cli, p["prefix_len"].default, p["prefix_len"].min,
             p["prefix_len"].max) == ("--prefix_len", 32, 1, 32)
     assert (p["random"].cli, p["random"].default) == ("--random", False)
@@ -85,9 +87,9 @@ def test_free_needs_fentry_or_runs(no_leaks):
 
 
 @pytest.mark.parametrize("kw, words", [
-    (dict(), ("nr_entries=0", "needs --nr_entries")),
+    (dict(), ("lpm-trie-lookup needs nr_entries", "1..100000000")),
     (dict(nr_entries=0), ("nr_entries=0", "1..100000000")),
-    (dict(nr_entries=100_000_001), ("nr_entries=100000001", "0..100000000")),
+    (dict(nr_entries=100_000_001), ("nr_entries=100000001", "1..100000000")),
     (dict(nr_entries=10, prefix_len=0), ("prefix_len=0", "1..32")),
     (dict(nr_entries=10, prefix_len=33), ("prefix_len=33", "1..32")),
     (dict(nr_entries=5, prefix_len=2), ("prefix_len=2", "nr_entries=5", "3..32")),

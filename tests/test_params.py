@@ -8,6 +8,8 @@ setup, and that count must not move.  Values at the bounds must be taken.
 """
 import math
 import os
+import subprocess
+import sys
 
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
@@ -15,7 +17,7 @@ from hypothesis import strategies as st
 
 import benchbpf
 import leakcheck
-from benchbpf import _core
+from benchbpf import _core, cli
 from conftest import REQUIRED_PARAMS
 
 NAMES = benchbpf.list_benchmarks()
@@ -129,6 +131,120 @@ def test_core_itself_range_checks_int_params(data):
     with pytest.raises(TypeError) as info:
         _core.run(name, env, {p.name: str(value)})
     says(info.value, p.name)
+    assert _core.setup_count() == setups
+
+
+# ---- one range: the table's, in errors, in describe() and in --help ----
+
+INT_PARAM_IDS = [f"{n}-{p.name}" for n, p in INT_PARAMS]
+
+
+def _cli_required(name, skip):
+    """The flags a command line needs for the parameters `name` requires."""
+    params = benchbpf.describe(name).params
+    return [f"{cli._flag(params[k])}={v}" for k, v in REQUIRED_PARAMS.get(name, {}).items()
+            if k != skip]
+
+
+def test_required_params_are_the_ones_the_tests_give():
+    """What the table marks required is what REQUIRED_PARAMS gives (its
+    values are what the other tests run with), and a required parameter has
+    no default to show."""
+    required = {n: {k for k, p in benchbpf.describe(n).params.items() if p.required}
+                for n in NAMES}
+    assert {n: ks for n, ks in required.items() if ks} == \
+        {n: set(kw) for n, kw in REQUIRED_PARAMS.items()}
+    for name, keys in required.items():
+        for key in keys:
+            assert benchbpf.describe(name).params[key].default is None, (name, key)
+
+
+@pytest.mark.parametrize("name, p", INT_PARAMS, ids=INT_PARAM_IDS)
+def test_an_int_default_lies_in_its_range(name, p):
+    """A default outside min..max would be a value no caller may give: such
+    a parameter has no default and is required."""
+    assert p.required or p.min <= p.default <= p.max, (name, p)
+
+
+@pytest.mark.parametrize("name, p", INT_PARAMS, ids=INT_PARAM_IDS)
+def test_int_range_is_one_in_check_describe_help_and_cli(name, p, capsys):
+    """min - 1 and max + 1 are refused by check() and by the command line
+    (exit 2), each naming the value and the range describe() gives, which
+    is the range `benchbpf NAME --help` prints on the parameter's line."""
+    span = f"{p.min}..{p.max}"
+    assert span in p.allowed()
+    flag = cli._flag(p)
+    assert cli.main([name, "--help"]) == 0
+    line = [l for l in capsys.readouterr().out.splitlines() if l.startswith(f"  {flag} ")]
+    assert len(line) == 1 and line[0].endswith(
+        f"({'required' if p.required else f'default {p.default}'}, {span})"), line
+    required = {k: v for k, v in REQUIRED_PARAMS.get(name, {}).items() if k != p.name}
+    for value in (p.min - 1, p.max + 1):
+        setups = _core.setup_count()
+        with pytest.raises(ValueError) as err:
+            benchbpf.check(name, **required, **{p.name: value})
+        says(err.value, f"{p.name}={value}", span)
+        assert cli.main([name, "-q", "-d1", f"{flag}={value}",
+                         *_cli_required(name, p.name)]) == 2
+        says(capsys.readouterr().err, f"{flag} {value}", span)
+        assert _core.setup_count() == setups
+
+
+#: Bounds this machine may refuse whatever the other options: the refusal
+#: names the parameter and says why.
+MACHINE_LIMITS = {
+    ("rcu_tasks_trace", "kthread_pid"): "0 or the pid of the kthread here",
+    ("lpm_trie", "nr_entries"): "what half the free memory holds",
+}
+
+
+@pytest.mark.parametrize("name, p", INT_PARAMS, ids=INT_PARAM_IDS)
+def test_int_bounds_pass_check_but_for_combinations(name, p):
+    """min and max themselves are allowed: check() takes each, unless it
+    refuses a combination, whose message then states the rule with the
+    other option's value (or the bound is a limit of this machine)."""
+    info = benchbpf.describe(name)
+    others = [k for k in [*info.params, "producers", "consumers", "interval", "duration"]
+              if k != p.name]
+    required = {k: v for k, v in REQUIRED_PARAMS.get(name, {}).items() if k != p.name}
+    for value in (p.min, p.max):
+        try:
+            benchbpf.check(name, **required, **{p.name: value})
+        except ValueError as e:
+            msg = str(e)
+            assert f"{p.name}={value}" in msg or f"{p.name}={value:#x}" in msg, msg
+            assert (info.family, p.name) in MACHINE_LIMITS or \
+                any(f"{k}=" in msg for k in others), msg
+
+
+def test_lpm_nr_entries_one_range_from_the_command_line():
+    """The installed command itself: a required parameter's help, and the
+    same range for a value below it, at 0 and above it."""
+    out = subprocess.run([sys.executable, "-m", "benchbpf", "lpm-trie-lookup", "--help"],
+                         capture_output=True, text=True, timeout=60)
+    assert "(required, 1..100000000)" in out.stdout and "default 0" not in out.stdout
+    for value in ("-5", "0", "100000001"):
+        out = subprocess.run([sys.executable, "-m", "benchbpf", "lpm-trie-lookup",
+                              "-q", "-d1", "--nr_entries", value],
+                             capture_output=True, text=True, timeout=60)
+        assert out.returncode == 2
+        says(out.stderr, f"--nr_entries {value}", "an int in 1..100000000")
+
+
+@pytest.mark.parametrize("name, key", [(n, k) for n, kw in REQUIRED_PARAMS.items()
+                                       for k in kw])
+def test_the_core_refuses_a_run_without_a_required_param(name, key):
+    """The core's own check, for callers that bypass the Python layer: the
+    range of an int, the number of choices of a choice."""
+    params = benchbpf.describe(name).params
+    p = params[key]
+    given = {k: params[k].to_core(v) for k, v in REQUIRED_PARAMS[name].items() if k != key}
+    env = {"interval_ns": 50_000_000, "warmup_samples": 0, "duration_samples": 1}
+    setups = _core.setup_count()
+    with pytest.raises(ValueError) as err:
+        _core.validate(name, env, given)
+    says(err.value, f"{name} needs {key}",
+         f"{p.min}..{p.max}" if p.type == "int" else f"{len(p.choices)} choices")
     assert _core.setup_count() == setups
 
 
@@ -271,12 +387,20 @@ BOUNDS = [(n, p.name, v) for n, p in PARAMS for v in _bound_values(p)
           and not (n == "selftest" and p.name.endswith("delay_ms") and v)]
 
 
+#: Bounds whose run the kernel may still fail with the other parameter
+#: named (crypto_len of a cipher that takes whole blocks: only the kernel's
+#: crypto API knows the cipher's block).
+KERNEL_JUDGES = {("crypto-encrypt", "crypto_len"): "crypto_cipher",
+                 ("crypto-decrypt", "crypto_len"): "crypto_cipher"}
+
+
 @pytest.mark.parametrize("name, key, value", BOUNDS,
                          ids=[f"{n}-{k}={v}" for n, k, v in BOUNDS])
 def test_values_at_the_bounds_are_taken(name, key, value):
     """A value at its bound passes the range check.  The run may still be
     refused for a reason that names it (another parameter it conflicts
-    with: before setup) or for a feature this kernel lacks."""
+    with: before setup, or once loaded where the kernel judges the
+    combination) or for a feature this kernel lacks."""
     setups = _core.setup_count()
     kw = {key: value}
     if name == "selftest" and key == "fault_after_ms":
@@ -288,7 +412,10 @@ def test_values_at_the_bounds_are_taken(name, key, value):
     except benchbpf.UnsupportedError as e:
         pytest.skip(str(e))
     except benchbpf.BenchmarkError as e:
-        if "on purpose" not in str(e):
+        other = KERNEL_JUDGES.get((name, key))
+        if other is not None:
+            says(e, f"{key}={value}", f"{other}=")
+        elif "on purpose" not in str(e):
             raise
     except ValueError as e:
         assert _core.setup_count() == setups

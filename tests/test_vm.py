@@ -349,6 +349,57 @@ def test_guest_side_runs_jobs_on_this_host(tmp_path):
     assert progress[0] == "booted" and "running count-local" in progress
 
 
+def test_a_serving_guest_runs_jobs_one_at_a_time_on_this_host(tmp_path):
+    """The guest's serving half (benchbpf._guest.serve) run here: each job as
+    the host writes it, each answer whole, until told to quit."""
+    import threading
+    from benchbpf import _guest
+
+    def ask(n, job):
+        (tmp_path / f"ask-{n}.json.tmp").write_text(json.dumps(job))
+        os.rename(tmp_path / f"ask-{n}.json.tmp", tmp_path / f"ask-{n}.json")
+    ended = []
+    t = threading.Thread(target=lambda: ended.append(_guest.serve(str(tmp_path))))
+    t.start()
+    try:
+        ask(1, {"kind": "run", "name": "count-local", "options": dict(QUICK)})
+        deadline = time.monotonic() + 60
+        while not (tmp_path / "answer-1.json").exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        first = json.loads((tmp_path / "answer-1.json").read_text())
+        assert benchbpf.Result.from_dict(first["result"]).total_hits > 0
+        ask(2, {"kind": "run", "name": "count-local", "options": {"warmup": -1}})
+        while not (tmp_path / "answer-2.json").exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        second = json.loads((tmp_path / "answer-2.json").read_text())
+        assert second["error"]["type"] == "ValueError" and "warmup" in second["error"]["message"]
+    finally:
+        ask(3, {"kind": "quit"})
+        t.join(30)
+    assert ended == [0] and not t.is_alive()
+    assert not (tmp_path / "answer-3.json").exists()
+
+
+@needs_qemu
+def test_ab_of_two_kernels_alternates_between_two_booted_guests():
+    """benchbpf.ab with a kernel per side: both guests booted once, each on half
+    of the CPUs, runs alternating between them; emulated, and said so."""
+    r = benchbpf.ab("--kernel 6.1 count-local", "--kernel 6.12 count-local", max_rounds=4,
+                    budget=None, warmup=0.3, duration=0.5, interval=0.1, progress=False,
+                    log=_progress)
+    assert r.mode == "kernels" and len(r.rounds) == 4
+    for rnd in r.rounds:
+        assert rnd.a.metadata["kernel"].startswith("6.1.")
+        assert rnd.b.metadata["kernel"].startswith("6.12.")
+        assert rnd.a.emulated == rnd.b.emulated
+        assert rnd.first in ("a", "b") and rnd.a.total_hits > 0 and rnd.b.total_hits > 0
+    # One boot per guest for the whole comparison.
+    assert len({rnd.a.metadata["vm"]["boot_s"] for rnd in r.rounds}) == 1
+    if r.emulated:
+        assert "emulated guests: not a performance figure" in str(r)
+        assert "emulation" in r.to_markdown()
+
+
 @pytest.mark.parametrize("spec, names, want", [
     ("6.12", ["linux-image-6.12.113+deb12-amd64", "linux-image-6.12.117+deb12-amd64",
               "linux-image-6.12-rt-amd64", "linux-image-6.1.0-57-amd64"],

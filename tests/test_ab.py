@@ -1,0 +1,286 @@
+"""benchbpf.ab: sides measured in turns, the sequential rule, duets, the CLI.
+
+The rule's error rates are checked on seeded simulated series (no BPF);
+the comparisons themselves run real benchmarks, briefly, and assert only
+what holds on a busy machine: a change of 2x is found, identical sides are
+never called different beyond the threshold."""
+import json
+import math
+import os
+import signal
+import subprocess
+import sys
+import threading
+
+import pytest
+
+import benchbpf
+from benchbpf import ab as ab_module
+from conftest import rejected_before_loading
+
+#: Short comparisons: what the tests can afford, not what a user would run.
+QUICK = dict(warmup=0.1, duration=0.3, interval=0.05, progress=False)
+
+
+def _clopper_pearson_upper(k, n, confidence=0.95):
+    """Upper end of the exact binomial interval of k in n (bisection)."""
+    lo, hi = k / n, 1.0
+    target = (1 - confidence) / 2
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        tail = sum(math.comb(n, i) * mid ** i * (1 - mid) ** (n - i) for i in range(k + 1))
+        lo, hi = (mid, hi) if tail > target else (lo, mid)
+    return hi
+
+
+# ---------------------------------------------------------------- the rule
+
+@pytest.mark.parametrize("fast_sd", [0.05, 0.2])
+def test_the_sequential_rule_keeps_false_alarms_under_alpha_at_every_look(fast_sd):
+    # 300 comparisons of identical sides, looked at after every one of up to
+    # 100 rounds, on a host with slow phases and disturbed runs.
+    rates = ab_module.simulate(effect=0.0, n=300, rounds=100, seed=11, fast_sd=fast_sd)
+    alarms = rates.slower + rates.faster
+    assert alarms / rates.n <= 0.05
+    # Not a rule that never speaks: the rate is measured, and the exact
+    # interval of it reaches no further than a little over alpha.
+    assert _clopper_pearson_upper(alarms, rates.n) < 0.08
+
+
+def test_a_fixed_n_interval_looked_at_every_round_would_not():
+    # The reason for a sequence: Student's interval at every look, same series.
+    import random
+    rng = random.Random(5)
+    alarms = 0
+    for _ in range(300):
+        logs = ab_module._simulated_log_ratios(rng, 100, 0.0, 0.07, 0.10, 120.0, 3.0, 0.03)
+        for k in range(4, 101):
+            lo, hi = benchbpf.stats.mean_ci(logs[:k])
+            if hi < 0 or lo > 0:
+                alarms += 1
+                break
+    assert alarms / 300 > 0.15
+
+
+def test_the_rule_finds_larger_changes_more_often_and_sooner():
+    rates = [ab_module.simulate(effect=e, n=150, rounds=100, seed=3)
+             for e in (0.02, 0.05, 0.10, 0.25)]
+    powers = [r.power for r in rates]
+    assert powers == sorted(powers)
+    assert rates[-1].power == 1.0 and rates[-2].power >= 0.95
+    assert rates[-1].median_rounds < rates[-2].median_rounds < 100
+    assert all(r.faster == 0 for r in rates[2:])
+
+
+def test_verdicts_follow_the_interval():
+    v = ab_module._verdict
+    assert v(0.99, 1.01, 0.02) == ("same", False)
+    assert v(0.90, 0.95, 0.02) == ("slower", True)
+    assert v(0.97, 0.995, 0.02) == ("slower", False)
+    assert v(1.03, 1.10, 0.02) == ("faster", True)
+    assert v(0.95, 1.05, 0.02) == ("undecided", False)
+    decided = ab_module._decided
+    assert decided(3, 0.9, 0.85, 0.95, 0.02, 0.01) is None   # too few rounds
+    assert decided(10, 0.9, 0.85, 0.95, 0.02, 0.01) == "decided"
+    assert decided(10, 1.0, 0.995, 1.005, 0.02, 0.01) == "decided"
+    assert decided(10, 0.985, 0.976, 0.994, 0.02, 0.01) == "precision"
+    assert decided(10, 0.985, 0.95, 1.02, 0.02, 0.01) is None
+
+
+# ---------------------------------------------------------------- checks
+
+def test_bad_comparisons_are_refused_before_anything_loads():
+    with rejected_before_loading(ValueError, "b:", "unknown benchmark", "count-locl"):
+        benchbpf.ab("count-local", "count-locl", **QUICK)
+    with rejected_before_loading(ValueError, "rb-libbpf", "pb-libbpf", "different_benchmarks"):
+        benchbpf.ab("rb-libbpf", "pb-libbpf", **QUICK)
+    with rejected_before_loading(ValueError, "budget=2", "4 rounds"):
+        benchbpf.ab("count-local", "count-local", budget=2, **QUICK)
+    with rejected_before_loading(ValueError, "precision=0.9", "0.001..0.5"):
+        benchbpf.ab("count-local", "count-local", precision=0.9, **QUICK)
+    with rejected_before_loading(ValueError, "threshold=0", "0.001..0.5"):
+        benchbpf.ab("count-local", "count-local", threshold=0, **QUICK)
+    with rejected_before_loading(ValueError, "a:", "work_per_hit=-1"):
+        benchbpf.ab("count-local --work-per-hit -1", "count-local", **QUICK)
+    with rejected_before_loading(ValueError, "b:", "duration=", "inside a side"):
+        benchbpf.ab("count-local", ("count-local", {"duration": 3}), **QUICK)
+    with rejected_before_loading(ValueError, "b:", "-d", "both sides"):
+        benchbpf.ab("count-local", "count-local -d 3", **QUICK)
+    with rejected_before_loading(ValueError, "bpf-nop", "BPF-timed"):
+        benchbpf.ab("bpf-nop", "bpf-nop", **QUICK)
+    with rejected_before_loading(ValueError, "host", "guest"):
+        benchbpf.ab("--kernel host count-local", "--kernel 6.1 count-local", **QUICK)
+    with rejected_before_loading(TypeError, "a=", "side"):
+        benchbpf.ab(42, "count-local", **QUICK)
+
+
+def test_a_duet_is_refused_where_the_cpus_are_too_few_for_both_sides():
+    n = len(os.sched_getaffinity(0))
+    # More producers than half the CPUs: cannot fit, whatever the machine.
+    producers = n // 2 + 1
+    with rejected_before_loading(ValueError, "duet", f"{producers} threads",
+                                 "interleaved"):
+        benchbpf.ab(f"count-local -p {producers}", "count-local", mode="duet", **QUICK)
+    with rejected_before_loading(ValueError, "trig-rawtp", "every process", "duet"):
+        benchbpf.ab("trig-rawtp", "trig-rawtp", mode="duet", **QUICK)
+    with rejected_before_loading(ValueError, "prod_affinity", "places each side"):
+        benchbpf.ab("count-local --prod-affinity 0", "count-local", mode="duet", **QUICK)
+
+
+# ---------------------------------------------------------------- real runs
+
+def test_identical_sides_are_never_called_different_beyond_the_threshold():
+    r = benchbpf.ab("count-local", "count-local", budget=20, **QUICK)
+    assert len(r.rounds) >= ab_module.MIN_ROUNDS
+    assert not r.beyond_threshold, str(r)
+    assert r.low <= 1 <= r.high or r.verdict == "same", str(r)
+    # Every round ran both sides, loaded anew, in a recorded order.
+    assert all(rnd.first in ("a", "b") for rnd in r.rounds)
+    assert {rnd.first for rnd in r.rounds} <= {"a", "b"}
+    assert all(rnd.a.mean > 0 and rnd.b.mean > 0 for rnd in r.rounds)
+
+
+def test_twice_the_work_per_hit_is_called_slower_within_a_minute():
+    r = benchbpf.ab("count-local --work-per-hit 40", "count-local --work-per-hit 80",
+                    budget=60, **QUICK)
+    assert r.verdict == "slower" and r.beyond_threshold, str(r)
+    assert r.wall_s < 60
+    assert r.high < 0.9
+
+
+def test_a_comparison_reads_saves_and_reloads(tmp_path):
+    r = benchbpf.ab("count-local", "count-local --work-per-hit 40", max_rounds=4,
+                    budget=None, seed=7, **QUICK)
+    text = str(r)
+    assert "A = count-local" in text and "B = count-local --work-per-hit 40" in text
+    assert "B/A" in text and r.verdict in text and "rounds" in text
+    md = r.to_markdown()
+    assert md.count("\n| ") >= 4 and "| B/A |" in md and "seed 7" in md
+    path = tmp_path / "ab.json"
+    r.to_json(path)
+    again = benchbpf.ABResult.from_json(path)
+    assert again.ratio == r.ratio and again.verdict == r.verdict
+    assert [x.ratio for x in again.rounds] == [x.ratio for x in r.rounds]
+    assert json.loads(path.read_text())["format"] == "benchbpf-ab"
+    # The seed fixes the order of the sides.
+    assert [x.first for x in r.rounds] == [x.first for x in benchbpf.ab(
+        "count-local", "count-local --work-per-hit 40", max_rounds=4, budget=None,
+        seed=7, **QUICK).rounds]
+    assert 0 < r.measured_fraction <= 1
+
+
+def test_ctrl_c_keeps_the_finished_rounds(monkeypatch, tmp_path, capsys):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+
+    def interrupt_in_round_3(rnd, so_far):
+        if rnd.index == 1:
+            threading.Timer(0.2, os.kill, (os.getpid(), signal.SIGINT)).start()
+    import leakcheck
+    before = leakcheck.snapshot()
+    with pytest.raises(benchbpf.Interrupted) as info:
+        benchbpf.ab("count-local", "selftest", different_benchmarks=True, budget=None,
+                    max_rounds=10, on_round=interrupt_in_round_3, **QUICK)
+    partial = info.value.partial
+    assert isinstance(partial, benchbpf.ABResult)
+    assert len(partial.rounds) == 2 and partial.stopped_by == "interrupted"
+    assert benchbpf.ABResult.from_json(info.value.path).ratios == partial.ratios
+    assert "interrupted after 2 rounds" in capsys.readouterr().err
+    assert not leakcheck.snapshot().bpf_fds
+    assert leakcheck.snapshot().threads == before.threads
+
+
+# ---------------------------------------------------------------- the CLI
+
+def _cli(*args, timeout=120):
+    return subprocess.run([sys.executable, "-m", "benchbpf", "ab", *args],
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def test_the_command_runs_a_comparison_and_saves_it(tmp_path):
+    out = tmp_path / "ab.json"
+    p = _cli("-w", "0.1", "-d", "0.3", "--interval", "0.05", "--max-rounds", "4",
+             "--json", str(out), "--markdown", "count-local", "--",
+             "count-local", "--work-per-hit", "40")
+    assert p.returncode == 0, p.stderr
+    assert "interleaved A/B: A = count-local, B = count-local --work-per-hit 40" in p.stdout
+    assert "| B/A |" in p.stdout
+    assert p.stderr.count("round ") == 4
+    assert benchbpf.ABResult.from_json(out).b.options["work_per_hit"] == 40
+
+
+@pytest.mark.parametrize("args, words", [
+    (["count-local"], "no `--`"),
+    (["count-local", "--"], "side B is missing"),
+    (["count-local", "--", "nosuch"], "unknown benchmark"),
+    (["rb-libbpf", "--", "pb-libbpf"], "different_benchmarks"),
+    (["--budget", "1", "count-local", "--", "count-local"], "4 rounds"),
+    (["--precision", "90", "count-local", "--", "count-local"], "--precision"),
+])
+def test_the_command_refuses_bad_comparisons_with_status_2(args, words):
+    p = _cli(*args)
+    assert p.returncode == 2, (p.stdout, p.stderr)
+    assert words in p.stderr, p.stderr
+
+
+# ---------------------------------------------------------------- duets
+
+def _children():
+    with open(f"/proc/{os.getpid()}/task/{os.getpid()}/children") as f:
+        return f.read().split()
+
+
+def test_a_duet_runs_both_sides_at_once_on_swapped_cpus():
+    if len(os.sched_getaffinity(0)) < 2:
+        pytest.skip("a duet needs two CPUs")
+    before = _children()
+    r = benchbpf.ab("selftest", "selftest --bpf-work 1000", mode="duet", budget=60,
+                    warmup=0.2, duration=0.4, interval=0.1, progress=False)
+    assert r.mode == "duet" and r.verdict == "slower" and r.beyond_threshold, str(r)
+    for rnd in r.rounds:
+        assert rnd.first is None
+        assert set(rnd.a_cpus).isdisjoint(rnd.b_cpus)
+        # Each side's threads ran where the round put them.
+        assert list(rnd.a.metadata["producer_cpus"]) == list(rnd.a_cpus[:1])
+        assert list(rnd.b.metadata["producer_cpus"]) == list(rnd.b_cpus[:1])
+        # Each side counted its own calls only: its BPF hits match them.
+        for side in (rnd.a, rnd.b):
+            calls = sum(s.extra["calls"] for s in side.samples)
+            hits = sum(s.hits for s in side.samples)
+            assert abs(hits - calls) <= 0.01 * calls + 2, (hits, calls)
+            # The other side is a companion, not a concurrent run.
+            assert side.metadata["concurrent_runs"] in (0, None)
+    assert r.rounds[0].a_cpus == r.rounds[1].b_cpus   # swapped every round
+    # Both started at one time, and so measured the same window.
+    assert all(rnd.a.metadata["duet_start_ns"] == rnd.b.metadata["duet_start_ns"]
+               for rnd in r.rounds)
+    assert len({rnd.a.metadata["duet_start_ns"] for rnd in r.rounds}) == len(r.rounds)
+    assert _children() == before   # both workers ended
+
+
+def test_a_duet_side_that_fails_stops_the_comparison_and_its_partner():
+    if len(os.sched_getaffinity(0)) < 2:
+        pytest.skip("a duet needs two CPUs")
+    import leakcheck
+    before = _children()
+    with pytest.raises(benchbpf.BenchmarkError, match="side B.*setup-attach"):
+        benchbpf.ab("selftest", "selftest --fault setup-attach", mode="duet", budget=60,
+                    warmup=0.2, duration=0.4, interval=0.1, progress=False)
+    assert _children() == before
+    assert not leakcheck.snapshot().bpf_fds
+
+
+def test_ctrl_c_in_a_duet_stops_both_workers(monkeypatch, tmp_path):
+    if len(os.sched_getaffinity(0)) < 2:
+        pytest.skip("a duet needs two CPUs")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    before = _children()
+
+    def interrupt_in_round_2(rnd, so_far):
+        if rnd.index == 0:
+            threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT)).start()
+    with pytest.raises(benchbpf.Interrupted) as info:
+        benchbpf.ab("count-local", "count-local", mode="duet", budget=None, max_rounds=10,
+                    warmup=0.2, duration=0.6, interval=0.1, progress=False,
+                    on_round=interrupt_in_round_2)
+    assert len(info.value.partial.rounds) == 1
+    assert _children() == before

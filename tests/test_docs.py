@@ -1,0 +1,283 @@
+"""The manual (docs/) builds without a warning, and what it generates says
+what the code says.
+
+The manual is built once for the module (a subprocess running Sphinx, as CI
+would: `python3 -m sphinx -W --keep-going -b html docs OUT`); the other
+tests read the HTML it wrote:
+
+- the benchmark reference has a section for every benchmark `benchbpf -l`
+  lists, and no other, and each option `benchbpf NAME --help` prints appears
+  in its section with the same flag, default, range and choices;
+- every name in the __all__ of benchbpf and of each public module has an
+  entry on the API page (an anchor id="benchbpf.module.name", or a link from
+  its module's section to the entry that documents it) showing a docstring;
+- a broken {ref}, {doc} or page link, and a link to a measurement record
+  that does not exist, fail the build, while a link to one that does
+  resolves to its page.
+"""
+import contextlib
+import importlib
+import io
+import pkgutil
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from bs4 import BeautifulSoup
+
+import benchbpf
+from benchbpf import cli
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = ROOT / "docs"
+
+
+def _sphinx(source, out, *extra):
+    return subprocess.run(
+        [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html",
+         *extra, str(source), str(out)],
+        cwd=ROOT, capture_output=True, text=True, timeout=600)
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    """(the finished Sphinx process, the directory of the HTML it wrote)."""
+    out = tmp_path_factory.mktemp("manual")
+    return _sphinx(DOCS, out), out
+
+
+def _page(built, name):
+    proc, out = built
+    path = out / name
+    assert path.exists(), f"the build wrote no {name}:\n{proc.stderr}{proc.stdout}"
+    return BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
+
+
+def _text(element):
+    return " ".join(element.get_text(" ").split())
+
+
+def _section(page, anchor):
+    """The section whose anchor is `anchor` (Sphinx puts a section's extra
+    ids on the section or on an empty element just inside it, by version)."""
+    element = page.find(id=anchor)
+    if element is None or element.name == "section":
+        return element
+    return element.find_parent("section")
+
+
+def test_the_manual_builds_without_a_warning(built):
+    proc, _ = built
+    assert proc.returncode == 0 and not proc.stderr.strip(), (
+        f"sphinx exited {proc.returncode}; its output:\n{proc.stderr}{proc.stdout}")
+
+
+# ---------------------------------------------------------------- benchmarks
+
+def _listed_benchmarks():
+    """The names `benchbpf -l` lists (a line each: '-' or '!', the name, its help)."""
+    out = subprocess.run([sys.executable, "-m", "benchbpf", "-l"], cwd=ROOT,
+                         capture_output=True, text=True, timeout=120, check=True).stdout
+    return re.findall(r"^[-!] (\S+)", out, re.M)
+
+
+def _help(name):
+    """What `benchbpf NAME --help` prints (the command's main(), in process)."""
+    stdout = io.StringIO()
+    with contextlib.redirect_stdout(stdout):
+        assert cli.main([name, "--help"]) == 0
+    return stdout.getvalue()
+
+
+_HELP_OPTION = re.compile(r"^  (?P<flag>-\S+)(?: (?P<metavar>NUM|TEXT|NAME|\S*\|\S*))?"
+                          r"(?:\s+(?P<help>.*))?$")
+_HELP_DEFAULT = re.compile(r"\((?:default (?P<default>.*?)|(?P<required>required))"
+                           r"(?:, (?P<lo>-?\d+)\.\.(?P<hi>-?\d+)(?P<chars> characters)?)?\)$")
+
+
+def _help_options(text):
+    """[{flags, metavar, default, required, range, choices}] of the
+    "options of this benchmark" block of a benchmark's --help."""
+    lines = text.splitlines()
+    options = []
+    for line in lines[lines.index("options of this benchmark:") + 1:]:
+        if not line.strip() or line.strip() == "none besides the common options":
+            break
+        if line.startswith("  -") and " | " in line:     # a mode switch: a flag per choice
+            flags = line.split(" | ")
+            options.append({"flags": [f.strip() for f in flags], "metavar": "switch",
+                            "help": "", "choices": [f.strip()[2:] for f in flags]})
+        elif line.startswith("  -"):
+            m = _HELP_OPTION.match(line)
+            metavar = m.group("metavar") or ""
+            options.append({"flags": [m.group("flag")], "metavar": metavar,
+                            "help": m.group("help") or "",
+                            "choices": metavar.split("|") if "|" in metavar else []})
+        elif re.match(r" {6}\S", line):                  # a choice and its help
+            options[-1]["choices"].append(line.split()[0])
+        else:                                             # a mode switch's help
+            options[-1]["help"] = line.strip()
+    for option in options:
+        m = _HELP_DEFAULT.search(option["help"])
+        assert m, f"no (default ...) in {option['help']!r}"
+        option.update(m.groupdict())
+    return options
+
+
+def _expected_default(option):
+    """The default as the reference writes it (Python's spelling) for one
+    --help option: off -> False, --rx-pass -> "rx-pass", auto -> "auto"."""
+    if option["required"]:
+        return "required"
+    default = option["default"]
+    if option["metavar"] == "switch":
+        return f'default "{default[2:]}"'
+    if option["metavar"] == "NUM":
+        return f"default {default}"
+    if option["metavar"] == "":
+        return "default " + {"off": "False", "on": "True"}[default]
+    return f'default "{default}"'
+
+
+def test_the_benchmark_reference_lists_what_benchbpf_lists(built):
+    page = _page(built, "reference/benchmarks.html")
+    listed = _listed_benchmarks()
+    assert len(listed) == len(benchbpf.list_benchmarks())
+    # bench-NAME marks a benchmark's section, bench-NAME-KEYWORD its options
+    documented = [e["id"][len("bench-"):] for e in page.find_all(id=re.compile("^bench-"))
+                  if e.name != "dt"]
+    assert sorted(documented) == sorted(listed), (
+        f"not in the reference: {sorted(set(listed) - set(documented))}; "
+        f"not listed by benchbpf -l: {sorted(set(documented) - set(listed))}")
+
+
+def test_the_benchmark_reference_states_the_options_help_states(built):
+    page = _page(built, "reference/benchmarks.html")
+    problems = []
+    for name in benchbpf.list_benchmarks():
+        section = _section(page, f"bench-{name}")
+        assert section is not None, f"no section bench-{name}"
+        terms = section.find_all("dt")
+        help_options = _help_options(_help(name))
+        if len(terms) != len(help_options):
+            problems.append(f"{name}: {len(terms)} options in the reference, "
+                            f"{len(help_options)} in --help")
+        for option in help_options:
+            term = next((t for t in terms if all(f in _text(t).split()
+                                                 for f in option["flags"])), None)
+            if term is None:
+                problems.append(f"{name} {option['flags'][0]}: not in the reference")
+                continue
+            body = _text(term.find_next_sibling("dd"))
+            expected = [_expected_default(option), *option["choices"]]
+            if option["lo"] is not None:
+                expected.append(f"{option['lo']}..{option['hi']}{option['chars'] or ''}")
+            missing = [e for e in expected
+                       if not re.search(rf"(?<![\w-]){re.escape(e)}(?![\w-])", body)]
+            if missing:
+                problems.append(f"{name} {option['flags'][0]}: --help says {missing}, "
+                                f"the reference: {body!r}")
+    assert not problems, "\n".join(problems)
+
+
+# ---------------------------------------------------------------- API
+
+def _public_modules():
+    """benchbpf and each of its modules not named _private that has an __all__."""
+    modules = [benchbpf]
+    for info in pkgutil.iter_modules(benchbpf.__path__):
+        if not info.name.startswith("_"):
+            module = importlib.import_module(f"benchbpf.{info.name}")
+            if hasattr(module, "__all__"):
+                modules.append(module)
+    return modules
+
+
+def _shows_docstring(page, anchor):
+    """Whether the entry at `anchor` shows text of its own: a module's
+    section its docstring (before its members and its list of names
+    documented elsewhere), an object's <dd> a paragraph before its members."""
+    if anchor.startswith("module-"):
+        section = _section(page, "api-" + anchor[len("module-"):])
+        for child in section.find_all(recursive=False) if section else ():
+            if child.name == "dl" or "rubric" in child.get("class", ()):
+                return False
+            if child.name not in ("h1", "h2", "h3", "h4") and _text(child):
+                return True
+        return False
+    body = page.find(id=anchor).find_next_sibling("dd")
+    return body is not None and any(
+        child.name and child.name != "dl" and _text(child) for child in body.children)
+
+
+def _entry(page, module, name):
+    """The anchor of the entry documenting `name` of `module`, found as a
+    reader would: its own entry, or its module section's link to it."""
+    obj = getattr(module, name)
+    if isinstance(obj, type(benchbpf)):
+        return f"module-{obj.__name__}"
+    own = f"{module.__name__}.{name}"
+    if page.find(id=own) is not None:
+        return own
+    section = _section(page, f"api-{module.__name__}")
+    for link in section.find_all("a", href=True) if section else ():
+        item = link.find_parent("li")
+        if item is not None and re.match(rf"{re.escape(name)} ?:", _text(item)):
+            return link["href"].partition("#")[2]
+    return None
+
+
+def test_every_public_module_has_a_section_on_the_api_page(built):
+    page = _page(built, "reference/api.html")
+    missing = [m.__name__ for m in _public_modules()
+               if _section(page, f"api-{m.__name__}") is None]
+    assert not missing, (f"public modules not on the API page (add them to "
+                         f"docs/reference/api.md): {missing}")
+
+
+def test_every_public_name_is_documented_with_a_docstring(built):
+    page = _page(built, "reference/api.html")
+    absent, undocumented = [], []
+    for module in _public_modules():
+        for name in module.__all__:
+            label = f"{module.__name__}.{name}"
+            if not hasattr(module, name):
+                absent.append(f"{label} (in __all__, not in the module)")
+                continue
+            anchor = _entry(page, module, name)
+            if anchor is None or page.find(id=anchor) is None:
+                absent.append(label + (" (a constant: it needs a #: comment)"
+                                       if not callable(getattr(module, name)) else ""))
+            elif not _shows_docstring(page, anchor):
+                undocumented.append(label)
+    assert not (absent or undocumented), (
+        "no entry on the API page:\n  " + "\n  ".join(absent or ["none"])
+        + "\nan entry without a docstring:\n  " + "\n  ".join(undocumented or ["none"]))
+
+
+# ---------------------------------------------------------------- links
+
+def test_broken_links_fail_the_build_and_record_links_resolve(tmp_path):
+    """A page with a missing label, a missing page, a missing measurement
+    record and an existing one, built with the manual's configuration."""
+    source = tmp_path / "src"
+    source.mkdir()
+    (source / "results").symlink_to(ROOT / "results")
+    record = sorted((ROOT / "results").glob("*.md"))[0]
+    (source / "index.md").write_text(
+        "# Links\n\n"
+        "{ref}`no-such-label`, {doc}`no-such-page`, [a page](no-such-page.md),\n"
+        "[no record](../../results/no-such-record.md),\n"
+        f"[a record](results/{record.name}).\n\n"
+        "```{toctree}\n:glob:\n\n/results/*\n```\n")
+    proc = _sphinx(source, tmp_path / "out", "-c", str(DOCS))
+    warnings = proc.stderr
+    assert proc.returncode != 0
+    for expected in ("no-such-label", "no-such-page", "no-such-page.md",
+                     "no-such-record"):
+        assert expected in warnings, f"no warning names {expected}:\n{warnings}"
+    assert record.stem not in warnings, warnings
+    html = (tmp_path / "out" / "index.html").read_text(encoding="utf-8")
+    assert f'href="results/{record.stem}.html"' in html
