@@ -1,0 +1,270 @@
+#!/usr/bin/env python3
+"""How often `benchbpf ab` calls a difference that is not there, and how often
+it finds one that is, on this machine: results/ab-power-2cpu.md.
+
+    python3 scripts/ab_power.py --out results/ab-power-2cpu.jsonl [--budget 120]
+    python3 scripts/ab_power.py --summarize results/ab-power-2cpu.jsonl > table.md
+
+Every comparison is a real one, run as a user would run it, one after
+another; each writes a JSON line as it ends, so the file holds whatever has
+finished.  Comparisons of all the cells are shuffled together (a fixed
+seed), so that the machine's slow and fast hours fall on every cell alike:
+
+- truth: each known slowdown measured at length (60 rounds, never stopped
+  early), so that power is judged against the slowdown that really is;
+- false: identical sides (count-local, trig-rawtp, rb-libbpf interleaved;
+  count-local and selftest in a duet): every "slower" or "faster" is a false
+  alarm;
+- power: B slower by a known amount, in user space (count-local's
+  work_per_hit 40 against 40 + k) and on the BPF path (selftest's bpf_work
+  0 against k), each by ab interleaved, ab in a duet, and today's
+  `benchbpf compare` of two `--repeat` series of default runs (A's runs,
+  then B's), every method given the same wall time (--budget).
+
+The first pass holds the false-alarm comparisons and the 5 % cells; the
+rest follow, so that a shortened session still answers the goal."""
+import argparse
+import json
+import math
+import os
+import random
+import statistics
+import sys
+import time
+import warnings
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import benchbpf  # noqa: E402
+from benchbpf import ab as ab_module  # noqa: E402
+from benchbpf._cmdline import parse_side  # noqa: E402
+
+#: The slowdowns: nominal size -> (A, B) for each path.  Their true size is
+#: what the truth cells measure; the nominal one only names the cell.
+KNOBS = {
+    "user": {0.02: ("count-local --work-per-hit 40", "count-local --work-per-hit 41"),
+             0.05: ("count-local --work-per-hit 40", "count-local --work-per-hit 42"),
+             0.10: ("count-local --work-per-hit 40", "count-local --work-per-hit 44"),
+             0.25: ("count-local --work-per-hit 40", "count-local --work-per-hit 50")},
+    "bpf": {0.02: ("selftest", "selftest --bpf-work 10"),
+            0.05: ("selftest", "selftest --bpf-work 25"),
+            0.10: ("selftest", "selftest --bpf-work 50"),
+            0.25: ("selftest", "selftest --bpf-work 150")},
+}
+IDENTICAL = {"interleaved": ("count-local", "trig-rawtp", "rb-libbpf"),
+             "duet": ("count-local", "selftest")}
+TRUTH_ROUNDS = 60
+
+
+def _tasks(n_false, n_false_duet, n_power, n_compare):
+    first, rest = [], []
+    for mode, names in IDENTICAL.items():
+        for name in names:
+            n = n_false_duet if mode == "duet" else n_false
+            first += [dict(kind="false", method=mode, a=name, b=name)] * n
+    for path, levels in KNOBS.items():
+        for effect, (a, b) in levels.items():
+            rest.append(dict(kind="truth", method="interleaved", path=path, effect=effect,
+                             a=a, b=b))
+            for method in ("interleaved", "duet"):
+                cell = dict(kind="power", method=method, path=path, effect=effect, a=a, b=b)
+                (first if effect == 0.05 else rest).extend([cell] * n_power)
+            if effect in (0.05, 0.10):
+                cell = dict(kind="power", method="compare", path=path, effect=effect, a=a, b=b)
+                (first if effect == 0.05 else rest).extend([cell] * n_compare)
+    rng = random.Random(2026)
+    rng.shuffle(first)
+    rng.shuffle(rest)
+    # The truth cells first among the rest: the power cells are judged by them.
+    rest.sort(key=lambda t: t["kind"] != "truth")
+    return first + rest
+
+
+def _loadavg():
+    with open("/proc/loadavg") as f:
+        return float(f.read().split()[0])
+
+
+def _ab(task, budget):
+    if task["kind"] == "truth":
+        r = benchbpf.ab(task["a"], task["b"], budget=None, max_rounds=TRUTH_ROUNDS,
+                        threshold=ab_module.MIN_THRESHOLD, precision=ab_module.MIN_PRECISION,
+                        progress=False)
+    else:
+        r = benchbpf.ab(task["a"], task["b"], mode=task["method"], budget=budget,
+                        progress=False, different_benchmarks=False)
+    logs = [math.log(x) for x in r.ratios]
+    return dict(verdict=r.verdict, beyond=r.beyond_threshold, ratio=r.ratio, low=r.low,
+                high=r.high, rounds=len(r.rounds), wall_s=r.wall_s, measured_s=r.measured_s,
+                stopped_by=r.stopped_by, seed=r.seed, round_log_ratios=logs,
+                round_starts_s=[x.started_s for x in r.rounds])
+
+
+def _repeat(side, seconds):
+    """Default-length runs of one side, back to back, until `seconds` are used."""
+    name, options, _ = parse_side(side.split())
+    runs, began = [], time.monotonic()
+    while not runs or time.monotonic() - began + (time.monotonic() - began) / len(runs) \
+            <= seconds:
+        runs.append(benchbpf.run(name, **options))
+    return runs
+
+
+def _compare(task, budget):
+    began = time.monotonic()
+    base = _repeat(task["a"], budget / 2)
+    new = _repeat(task["b"], budget - (time.monotonic() - began))
+    c = benchbpf.compare(base, new, different_params=True)
+    verdict = "undecided"
+    if c.significant:
+        verdict = "slower" if c.figure_change_pct < 0 else "faster"
+    return dict(verdict=verdict, change_pct=c.change_pct, p_value=c.p_value(),
+                runs=(len(base), len(new)), wall_s=time.monotonic() - began,
+                measured_s=sum(r.duration_s for r in base + new))
+
+
+def run(args):
+    tasks = _tasks(args.n_false, args.n_false_duet, args.n_power, args.n_compare)
+    done = 0
+    if os.path.exists(args.out):
+        with open(args.out) as f:
+            done = sum(1 for line in f if line.strip())
+    print(f"{len(tasks)} comparisons planned, {done} already in {args.out}", file=sys.stderr)
+    warnings.simplefilter("ignore")
+    until = time.time() + args.hours * 3600 if args.hours else math.inf
+    for i, task in enumerate(tasks[done:], start=done):
+        if time.time() > until:
+            print("stopping: --hours reached", file=sys.stderr)
+            break
+        load = _loadavg()
+        started = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        try:
+            got = _compare(task, args.budget) if task["method"] == "compare" \
+                else _ab(task, args.budget)
+        except benchbpf.BenchmarkError as e:
+            got = dict(error=str(e))
+        line = dict(task, index=i, started=started, load=load, budget_s=args.budget, **got)
+        with open(args.out, "a") as f:
+            f.write(json.dumps(line) + "\n")
+        print(f"{i + 1}/{len(tasks)} {task['kind']} {task['method']} {task.get('path', '')} "
+              f"{task.get('effect', '')} {task['b']!r}: {got.get('verdict', got.get('error'))} "
+              f"in {got.get('wall_s', 0):.0f} s", file=sys.stderr, flush=True)
+
+
+# ---------------------------------------------------------------- summary
+
+def _cp(k, n, confidence=0.95):
+    """Clopper-Pearson interval of k in n, by bisection on the binomial tails."""
+    def tail_ge(p):
+        return sum(math.comb(n, i) * p ** i * (1 - p) ** (n - i) for i in range(k, n + 1))
+
+    def tail_le(p):
+        return sum(math.comb(n, i) * p ** i * (1 - p) ** (n - i) for i in range(0, k + 1))
+    a = (1 - confidence) / 2
+
+    def solve(f, target, increasing):
+        lo, hi = 0.0, 1.0
+        for _ in range(60):
+            mid = (lo + hi) / 2
+            if (f(mid) < target) == increasing:
+                lo = mid
+            else:
+                hi = mid
+        return (lo + hi) / 2
+    low = 0.0 if k == 0 else solve(tail_ge, a, True)
+    high = 1.0 if k == n else solve(tail_le, a, False)
+    return low, high
+
+
+def _pct(k, n):
+    lo, hi = _cp(k, n)
+    return f"{k}/{n} ({100 * k / n:.1f} %, {100 * lo:.1f}..{100 * hi:.1f} %)"
+
+
+def summarize(path):
+    rows = [json.loads(line) for line in open(path) if line.strip()]
+    ok = [r for r in rows if "error" not in r]
+    out = [f"{len(rows)} comparisons ({len(rows) - len(ok)} failed runs), "
+           f"{rows[0]['started']} .. {rows[-1]['started']} UTC, load average "
+           f"{min(r['load'] for r in rows):.1f}-{max(r['load'] for r in rows):.1f}", ""]
+    out += ["### False alarms: identical sides", "",
+            "| method | benchmark | slower or faster | beyond the threshold | same | "
+            "undecided | median time | sd of a round's log ratio |",
+            "|---|---|---|---|---|---|---|---|"]
+    pooled = {}
+    for method, names in IDENTICAL.items():
+        for name in names:
+            cell = [r for r in ok if r["kind"] == "false" and r["method"] == method
+                    and r["a"] == name]
+            if not cell:
+                continue
+            alarms = sum(r["verdict"] in ("slower", "faster") for r in cell)
+            beyond = sum(bool(r["beyond"]) for r in cell)
+            same = sum(r["verdict"] == "same" for r in cell)
+            und = sum(r["verdict"] == "undecided" for r in cell)
+            sds = [statistics.stdev(r["round_log_ratios"]) for r in cell
+                   if len(r["round_log_ratios"]) > 2]
+            pooled.setdefault(method, []).extend(cell)
+            out.append(f"| {method} | {name} | {_pct(alarms, len(cell))} | {beyond} | {same} | "
+                       f"{und} | {statistics.median(r['wall_s'] for r in cell):.0f} s | "
+                       f"{100 * statistics.median(sds):.1f} % |")
+    for method, cell in pooled.items():
+        alarms = sum(r["verdict"] in ("slower", "faster") for r in cell)
+        out.append(f"| {method} | all | {_pct(alarms, len(cell))} | "
+                   f"{sum(bool(r['beyond']) for r in cell)} | "
+                   f"{sum(r['verdict'] == 'same' for r in cell)} | "
+                   f"{sum(r['verdict'] == 'undecided' for r in cell)} | | |")
+    truth = {(r["path"], r["effect"]): r for r in ok if r["kind"] == "truth"}
+    out += ["", "### Power: B slower by a known amount", "",
+            "| path | nominal | measured slowdown (60 rounds) | method | called slower | "
+            "faster | median time to verdict | median rounds | measured share of wall |",
+            "|---|---|---|---|---|---|---|---|---|"]
+    for path, levels in KNOBS.items():
+        for effect in levels:
+            t = truth.get((path, effect))
+            true = (f"{100 * (1 - t['ratio']):.1f} % ({100 * (1 - t['high']):.1f}.."
+                    f"{100 * (1 - t['low']):.1f})" if t else "-")
+            for method in ("interleaved", "duet", "compare"):
+                cell = [r for r in ok if r["kind"] == "power" and r["method"] == method
+                        and r["path"] == path and r["effect"] == effect]
+                if not cell:
+                    continue
+                slower = sum(r["verdict"] == "slower" for r in cell)
+                faster = sum(r["verdict"] == "faster" for r in cell)
+                decided = [r["wall_s"] for r in cell if r["verdict"] == "slower"]
+                rounds = [r["rounds"] for r in cell if "rounds" in r] or [
+                    sum(r["runs"]) for r in cell]
+                share = statistics.median(r["measured_s"] / r["wall_s"] for r in cell)
+                out.append(f"| {path} | {100 * effect:g} % | {true} | {method} | "
+                           f"{_pct(slower, len(cell))} | {faster} | "
+                           f"{statistics.median(decided):.0f} s | " if decided else
+                           f"| {path} | {100 * effect:g} % | {true} | {method} | "
+                           f"{_pct(slower, len(cell))} | {faster} | - | ")
+                out[-1] += f"{statistics.median(rounds):g} | {100 * share:.0f} % |"
+    return "\n".join(out)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", help="JSON lines to append to (resumes where it stopped)")
+    ap.add_argument("--summarize", metavar="FILE", help="print the tables of a finished file")
+    ap.add_argument("--budget", type=float, default=120.0,
+                    help="wall time each comparison may take, s (default 120)")
+    ap.add_argument("--n-false", type=int, default=20, help="comparisons per identical pair")
+    ap.add_argument("--n-false-duet", type=int, default=10,
+                    help="comparisons per identical pair in a duet")
+    ap.add_argument("--n-power", type=int, default=10, help="comparisons per power cell")
+    ap.add_argument("--n-compare", type=int, default=10,
+                    help="comparisons per cell of `benchbpf compare`")
+    ap.add_argument("--hours", type=float, default=None, help="stop starting after this long")
+    args = ap.parse_args()
+    if args.summarize:
+        print(summarize(args.summarize))
+        return 0
+    if not args.out:
+        ap.error("--out FILE or --summarize FILE")
+    run(args)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
