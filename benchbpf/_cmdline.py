@@ -209,6 +209,9 @@ def build_parser(flags=None, add_help=True):
                     help="run the benchmark N times, one after another (default 1); "
                          "--json then saves the N runs as a result set, for "
                          "`benchbpf compare`")
+    ap.add_argument("--budget", type=_positive_number, default=None, metavar="SEC",
+                    help="wall time after which no more runs start, with --precision or "
+                         "--repeat: a precision run stops \"by budget\", --repeat runs fewer")
     ap.add_argument("--kernel", action="append", metavar="K",
                     help="run in a VM booting kernel K instead (repeat for several): a "
                          "vmlinuz path with its modules beside it, a Debian kernel version "

@@ -25,6 +25,13 @@ DURATION_S = 60.0
 #: RUN_MIN_SAMPLES samples) ...
 RUN_S = 0.5
 RUN_MIN_SAMPLES = 3
+#: One load measures this many runs in a row, where a fresh load is not
+#: what tells runs apart: the host's phases do, and runs within one group of
+#: stats.RUN_GROUP_S count as one anyway.  Families whose figure moves with
+#: each load's placement (a ring buffer's states) load anew for every run.
+#: Measured: results/load-once-2cpu.md.
+WINDOWS_PER_LOAD = 4
+FRESH_LOAD_FAMILIES = frozenset({"ringbuf"})
 #: ... and a precision stop needs at least this many runs, or MIN_RUNS_APART
 #: when they disagree beyond their own spread.
 MIN_RUNS = 5
@@ -77,6 +84,11 @@ def check_warmup_text(warmup):
 def run_samples(interval_s):
     """Samples one run of a precision run measures."""
     return max(RUN_MIN_SAMPLES, math.ceil(RUN_S / interval_s - 1e-9))
+
+
+def windows_per_load(family):
+    """Runs one load of a precision run measures, for a benchmark of family."""
+    return 1 if family in FRESH_LOAD_FAMILIES else WINDOWS_PER_LOAD
 
 
 def stop_reason(runs, starts_s, measured_s, run_s, duration_s, precision, step_mps=0.0):

@@ -453,7 +453,7 @@ def check(name, **options):
 
 def run(name, *, warmup=None, duration=None, interval=None, producers=1, consumers=None,
         affinity=False, prod_affinity=None, cons_affinity=None, verbose=False,
-        prog_stats=False, precision=None, callback=None, **params):
+        prog_stats=False, precision=None, budget=None, callback=None, **params):
     """Run benchmark `name` and return its Result.
 
     Common options (seconds may be fractional; CPU sets are lists of ints or
@@ -464,16 +464,19 @@ def run(name, *, warmup=None, duration=None, interval=None, producers=1, consume
     (rb_sampled, trig_batch_iters...).
 
     precision=0.01 runs the benchmark again and again, 0.5 s measured each
-    time and loaded anew each time, until the 95 % interval of the mean hit
+    time, up to four such runs in a row per load (one per load for the ring
+    buffers, whose figure moves with each load), until the 95 % interval of the mean hit
     rate over those runs (Result.mean_ci_mps) is within 1 % of it; at
     least 5 runs, and at most `duration` seconds measured in all (default
-    60 s with precision, else 5 s).  Result.stopped_by says which ended it
-    ("precision" or "duration"), Result.runs() gives the runs.
+    60 s with precision, else 5 s), or budget seconds of wall time (none by
+    default; only with precision).  Result.stopped_by says which ended it
+    ("precision", "duration" or "budget"), Result.runs() gives the runs.
     warmup="auto" (the default with precision, else 1 s) ends each warm-up
-    when the benchmark is steady (two 0.25 s windows agree), after 0.5 s
-    at the least and 5 s at the most.
-    Both sample every 0.1 s unless `interval` is given.  README
-    "Precision" says why the unit is the run and how well it covers.
+    when the benchmark is steady (two windows of 0.15 s and at least three
+    samples agree), after 0.3 s and six samples at the least and 5 s at
+    the most.  Both sample every 0.1 s unless `interval` is given.  The
+    manual's statistics page says why the unit is the run and how well it
+    covers.
 
     callback(sample, index, warmup) is called as each sample arrives.
 
@@ -490,24 +493,45 @@ def run(name, *, warmup=None, duration=None, interval=None, producers=1, consume
     clock twice per program run.  Measured on a shared 2-CPU KVM guest with
     `python3 scripts/prog_stats_cost.py --runs 9 -d 3
     trig-rawtp:trig_batch_iters=1000 rename-rawtp` (alternating runs,
-    medians; README "Program cost"): trig-rawtp ran at 0.37-0.43 of its rate
+    medians; the manual, "Program cost"): trig-rawtp ran at 0.37-0.43 of its rate
     with them, rename-rawtp at 0.87-0.90, i.e. 75-160 ns added per program
     run against ~30 ns for the programs themselves (series spread 40-170 %
     under a load average of 8-35: the ratios are the figure to keep).
     ValueError on benchmarks that load no BPF program.
     """
+    budget = check_budget(budget)
     plan = _plan(name, dict(warmup=warmup, duration=duration, interval=interval,
                             producers=producers, consumers=consumers, affinity=affinity,
                             prod_affinity=prod_affinity, cons_affinity=cons_affinity,
                             verbose=verbose, prog_stats=prog_stats, precision=precision),
                  params, callback)
     if plan.precision is None:
+        if budget is not None:
+            raise ValueError(f"budget={budget!r}: a time budget bounds repeated runs; give "
+                             "precision= too, or leave budget out")
         return _run_once(plan.info, plan.env, plan.core_params, plan.params, callback,
                          plan.auto_warmup, calls_below_run=1)
     series = _PreciseSeries(plan)
+    began = time.monotonic()
     while series.stopped_by is None:
         series.step(calls_below_run=1)
+        spent = time.monotonic() - began
+        # Another load would take about as long as the average one so far.
+        if series.stopped_by is None and budget is not None and \
+                spent + spent / len(series.loads) > budget:
+            series.stop("budget")
     return _with_history(series.result())
+
+
+def check_budget(budget):
+    """None, or budget as float seconds of wall time; raises naming its range."""
+    if budget is None:
+        return None
+    if isinstance(budget, bool) or not isinstance(budget, numbers.Real) \
+            or not 0 < budget <= MAX_SECONDS:
+        raise ValueError(f"budget={budget!r} out of range: seconds of wall time, "
+                         f"more than 0 and at most {MAX_SECONDS}, or None")
+    return float(budget)
 
 
 def _with_history(result):
@@ -567,41 +591,57 @@ def _plan(name, opts, params, callback):
 
 
 class _PreciseSeries:
-    """A precision run taken one short run at a time: each step() loads the
-    benchmark anew for run_samples() samples, until their mean is known
-    within the precision or the next run would measure past the duration
-    (stopped_by says which; stop() ends it for another reason).  result():
-    one Result of all their samples, whose metadata says where each run's
-    samples are."""
+    """A precision run taken a few short runs at a time: each step() loads the
+    benchmark anew and measures up to _precision.windows_per_load() runs of
+    run_samples() samples in a row (one run per load where a fresh load is
+    what tells runs apart), until their mean is known within the precision
+    or the next run would measure past the duration (stopped_by says which;
+    stop() ends it for another reason).  result(): one Result of all their
+    samples, whose metadata says where each run's samples are."""
 
     def __init__(self, plan):
         self.plan = plan
         interval_s = plan.env["interval_ns"] / 1e9
-        self._run_env = dict(plan.env, duration_samples=_precision.run_samples(interval_s))
-        self._run_s = self._run_env["duration_samples"] * interval_s
-        self.runs, self._means, self._starts = [], [], []
+        self._run_samples = _precision.run_samples(interval_s)
+        self._run_s = self._run_samples * interval_s
+        self._windows = _precision.windows_per_load(plan.info.family)
+        self.runs, self._means, self._starts, self.loads = [], [], [], []
         self._step_mps = 0.0
         self._measured_s, self._delivered, self._began = 0.0, 0, None
         self.stopped_by = None
 
     def step(self, calls_below_run):
+        """One load: its runs join the series, then the stop is decided."""
         plan, offset = self.plan, self._delivered
         if self._began is None:
             self._began = time.monotonic()
-        self._starts.append(time.monotonic() - self._began)
+        load_start = time.monotonic() - self._began
+        # The last load measures only what the duration has left.
+        left = int((plan.duration_s - self._measured_s) / self._run_s + 1e-9)
+        windows = max(1, min(self._windows, left))
+        env = dict(plan.env, duration_samples=self._run_samples * windows)
 
         def shifted(sample, index, warmup):
             plan.callback(sample, offset + index, warmup)
-        r = _run_once(plan.info, self._run_env, plan.core_params, plan.params,
+        r = _run_once(plan.info, env, plan.core_params, plan.params,
                       shifted if plan.callback else None, plan.auto_warmup,
                       calls_below_run=calls_below_run + 1)
         self._delivered += len(r.warmup_samples) + len(r.samples)
-        self.runs.append(r)
-        self._means.append(r.mean_se())
-        # Nominal lengths: real ones run a little over, and would end a
-        # duration of five runs after four.
-        self._measured_s += self._run_s
-        # Once per run, not per look: interleaving sorts on the interval.
+        self.loads.append(windows)
+        start_ns = sum(x.interval_ns for x in r.warmup_samples)
+        for k in range(windows):
+            chunk = r.samples[k * self._run_samples:(k + 1) * self._run_samples]
+            run = dataclasses.replace(r, samples=chunk,
+                                      warmup_samples=r.warmup_samples if k == 0 else (),
+                                      series=r.series if k == 0 else {})
+            self.runs.append(run)
+            self._means.append(run.mean_se())
+            self._starts.append(load_start + start_ns / 1e9)
+            start_ns += sum(x.interval_ns for x in chunk)
+            # Nominal lengths: real ones run a little over, and would end a
+            # duration of five runs after four.
+            self._measured_s += self._run_s
+        # Once per load, not per look: interleaving sorts on the interval.
         self._step_mps = hit_step_mps(self.runs)
         self.stopped_by = _precision.stop_reason(
             self._means, self._starts, self._measured_s, self._run_s, self.plan.duration_s,
@@ -627,6 +667,8 @@ class _PreciseSeries:
             "precision_warmups": tuple(len(r.warmup_samples) for r in runs),
             # When each run began, s from the first: the interval groups them.
             "precision_run_starts_s": tuple(round(t, 3) for t in self._starts),
+            # How many runs each load measured, in order.
+            "precision_loads": tuple(self.loads),
             "concurrent_runs": max((r.metadata.get("concurrent_runs") or 0 for r in runs),
                                    default=0),
         }
@@ -650,11 +692,7 @@ def run_interleaved(calls, budget_s=None):
     next goes to the ones not yet stopped, the widest interval first.
     budget_s: no run starts after this many seconds of wall time; the
     unfinished then stop "by budget" with the runs they have."""
-    if budget_s is not None and (isinstance(budget_s, bool)
-                                 or not isinstance(budget_s, numbers.Real)
-                                 or not 0 < budget_s <= MAX_SECONDS):
-        raise ValueError(f"budget={budget_s!r} out of range: seconds of wall time, "
-                         f"more than 0 and at most {MAX_SECONDS}, or None")
+    budget_s = check_budget(budget_s)
     series, labels = [], []
     for label, name, options in calls:
         opts, callback, params = _split_options(options)

@@ -49,6 +49,7 @@ from types import MappingProxyType
 
 from . import _precision, _progress, _runner, stats
 from ._version import __version__
+from .analysis import run_speed
 from .fingerprint import fingerprint
 from .result import JsonFile, Result, _Picklable, _thawed
 
@@ -68,8 +69,9 @@ PRECISION, THRESHOLD, ALPHA, BUDGET_S = 0.01, 0.02, 0.05, 300.0
 MIN_PRECISION, MAX_PRECISION = 0.001, 0.5
 MIN_THRESHOLD, MAX_THRESHOLD = 0.001, 0.5
 #: No verdict before this many rounds: the interval stands on the rounds'
-#: spread, which a handful of rounds do not show.
-MIN_ROUNDS = 4
+#: spread, which a handful of rounds do not show (real rounds that happened
+#: to agree called identical sides different after 4; results/ab-power-2cpu.md).
+MIN_ROUNDS = 8
 #: One run of a side: warm-up ("auto": until steady, run()'s), measured
 #: time, s, sampled every INTERVAL_S (fine enough for the auto warm-up to
 #: end after 0.35 s where the benchmark is steady from the start).
@@ -186,16 +188,19 @@ class Round(_Picklable):
     started_s: float = 0.0
     a_cpus: object = None
     b_cpus: object = None
+    per_cpu: object = None
 
     @property
     def a_mps(self):
-        """Side A's figure this round: its mean hit rate, M/s."""
-        return self.a.mean
+        """Side A's figure this round, M/s: its speed as compare() and the gate
+        judge a run (analysis.run_speed: the fastest half of its rates per
+        CPU-second of the producers, or per second with per_cpu=False)."""
+        return run_speed(self.a, per_cpu=self.per_cpu)
 
     @property
     def b_mps(self):
-        """Side B's figure this round: its mean hit rate, M/s."""
-        return self.b.mean
+        """Side B's figure this round, M/s (as a_mps)."""
+        return run_speed(self.b, per_cpu=self.per_cpu)
 
     @property
     def ratio(self):
@@ -207,7 +212,7 @@ class Round(_Picklable):
         return {"index": self.index, "first": self.first, "started_s": self.started_s,
                 "a_cpus": list(self.a_cpus) if self.a_cpus is not None else None,
                 "b_cpus": list(self.b_cpus) if self.b_cpus is not None else None,
-                "a": self.a.as_dict(), "b": self.b.as_dict()}
+                "per_cpu": self.per_cpu, "a": self.a.as_dict(), "b": self.b.as_dict()}
 
     @classmethod
     def from_dict(cls, d):
@@ -215,7 +220,8 @@ class Round(_Picklable):
         return cls(d["index"], Result.from_dict(d["a"]), Result.from_dict(d["b"]),
                    d.get("first"), d.get("started_s", 0.0),
                    tuple(d["a_cpus"]) if d.get("a_cpus") is not None else None,
-                   tuple(d["b_cpus"]) if d.get("b_cpus") is not None else None)
+                   tuple(d["b_cpus"]) if d.get("b_cpus") is not None else None,
+                   d.get("per_cpu"))
 
 
 def _interval(log_ratios, alpha, planned_rounds):
@@ -623,8 +629,8 @@ def _metadata(mode, warmup, duration, interval):
 
 def ab(a, b, *, mode="interleaved", precision=PRECISION, threshold=THRESHOLD, alpha=ALPHA,
        budget=BUDGET_S, max_rounds=None, warmup=WARMUP, duration=DURATION_S,
-       interval=INTERVAL_S, seed=None, different_benchmarks=False, progress=None,
-       on_round=None, log=None):
+       interval=INTERVAL_S, seed=None, different_benchmarks=False, per_cpu=None,
+       progress=None, on_round=None, log=None):
     """Compare side B with side A, in rounds taken in turns: an ABResult.
 
     a, b: the sides, each a command line as the CLI takes it
@@ -647,7 +653,11 @@ def ab(a, b, *, mode="interleaved", precision=PRECISION, threshold=THRESHOLD, al
     (default "auto": until steady, as run()'s, in a duet a fixed 0.3 s;
     1.0; 0.05).  seed: the order of the sides within rounds (default: a
     random seed, recorded).  different_benchmarks: allow sides of two
-    benchmarks (rb-libbpf against pb-libbpf).  progress: as sweep()'s.
+    benchmarks (rb-libbpf against pb-libbpf).  per_cpu: each run's figure
+    is its speed as compare() judges it (analysis.run_speed), per
+    CPU-second of the producers where the samples carry it (None, the
+    default), which time the producers lost to other processes does not
+    move; False: per second.  progress: as sweep()'s.
     on_round(round, result_so_far): called after each round.  log: called
     with a line at each step of booting guests (mode "kernels"), or None.
 
@@ -660,6 +670,8 @@ def ab(a, b, *, mode="interleaved", precision=PRECISION, threshold=THRESHOLD, al
     if (a.kernel is not None or b.kernel is not None) and mode == "interleaved":
         mode = "kernels"
     _check_sides(a, b, different_benchmarks, mode, warmup, duration, interval)
+    if per_cpu not in (None, True, False):
+        raise TypeError(f"per_cpu={per_cpu!r}: must be None, True or False")
     for key, fn in (("on_round", on_round), ("log", log)):
         if fn is not None and not callable(fn):
             raise TypeError(f"{key}={fn!r}: must be callable or None")
@@ -690,7 +702,8 @@ def ab(a, b, *, mode="interleaved", precision=PRECISION, threshold=THRESHOLD, al
                 with _progress.step(f"round {len(rounds) + 1}"):
                     started_s = round(time.monotonic() - began, 3)
                     ra, rb, first, a_cpus, b_cpus = runner.round(len(rounds))
-                    rounds.append(Round(len(rounds), ra, rb, first, started_s, a_cpus, b_cpus))
+                    rounds.append(Round(len(rounds), ra, rb, first, started_s, a_cpus, b_cpus,
+                                        per_cpu))
                 _check_figures(rounds[-1])
                 so_far = result(None)
                 stopped_by = _decided(len(rounds), so_far.ratio, so_far.low, so_far.high,
@@ -711,8 +724,8 @@ def ab(a, b, *, mode="interleaved", precision=PRECISION, threshold=THRESHOLD, al
 
 
 def _check_figures(rnd):
-    for key, r in (("a", rnd.a), ("b", rnd.b)):
-        if not r.samples or not r.mean > 0:
+    for key, r, figure in (("a", rnd.a, rnd.a_mps), ("b", rnd.b, rnd.b_mps)):
+        if not r.samples or not figure > 0:
             from ._core import BenchmarkError
             raise BenchmarkError(f"side {key.upper()} ({r.name}) measured no hits in round "
                                  f"{rnd.index + 1}: there is no figure to compare")
@@ -759,17 +772,22 @@ class SimulatedRates:
 
 
 def _simulated_log_ratios(rng, rounds, effect, fast_sd, slow_sd, phase_s, round_s,
-                          outlier_p):
+                          outlier_p, side_sd, side_phi, tails_df):
     """Log ratios B/A of simulated rounds on a host with slow phases (levels
     of sd slow_sd that change after exponential times of mean phase_s), a
-    drifting component of seconds (AR(1)), fast noise per run (fast_sd) and
-    now and then a disturbed run (10-40 % slow, with probability
-    outlier_p).  Sides run in a random order, round_s apart per round."""
+    drifting component of seconds (AR(1)), fast noise per run with heavy
+    tails (Student's t with tails_df degrees of freedom, scaled to sd
+    fast_sd), now and then a disturbed run (10-40 % slow, with probability
+    outlier_p), and a bias for one side that lasts a few rounds (AR(1) of
+    coefficient side_phi and sd side_sd: a side left on a busier CPU for a
+    while).  Sides run in a random order, round_s apart per round."""
     level, change_at = rng.gauss(0, slow_sd), rng.expovariate(1 / phase_s)
-    drift, t, out = 0.0, 0.0, []
+    drift, bias, t, out = 0.0, 0.0, 0.0, []
+    tail_scale = math.sqrt((tails_df - 2) / tails_df)
     for _ in range(rounds):
         order = ["a", "b"]
         rng.shuffle(order)
+        bias = side_phi * bias + rng.gauss(0, side_sd * math.sqrt(1 - side_phi ** 2))
         x = {}
         for side in order:
             t += round_s / 2
@@ -777,29 +795,32 @@ def _simulated_log_ratios(rng, rounds, effect, fast_sd, slow_sd, phase_s, round_
                 level = rng.gauss(0, slow_sd)
                 change_at += rng.expovariate(1 / phase_s)
             drift = 0.7 * drift + rng.gauss(0, 0.03)
-            v = level + drift + rng.gauss(0, fast_sd)
+            chi2 = sum(rng.gauss(0, 1) ** 2 for _ in range(tails_df))
+            v = level + drift + fast_sd * tail_scale * rng.gauss(0, 1) / math.sqrt(chi2 / tails_df)
             if rng.random() < outlier_p:
                 v -= rng.uniform(0.1, 0.4)
-            x[side] = v + (math.log(1 - effect) if side == "b" else 0.0)
+            x[side] = v + (math.log(1 - effect) + bias if side == "b" else 0.0)
         out.append(x["b"] - x["a"])
     return out
 
 
-def simulate(effect=0.0, n=200, rounds=100, seed=1, fast_sd=0.07, slow_sd=0.10,
-             phase_s=120.0, round_s=3.0, outlier_p=0.03, threshold=THRESHOLD,
-             precision=PRECISION, alpha=ALPHA):
+def simulate(effect=0.0, n=200, rounds=100, seed=1, fast_sd=0.05, slow_sd=0.10,
+             phase_s=120.0, round_s=3.0, outlier_p=0.03, side_sd=0.03, side_phi=0.5,
+             tails_df=3, threshold=THRESHOLD, precision=PRECISION, alpha=ALPHA):
     """Run the stopping rule ab() uses over n seeded simulated comparisons
     of at most `rounds` rounds each, B slower than A by `effect` (0.05 =
     5 %), on a simulated host (see _simulated_log_ratios: slow phases of sd
-    slow_sd lasting phase_s on average, fast noise fast_sd per run, a
-    disturbed run with probability outlier_p).  Looks after every round, as
-    ab() does.  A SimulatedRates; no BPF, nothing runs."""
+    slow_sd lasting phase_s s on average, fast noise of sd fast_sd per run
+    with tails of Student's t at tails_df, a disturbed run with probability
+    outlier_p, a bias for one side of sd side_sd lasting rounds as AR(1)
+    side_phi).  Looks after every round, as ab() does.  A SimulatedRates;
+    no BPF, nothing runs."""
     rng = random.Random(seed)
     counts = {v: 0 for v in VERDICTS}
     used = []
     for _ in range(n):
         logs = _simulated_log_ratios(rng, rounds, effect, fast_sd, slow_sd, phase_s,
-                                     round_s, outlier_p)
+                                     round_s, outlier_p, side_sd, side_phi, tails_df)
         k = 0
         low = high = None
         for k in range(1, rounds + 1):

@@ -771,6 +771,10 @@ def main(argv=None):
                  if _runner.describe(n).report == "bpf_timing"]
         why = (f"--machine-readable: {info.name} is not BPF-timed (it applies to "
                f"{', '.join(timed)})")
+    if why is None and args.budget is not None and args.precision is None \
+            and args.repeat == 1:
+        why = (f"--budget {args.budget:g}: a time budget bounds repeated runs: give "
+               "--precision or --repeat N too")
     if why is None and args.json is not None:
         why = _check_json_path(args.json)
     if why:
@@ -794,10 +798,19 @@ def main(argv=None):
         results = []
         with warnings.catch_warnings():
             warnings.showwarning = _one_line_warning
-            for _ in range(args.repeat):
+            began = time.monotonic()
+            for i in range(args.repeat):
+                spent = time.monotonic() - began
+                # Another run would take about as long as the average one.
+                if args.budget is not None and i and spent + spent / i > args.budget:
+                    print(f"benchbpf: --budget {args.budget:g} s: {i} of {args.repeat} runs "
+                          "taken", file=sys.stderr, flush=True)
+                    break
                 if not args.quiet:
                     print(f"Setting up benchmark '{args.bench}'...", flush=True)
-                result = _runner.run(args.bench, callback=show, **kwargs)
+                budget = {} if args.budget is None or args.precision is None else \
+                    {"budget": max(args.budget - spent, 0.001)}
+                result = _runner.run(args.bench, callback=show, **kwargs, **budget)
                 results.append(result)
                 _print_summary(result, machine_readable=args.machine_readable)
         return results

@@ -332,15 +332,19 @@ def sequence_mean_ci(values, alpha=0.05, planned_n=50):
     again and again misses far more often.
 
     The normal-mixture boundary with the values' own standard deviation
-    (an asymptotic confidence sequence), widened for few values by
-    t(n-1) / z, as Student's t widens a fixed-n interval: the standard
-    deviation of a handful of values is itself uncertain, and an early
-    look is where a sequence most often errs.  planned_n: where the
-    boundary is narrowest (the number of values the caller expects to
-    have; any fixed choice made before the values keeps the guarantee).
-    A MeanInterval with basis "sequence", confidence 1 - alpha; None under 3
-    values.  Error rates on seeded series with slow phases and outliers:
-    benchbpf.ab.simulate() and results/ab-power-2cpu.md."""
+    (an asymptotic confidence sequence), widened twice where the values
+    are few or follow each other: by t(n-1) / z, as Student's t widens a
+    fixed-n interval (the standard deviation of a handful of values is
+    itself uncertain, and an early look is where a sequence most often
+    errs), and by the square root of their integrated autocorrelation time
+    (values that drift together for a while are worth fewer independent
+    ones; at least 1).  planned_n: where the boundary is narrowest (the
+    number of values the caller expects to have; any fixed choice made
+    before the values keeps the guarantee).  A MeanInterval with basis
+    "sequence", confidence 1 - alpha and tau the autocorrelation time;
+    None under 3 values.  Error rates on seeded series with slow phases,
+    drifting rounds and heavy tails: benchbpf.ab.simulate() and
+    results/ab-power-2cpu.md."""
     xs = [float(v) for v in values]
     n = len(xs)
     if n < 3:
@@ -348,10 +352,11 @@ def sequence_mean_ci(values, alpha=0.05, planned_n=50):
     if not 0 < alpha < 1:
         raise ValueError(f"alpha={alpha!r} out of range: 0 < alpha < 1")
     mean = statistics.fmean(xs)
+    tau = _autocorrelation_time(xs, mean)
     z = _normal_quantile(1.0 - alpha / 2.0)
-    sd = statistics.stdev(xs) * _t_quantile(1.0 - alpha / 2.0, n - 1) / z
+    sd = statistics.stdev(xs) * _t_quantile(1.0 - alpha / 2.0, n - 1) / z * math.sqrt(tau)
     half = _mixture_half_width(sd, n, alpha, max(1, planned_n))
-    return MeanInterval(mean, mean - half, mean + half, 1.0 - alpha, n, "sequence")
+    return MeanInterval(mean, mean - half, mean + half, 1.0 - alpha, n / tau, "sequence", tau)
 
 
 def count_step_mps(runs):

@@ -53,7 +53,8 @@ def test_a_fixed_n_interval_looked_at_every_round_would_not():
     rng = random.Random(5)
     alarms = 0
     for _ in range(300):
-        logs = ab_module._simulated_log_ratios(rng, 100, 0.0, 0.07, 0.10, 120.0, 3.0, 0.03)
+        logs = ab_module._simulated_log_ratios(rng, 100, 0.0, 0.05, 0.10, 120.0, 3.0, 0.03,
+                                               0.03, 0.5, 3)
         for k in range(4, 101):
             lo, hi = benchbpf.stats.mean_ci(logs[:k])
             if hi < 0 or lo > 0:
@@ -94,7 +95,7 @@ def test_bad_comparisons_are_refused_before_anything_loads():
         benchbpf.ab("count-local", "count-locl", **QUICK)
     with rejected_before_loading(ValueError, "rb-libbpf", "pb-libbpf", "different_benchmarks"):
         benchbpf.ab("rb-libbpf", "pb-libbpf", **QUICK)
-    with rejected_before_loading(ValueError, "budget=2", "4 rounds"):
+    with rejected_before_loading(ValueError, "budget=2", "8 rounds"):
         benchbpf.ab("count-local", "count-local", budget=2, **QUICK)
     with rejected_before_loading(ValueError, "precision=0.9", "0.001..0.5"):
         benchbpf.ab("count-local", "count-local", precision=0.9, **QUICK)
@@ -149,7 +150,7 @@ def test_twice_the_work_per_hit_is_called_slower_within_a_minute():
 
 
 def test_a_comparison_reads_saves_and_reloads(tmp_path):
-    r = benchbpf.ab("count-local", "count-local --work-per-hit 40", max_rounds=4,
+    r = benchbpf.ab("count-local", "count-local --work-per-hit 40", max_rounds=8,
                     budget=None, seed=7, **QUICK)
     text = str(r)
     assert "A = count-local" in text and "B = count-local --work-per-hit 40" in text
@@ -164,7 +165,7 @@ def test_a_comparison_reads_saves_and_reloads(tmp_path):
     assert json.loads(path.read_text())["format"] == "benchbpf-ab"
     # The seed fixes the order of the sides.
     assert [x.first for x in r.rounds] == [x.first for x in benchbpf.ab(
-        "count-local", "count-local --work-per-hit 40", max_rounds=4, budget=None,
+        "count-local", "count-local --work-per-hit 40", max_rounds=8, budget=None,
         seed=7, **QUICK).rounds]
     assert 0 < r.measured_fraction <= 1
 
@@ -198,13 +199,13 @@ def _cli(*args, timeout=120):
 
 def test_the_command_runs_a_comparison_and_saves_it(tmp_path):
     out = tmp_path / "ab.json"
-    p = _cli("-w", "0.1", "-d", "0.3", "--interval", "0.05", "--max-rounds", "4",
+    p = _cli("-w", "0.1", "-d", "0.3", "--interval", "0.05", "--max-rounds", "8",
              "--json", str(out), "--markdown", "count-local", "--",
              "count-local", "--work-per-hit", "40")
     assert p.returncode == 0, p.stderr
     assert "interleaved A/B: A = count-local, B = count-local --work-per-hit 40" in p.stdout
     assert "| B/A |" in p.stdout
-    assert p.stderr.count("round ") == 4
+    assert p.stderr.count("round ") == 8
     assert benchbpf.ABResult.from_json(out).b.options["work_per_hit"] == 40
 
 
@@ -213,7 +214,7 @@ def test_the_command_runs_a_comparison_and_saves_it(tmp_path):
     (["count-local", "--"], "side B is missing"),
     (["count-local", "--", "nosuch"], "unknown benchmark"),
     (["rb-libbpf", "--", "pb-libbpf"], "different_benchmarks"),
-    (["--budget", "1", "count-local", "--", "count-local"], "4 rounds"),
+    (["--budget", "1", "count-local", "--", "count-local"], "8 rounds"),
     (["--precision", "90", "count-local", "--", "count-local"], "--precision"),
 ])
 def test_the_command_refuses_bad_comparisons_with_status_2(args, words):

@@ -287,7 +287,13 @@ def test_a_steady_benchmark_stops_by_precision():
     r = benchbpf.run("count-local", precision=0.2, duration=30)
     assert r.stopped_by == "precision"
     runs = r.runs()
-    assert _precision.MIN_RUNS <= len(runs) <= _precision.MIN_RUNS_APART
+    # Loads of up to WINDOWS_PER_LOAD runs in a row, each load warmed up once.
+    loads = r.metadata["precision_loads"]
+    assert sum(loads) == len(runs) and all(1 <= n <= _precision.WINDOWS_PER_LOAD
+                                           for n in loads)
+    assert _precision.MIN_RUNS <= len(runs) and len(loads) <= _precision.MIN_RUNS_APART
+    first = [sum(loads[:k]) for k in range(len(loads))]
+    assert all(bool(x.warmup_samples) == (i in first) for i, x in enumerate(runs))
     assert r.duration_s < 30
     ci = r.mean_ci_mps
     assert ci.basis == "runs" and ci.relative_half_width <= 0.2
@@ -400,12 +406,13 @@ def test_a_precision_sweep_interleaves_its_runs():
     the sweep, each run of one a run of the other apart."""
     rs = benchbpf.sweep("count-local", producers=[1, 2], precision=0.5, duration=2.5,
                         progress=False)
-    a, b = (r.metadata["precision_run_starts_s"] for r in rs)
-    assert len(a) >= 5 and len(b) >= 5
-    # Between two runs of one combination came a run of the other: its
-    # own load, warm-up and 0.5 s measured.
-    for starts in (a, b):
-        assert all(t1 - t0 >= 1.0 for t0, t1 in zip(starts, starts[1:])), starts
+    for r in rs:
+        starts, loads = r.metadata["precision_run_starts_s"], r.metadata["precision_loads"]
+        assert len(starts) >= 5
+        # Between two loads of one combination came a load of the other: its
+        # own load, warm-up and runs measured.
+        firsts = [starts[sum(loads[:k])] for k in range(len(loads))]
+        assert all(t1 - t0 >= 1.0 for t0, t1 in zip(firsts, firsts[1:])), (starts, loads)
     for r in rs:
         assert r.stopped_by in ("precision", "duration")
     assert not leakcheck.snapshot().bpf_fds
@@ -460,3 +467,28 @@ def test_the_gate_counts_a_precision_baseline_as_its_runs():
     assert "of 6 loads" in b.describe()
     plain = Baseline(base.runs()[:2], top_pct=100, per_cpu=False)
     assert len(plain.speeds) == 2 and "loads" not in plain.describe()
+
+
+def test_a_budget_bounds_a_precision_run_and_nothing_else():
+    import time
+    t0 = time.monotonic()
+    r = benchbpf.run("count-local", precision=0.0001, duration=60, budget=4)
+    took = time.monotonic() - t0
+    assert r.stopped_by == "budget" and "stopped by budget" in r.summary()
+    assert took < 4 + 4   # the load under way when the budget ran out ends
+    assert len(r.metadata["precision_loads"]) >= 1
+    with rejected_before_loading(ValueError, "budget=4", "precision="):
+        benchbpf.run("count-local", budget=4)
+    with rejected_before_loading(ValueError, "budget=-1", "seconds of wall time"):
+        benchbpf.run("count-local", precision=0.01, budget=-1)
+
+
+def test_cli_budget_bounds_repeated_runs():
+    out = _cli("-q", "-w", "0.1", "-d", "0.3", "--interval", "0.1", "--repeat", "50",
+               "--budget", "2", "count-local")
+    assert out.returncode == 0, out.stderr
+    taken = int(out.stderr.split("--budget 2 s: ")[1].split()[0])
+    assert 1 <= taken < 50
+    assert out.stdout.count("Summary:") == taken
+    bad = _cli("--budget", "2", "count-local")
+    assert bad.returncode == 2 and "--budget 2" in bad.stderr and "--repeat" in bad.stderr

@@ -384,10 +384,10 @@ def test_a_serving_guest_runs_jobs_one_at_a_time_on_this_host(tmp_path):
 def test_ab_of_two_kernels_alternates_between_two_booted_guests():
     """benchbpf.ab with a kernel per side: both guests booted once, each on half
     of the CPUs, runs alternating between them; emulated, and said so."""
-    r = benchbpf.ab("--kernel 6.1 count-local", "--kernel 6.12 count-local", max_rounds=4,
+    r = benchbpf.ab("--kernel 6.1 count-local", "--kernel 6.12 count-local", max_rounds=8,
                     budget=None, warmup=0.3, duration=0.5, interval=0.1, progress=False,
                     log=_progress)
-    assert r.mode == "kernels" and len(r.rounds) == 4
+    assert r.mode == "kernels" and len(r.rounds) == 8
     for rnd in r.rounds:
         assert rnd.a.metadata["kernel"].startswith("6.1.")
         assert rnd.b.metadata["kernel"].startswith("6.12.")
