@@ -6,7 +6,9 @@ its producers from the other side's.  Each round both workers load their
 benchmark on their half of the CPUs and say so on a pipe; once both have
 loaded, the parent gives them one CLOCK_MONOTONIC time to start at, so that
 their warm-ups and measured windows coincide.  The halves swap every round,
-so that neither side keeps the faster CPUs.
+and which worker runs which side is drawn anew each round, so that neither
+side keeps the faster CPUs or the favoured process (identical sides once
+read 6 % apart over 21 rounds in the same two workers).
 """
 import json
 import os
@@ -138,9 +140,10 @@ class Duet:
     """Rounds of both sides at once (ab(mode="duet")); a context manager
     that starts the two workers and always ends them."""
 
-    def __init__(self, a, b, warmup, duration, interval):
+    def __init__(self, a, b, warmup, duration, interval, rng):
         check(a, b)
         self.sides = (a, b)
+        self.rng = rng
         self.warmup, self.duration, self.interval = warmup, duration, interval
         self.halves = cpu_halves()
         self.workers = []
@@ -163,20 +166,27 @@ class Duet:
 
     def round(self, index):
         """Both sides once, at the same time: (A's Result, B's Result, None,
-        A's CPUs, B's CPUs)."""
+        A's CPUs, B's CPUs).  The halves of the CPUs swap every round, and
+        which worker runs which side is drawn anew each round: whatever
+        favours one CPU or one worker process falls on both sides alike."""
         cpus = (self.halves[index % 2], self.halves[1 - index % 2])
+        # side_of[k]: the side (0 = A, 1 = B) worker k runs this round.
+        side_of = (1, 0) if self.rng.random() < 0.5 else (0, 1)
         pids = [w.proc.pid for w in self.workers]
-        for k, (w, side) in enumerate(zip(self.workers, self.sides)):
-            w.send({"cmd": "run", "name": side.name, "cpus": list(cpus[k]),
+        for k, w in enumerate(self.workers):
+            side, where = self.sides[side_of[k]], cpus[side_of[k]]
+            w.send({"cmd": "run", "name": side.name, "cpus": list(where),
                     "companions": [pids[1 - k]],
-                    "options": {**_placed(side, cpus[k]), "warmup": self.warmup,
+                    "options": {**_placed(side, where), "warmup": self.warmup,
                                 "duration": self.duration, "interval": self.interval}})
         answers, called_off = self._start_together()
         # The side that failed, not the one called off because of it.
         for k in sorted(range(2), key=lambda k: k in called_off):
             if "error" in answers[k]:
-                _raise(answers[k]["error"], "ab"[k])
-        results = [Result.from_dict(answer["result"]) for answer in answers]
+                _raise(answers[k]["error"], "ab"[side_of[k]])
+        results = [None, None]
+        for k, answer in enumerate(answers):
+            results[side_of[k]] = Result.from_dict(answer["result"])
         return results[0], results[1], None, cpus[0], cpus[1]
 
     def _start_together(self):

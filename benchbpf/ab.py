@@ -35,6 +35,7 @@ this kind of machine: results/ab-power-2cpu.md.
 """
 import dataclasses
 import datetime
+import json
 import math
 import numbers
 import os
@@ -54,7 +55,7 @@ from .fingerprint import fingerprint
 from .result import JsonFile, Result, _Picklable, _thawed
 
 __all__ = ["ab", "ABResult", "Round", "Side", "simulate", "SimulatedRates", "MODES",
-           "VERDICTS", "round_seconds"]
+           "VERDICTS", "round_seconds", "measured_rates"]
 
 #: How the sides of a comparison run: in turns here, both at once, or in guests.
 MODES = ("interleaved", "duet", "kernels")
@@ -189,18 +190,20 @@ class Round(_Picklable):
     a_cpus: object = None
     b_cpus: object = None
     per_cpu: object = None
+    counter: str = "hits"
 
     @property
     def a_mps(self):
         """Side A's figure this round, M/s: its speed as compare() and the gate
-        judge a run (analysis.run_speed: the fastest half of its rates per
-        CPU-second of the producers, or per second with per_cpu=False)."""
-        return run_speed(self.a, per_cpu=self.per_cpu)
+        judge a run (analysis.run_speed of `counter`: the fastest half of its
+        rates per CPU-second of the producers, or per second with
+        per_cpu=False)."""
+        return run_speed(self.a, self.counter, per_cpu=self.per_cpu)
 
     @property
     def b_mps(self):
         """Side B's figure this round, M/s (as a_mps)."""
-        return run_speed(self.b, per_cpu=self.per_cpu)
+        return run_speed(self.b, self.counter, per_cpu=self.per_cpu)
 
     @property
     def ratio(self):
@@ -212,7 +215,8 @@ class Round(_Picklable):
         return {"index": self.index, "first": self.first, "started_s": self.started_s,
                 "a_cpus": list(self.a_cpus) if self.a_cpus is not None else None,
                 "b_cpus": list(self.b_cpus) if self.b_cpus is not None else None,
-                "per_cpu": self.per_cpu, "a": self.a.as_dict(), "b": self.b.as_dict()}
+                "per_cpu": self.per_cpu, "counter": self.counter,
+                "a": self.a.as_dict(), "b": self.b.as_dict()}
 
     @classmethod
     def from_dict(cls, d):
@@ -221,7 +225,7 @@ class Round(_Picklable):
                    d.get("first"), d.get("started_s", 0.0),
                    tuple(d["a_cpus"]) if d.get("a_cpus") is not None else None,
                    tuple(d["b_cpus"]) if d.get("b_cpus") is not None else None,
-                   d.get("per_cpu"))
+                   d.get("per_cpu"), d.get("counter", "hits"))
 
 
 def _interval(log_ratios, alpha, planned_rounds):
@@ -392,7 +396,7 @@ class ABResult(JsonFile, _Picklable):
         return (f"{self.mode} A/B: A = {self.a.text}, B = {self.b.text}: {figure}: "
                 f"{self._verdict_text()}; {len(self.rounds)} rounds in {self.wall_s:.0f} s "
                 f"(stopped by {self.stopped_by}, {self.measured_fraction * 100:.0f} % of it "
-                f"measured){emulated}")
+                f"measured){emulated} [{_rates_text(self.mode)}]")
 
     def __repr__(self):
         return f"<ABResult {self}>"
@@ -427,6 +431,7 @@ class ABResult(JsonFile, _Picklable):
         ]
         if self.emulated:
             rows.append("Emulated guests: the verdict is about emulation, never about speed.")
+        rows.append(f"Error rates: {_rates_text(self.mode)}.")
         return "\n".join(rows)
 
     def _repr_markdown_(self):
@@ -464,6 +469,35 @@ class ABResult(JsonFile, _Picklable):
     def save(self, path):
         """Write the comparison as JSON to path (ABResult.from_json reads it)."""
         self.to_json(path)
+
+
+#: Error rates measured on the project's machine for each mode
+#: (scripts/ab_power.py --package-data; results/ab-power-2cpu.md).
+MEASURED_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "ab_measured.json")
+
+
+def measured_rates(mode):
+    """What was measured of `mode` on the project's machine: a dict with
+    "false_alarms" and "comparisons" (identical sides), "power" (nominal
+    slowdown -> [called slower, comparisons]), "budget_s", "machine" and
+    "taken"; None where that mode was not measured."""
+    try:
+        with open(MEASURED_PATH) as f:
+            return json.load(f).get(mode)
+    except (OSError, ValueError):
+        return None
+
+
+def _rates_text(mode):
+    m = measured_rates(mode)
+    if not m:
+        return f"error rates of {mode} comparisons not measured"
+    k, n = m["false_alarms"], m["comparisons"]
+    found = m["power"].get("0.05")
+    power = f", found a 5 % slowdown in {found[0]}/{found[1]} within " \
+        f"{m['budget_s']:g} s" if found else ""
+    return (f"measured for {mode} comparisons on {m['machine']}: false alarms {k}/{n} "
+            f"({100 * k / n:.1f} %){power}")
 
 
 def _measured_s(result):
@@ -563,12 +597,16 @@ def _check_sides(a, b, different_benchmarks, mode, warmup, duration, interval):
             which = "a" if not kernels[0] else "b"
             raise ValueError(f"{which}: no kernel: in a comparison of kernels each side "
                              "names its kernel (--kernel K NAME -- --kernel K2 NAME)")
-        from . import vm
-        specs = [vm.resolve_kernel(s.kernel, fetch=False) for s in (a, b)]
-        if any(k.is_host for k in specs):
+        if "host" in (a.kernel, b.kernel):
             raise ValueError("a side on the host against a side in a guest: the guest's "
                              "figures are of its virtual CPUs (and here emulated), not "
                              "comparable with the host's; give both sides a guest kernel")
+        from . import vm
+        for label, side in (("a", a), ("b", b)):
+            try:
+                vm.resolve_kernel(side.kernel, fetch=False)
+            except (ValueError, TypeError) as e:
+                raise type(e)(f"{label}: {e}") from None
     elif any(kernels):
         raise ValueError(f"{'a' if kernels[0] else 'b'}: --kernel {(a if kernels[0] else b).kernel}"
                          ": sides in guests need mode='kernels' (given for both sides, "
@@ -612,7 +650,7 @@ def _runner_for(mode, a, b, warmup, duration, interval, rng, log):
         return _Interleaved(a, b, warmup, duration, interval, rng)
     if mode == "duet":
         from ._duet import Duet
-        return Duet(a, b, warmup, duration, interval)
+        return Duet(a, b, warmup, duration, interval, rng)
     from .vm import GuestPair
     return GuestPair(a, b, warmup, duration, interval, rng, say=log)
 
@@ -630,7 +668,7 @@ def _metadata(mode, warmup, duration, interval):
 def ab(a, b, *, mode="interleaved", precision=PRECISION, threshold=THRESHOLD, alpha=ALPHA,
        budget=BUDGET_S, max_rounds=None, warmup=WARMUP, duration=DURATION_S,
        interval=INTERVAL_S, seed=None, different_benchmarks=False, per_cpu=None,
-       progress=None, on_round=None, log=None):
+       counter="hits", progress=None, on_round=None, log=None):
     """Compare side B with side A, in rounds taken in turns: an ABResult.
 
     a, b: the sides, each a command line as the CLI takes it
@@ -657,7 +695,9 @@ def ab(a, b, *, mode="interleaved", precision=PRECISION, threshold=THRESHOLD, al
     is its speed as compare() judges it (analysis.run_speed), per
     CPU-second of the producers where the samples carry it (None, the
     default), which time the producers lost to other processes does not
-    move; False: per second.  progress: as sweep()'s.
+    move; False: per second.  counter: the figure's counter ("hits"; or
+    "total_ops", hits + drops, as the kernel's scripts sum the hashmap
+    benchmarks with a bloom filter).  progress: as sweep()'s.
     on_round(round, result_so_far): called after each round.  log: called
     with a line at each step of booting guests (mode "kernels"), or None.
 
@@ -672,6 +712,8 @@ def ab(a, b, *, mode="interleaved", precision=PRECISION, threshold=THRESHOLD, al
     _check_sides(a, b, different_benchmarks, mode, warmup, duration, interval)
     if per_cpu not in (None, True, False):
         raise TypeError(f"per_cpu={per_cpu!r}: must be None, True or False")
+    if counter not in ("hits", "total_ops"):
+        raise ValueError(f"counter={counter!r}: must be 'hits' or 'total_ops'")
     for key, fn in (("on_round", on_round), ("log", log)):
         if fn is not None and not callable(fn):
             raise TypeError(f"{key}={fn!r}: must be callable or None")
@@ -703,7 +745,7 @@ def ab(a, b, *, mode="interleaved", precision=PRECISION, threshold=THRESHOLD, al
                     started_s = round(time.monotonic() - began, 3)
                     ra, rb, first, a_cpus, b_cpus = runner.round(len(rounds))
                     rounds.append(Round(len(rounds), ra, rb, first, started_s, a_cpus, b_cpus,
-                                        per_cpu))
+                                        per_cpu, counter))
                 _check_figures(rounds[-1])
                 so_far = result(None)
                 stopped_by = _decided(len(rounds), so_far.ratio, so_far.low, so_far.high,

@@ -387,6 +387,10 @@ def _ab_parser():
                     help="seed of the sides' order within rounds (default: random, recorded)")
     ap.add_argument("--different-benchmarks", action="store_true",
                     help="allow sides of two different benchmarks")
+    ap.add_argument("--per-second", action="store_true",
+                    help="each run's figure per second, not per CPU-second of its producers")
+    ap.add_argument("--counter", choices=("hits", "total_ops"), default="hits",
+                    help="the counter compared (default hits; total_ops: hits + drops)")
     ap.add_argument("--json", metavar="FILE", help="save the comparison (all rounds) as JSON")
     ap.add_argument("--markdown", action="store_true",
                     help="also print the comparison as a Markdown table (for a commit message)")
@@ -450,6 +454,7 @@ def _ab_main(argv):
                          alpha=args.alpha, budget=args.budget, max_rounds=args.max_rounds,
                          warmup=args.warmup, duration=args.duration, interval=args.interval,
                          seed=args.seed, different_benchmarks=args.different_benchmarks,
+                         per_cpu=False if args.per_second else None, counter=args.counter,
                          progress=False, on_round=show,
                          log=None if args.quiet else lambda line: print(
                              line, file=sys.stderr, flush=True))

@@ -552,7 +552,7 @@ def to_html(resultset):
             "<p class=note>Program cost comes from a separate short run of each "
             "benchmark that loads BPF, with the kernel's run-time statistics "
             "(BPF_ENABLE_STATS) on: they read the clock twice per program run, so the "
-            "measured runs above never have them on (README, \"Program cost\"). "
+            "measured runs above never have them on (the manual, \"Program cost\"). "
             "<code>--no-prog-stats</code> skips the cost runs.</p>")
     emulated = sorted({f"{emulation(r)} guest {r.metadata.get('kernel', '?')}"
                        for r in rs if emulation(r)})

@@ -659,7 +659,7 @@ def study(name=None, progress=None, budget=None, **options):
     each in turn, then more for those whose interval is still wider than
     the precision, widest first, each until its precision or duration.
     Runs of one configuration are then minutes apart, which is what their
-    interval needs (README "Precision").  budget: the wall time, s, after
+    interval needs (the manual's statistics page).  budget: the wall time, s, after
     which no run starts (each configuration has at least one run); those
     not finished stop "by budget" (Result.stopped_by) with their interval
     as it stands."""

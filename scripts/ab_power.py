@@ -21,8 +21,9 @@ seed), so that the machine's slow and fast hours fall on every cell alike:
   `benchbpf compare` of two `--repeat` series of default runs (A's runs,
   then B's), every method given the same wall time (--budget).
 
-The first pass holds the false-alarm comparisons and the 5 % cells; the
-rest follow, so that a shortened session still answers the goal."""
+The first pass holds the false-alarm comparisons and the 5 % cells; then
+the truth cells, and the 10 %, 25 % and 2 % cells in that order, so that a
+shortened session still answers the goal with whole cells."""
 import argparse
 import json
 import math
@@ -74,8 +75,10 @@ def _tasks(n_false, n_false_duet, n_power, n_compare):
     rng = random.Random(2026)
     rng.shuffle(first)
     rng.shuffle(rest)
-    # The truth cells first among the rest: the power cells are judged by them.
-    rest.sort(key=lambda t: t["kind"] != "truth")
+    # Among the rest: the truth cells first (the power cells are judged by them),
+    # then the slowdowns by how much they say, 10 %, 25 %, 2 %; each shuffled.
+    order = {"truth": 0, 0.10: 1, 0.25: 2, 0.02: 3}
+    rest.sort(key=lambda t: order["truth"] if t["kind"] == "truth" else order[t["effect"]])
     return first + rest
 
 
@@ -124,14 +127,17 @@ def _compare(task, budget):
 
 def run(args):
     tasks = _tasks(args.n_false, args.n_false_duet, args.n_power, args.n_compare)
-    done = 0
+    done = set()
     if os.path.exists(args.out):
         with open(args.out) as f:
-            done = sum(1 for line in f if line.strip())
-    print(f"{len(tasks)} comparisons planned, {done} already in {args.out}", file=sys.stderr)
+            done = {json.loads(line)["index"] for line in f if line.strip()}
+    print(f"{len(tasks)} comparisons planned, {len(done)} already in {args.out}",
+          file=sys.stderr)
     warnings.simplefilter("ignore")
     until = time.time() + args.hours * 3600 if args.hours else math.inf
-    for i, task in enumerate(tasks[done:], start=done):
+    for i, task in enumerate(tasks):
+        if i in done:
+            continue
         if time.time() > until:
             print("stopping: --hours reached", file=sys.stderr)
             break
@@ -243,10 +249,39 @@ def summarize(path):
     return "\n".join(out)
 
 
+def package_data(path):
+    """What every A/B verdict states, per mode: the identical-side comparisons and
+    their false alarms, and per nominal slowdown (both paths pooled) how many were
+    called slower."""
+    rows = [json.loads(line) for line in open(path) if line.strip()]
+    ok = [r for r in rows if "error" not in r]
+    cpu = benchbpf.fingerprint.fingerprint()
+    machine = f"a {cpu['nr_cpus']}-CPU {cpu['cpu_model'].split()[0]} machine, kernel " \
+              f"{cpu['kernel_release'].split('-')[0]}"
+    out = {}
+    for mode in ("interleaved", "duet"):
+        same = [r for r in ok if r["kind"] == "false" and r["method"] == mode]
+        if not same:
+            continue
+        power = {}
+        for effect in sorted({r["effect"] for r in ok if r["kind"] == "power"}):
+            cell = [r for r in ok if r["kind"] == "power" and r["method"] == mode
+                    and r["effect"] == effect]
+            if cell:
+                power[f"{effect:g}"] = [sum(r["verdict"] == "slower" for r in cell), len(cell)]
+        out[mode] = dict(false_alarms=sum(r["verdict"] in ("slower", "faster") for r in same),
+                         comparisons=len(same), power=power, budget_s=rows[0]["budget_s"],
+                         machine=machine, taken=rows[0]["started"][:10])
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", help="JSON lines to append to (resumes where it stopped)")
     ap.add_argument("--summarize", metavar="FILE", help="print the tables of a finished file")
+    ap.add_argument("--package-data", metavar="JSON",
+                    help="with --summarize: also write what every verdict states "
+                         "(benchbpf/ab_measured.json)")
     ap.add_argument("--budget", type=float, default=120.0,
                     help="wall time each comparison may take, s (default 120)")
     ap.add_argument("--n-false", type=int, default=20, help="comparisons per identical pair")
@@ -259,6 +294,10 @@ def main():
     args = ap.parse_args()
     if args.summarize:
         print(summarize(args.summarize))
+        if args.package_data:
+            with open(args.package_data, "w") as f:
+                json.dump(package_data(args.summarize), f, indent=1)
+                f.write("\n")
         return 0
     if not args.out:
         ap.error("--out FILE or --summarize FILE")

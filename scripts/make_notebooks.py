@@ -769,6 +769,120 @@ else:
 ]
 
 #: Notebook file stem -> cell list, in the order of the studies.
+# ---------------------------------------------------------------- seed claims
+SEED_CLAIMS = [
+    ("md", """# The original studies' A/B claims, decided on this kernel
+
+Each benchmark family came with a claim of the form "B is faster (or slower) than A".
+Here each claim is decided by `benchbpf.ab`: the two sides in rounds taken in turns,
+until the 95 % confidence sequence of B/A lies within ±2 % of 1 ("same"), beyond it
+("slower"/"faster"), is within ±1 %, or the budget runs out ("undecided"). A claim is
+**confirmed** when the verdict goes its way, **refuted** when it goes the other way (or
+says "same" where the claim saw a difference), **undecided** when the budget ran out
+first. The ratio, its interval and the time each decision took are in the table at the
+end."""),
+    ("md", """## Where the published figures come from
+
+The ratios below are computed from the published figures of the studies the other
+notebooks cite, where a study gave both sides:
+
+- ring buffer and perf buffer, sampled and not: Andrii Nakryiko, *[PATCH v4 bpf-next
+  4/5] bpf: add BPF ringbuf and perf buffer benchmarks*, 2020-05-29, Message-ID
+  `<20200529075424.3139988-5-andriin@fb.com>` (`ringbuf_vs_perfbuf.ipynb`); one producer
+  only: the message has no perf buffer figures for more producers, so at 2 and 3
+  producers the claim is that the one-producer ordering holds;
+- `bpf_loop()`: Joanne Koong, Message-ID `<20211129223725.2770730-5-joannekoong@fb.com>`
+  (`bpf_loop_strncmp.ipynb`), 3.8 ns per callback iteration; the open-coded `bpf_for()`
+  iterator, added later, runs the same empty body without a callback per iteration, so
+  the claim is that its iterations cost less; no study gave both side by side;
+- `bpf_strncmp()` at 512 characters: Hou Tao, Message-ID
+  `<20211130142215.1237217-5-houtao1@huawei.com>` (`bpf_loop_strncmp.ipynb`);
+- a bloom filter in front of a hash map: Joanne Koong, Message-ID
+  `<20211027234504.30744-6-joannekoong@fb.com>` (`bloom_filter.ipynb`): "30 % to 100 %
+  faster", total operations;
+- local storage at 16 against 17 maps (the cache has 16 slots): Dave Marchevsky,
+  Message-ID `<20220620222554.270578-1-davemarchevsky@fb.com>` (`local_storage_cache.ipynb`);
+- hash map lookups against updates a full map refuses: Anton Protopopov's lookup
+  benchmark, Message-ID `<20230213091519.1202813-8-aspsk@isovalent.com>`
+  (`hashmap_lookup.ipynb`), gave no update figures; the claim is that a refused update
+  (a bucket search, then a failed allocation) costs more than a lookup.
+
+""" + MACHINE_NOTE),
+    ("code", """import os
+import benchbpf
+import pandas as pd
+
+# BENCHBPF_QUICK=1 (the test suite): 8 short rounds a claim; otherwise ab's defaults
+# (5 minutes at most a claim).
+QUICK = benchbpf.quick()
+AB = dict(max_rounds=8, budget=None, warmup=0.1, duration=0.3, interval=0.05) if QUICK \\
+    else dict()
+print("quick mode" if QUICK else "full run", AB, "| load average", os.getloadavg(),
+      "| CPUs", os.cpu_count())"""),
+    ("code", """# (claim, A, B, direction the study saw, published B/A or None, ab options)
+CLAIMS = [
+    ("ring buffer ahead of perf buffer, 1 producer", "rb-libbpf", "pb-libbpf",
+     "slower", 0.931 / 12.054, dict(different_benchmarks=True)),
+    ("ring buffer ahead of perf buffer, 2 producers", "rb-libbpf -p 2", "pb-libbpf -p 2",
+     "slower", None, dict(different_benchmarks=True)),
+    ("ring buffer ahead of perf buffer, 3 producers", "rb-libbpf -p 3", "pb-libbpf -p 3",
+     "slower", None, dict(different_benchmarks=True)),
+    ("sampled notification speeds the perf buffer up", "pb-libbpf", "pb-libbpf --rb-sampled",
+     "faster", 9.889 / 0.931, {}),
+    ("sampled notification costs the ring buffer a little", "rb-libbpf",
+     "rb-libbpf --rb-sampled", "slower", 11.563 / 12.054, {}),
+    ("open-coded bpf_for() iterations cost less than bpf_loop()'s", "bpf-loop", "bpf-for",
+     "faster", None, dict(different_benchmarks=True)),
+    ("bpf_strncmp() beats a byte loop at 512 characters",
+     "strncmp-no-helper --cmp-str-len 512", "strncmp-helper --cmp-str-len 512",
+     "faster", 1.574 / 0.759, dict(different_benchmarks=True)),
+    ("a bloom filter in front speeds hash map lookups up", "hashmap-without-bloom",
+     "hashmap-with-bloom", "faster", None, dict(different_benchmarks=True,
+                                                counter="total_ops")),
+    ("local storage: 17 maps overflow the 16-slot cache",
+     "local-storage-cache-seq-get --nr_maps 16", "local-storage-cache-seq-get --nr_maps 17",
+     "slower", 38.778 / 44.515, {}),
+    ("a refused update of a full hash map costs more than a lookup", "bpf-hashmap-lookup",
+     "bpf-hashmap-full-update", "slower", None, dict(different_benchmarks=True)),
+]
+len(CLAIMS)"""),
+    ("md", """## The comparisons
+
+One `benchbpf.ab` per claim, in turn; each prints its line as it ends. A claim this
+kernel cannot run is said so (`UnsupportedError`) and counted neither way."""),
+    ("code", """def status(expected, verdict):
+    if verdict == "undecided":
+        return "undecided"
+    return "confirmed" if verdict == expected else "refuted"
+
+rows, results = [], {}
+for claim, a, b, expected, published, options in CLAIMS:
+    try:
+        r = benchbpf.ab(a, b, progress=False, **AB, **options)
+    except benchbpf.UnsupportedError as e:
+        print(f"{claim}: cannot run here: {e}")
+        rows.append(dict(claim=claim, status="cannot run here"))
+        continue
+    results[claim] = r
+    print(r)
+    rows.append(dict(claim=claim, A=a, B=b, expected=expected,
+                     published_ratio=published, ratio=r.ratio, low=r.low, high=r.high,
+                     verdict=r.verdict, status=status(expected, r.verdict),
+                     rounds=len(r.rounds), seconds=round(r.wall_s)))
+table = pd.DataFrame(rows).set_index("claim")
+table"""),
+    ("md", """## A claim in detail
+
+Every comparison keeps its rounds; `to_markdown()` is the table a commit message would
+carry."""),
+    ("code", """first = next(iter(results.values()))
+print(first.to_markdown())"""),
+    ("code", """counts = table["status"].value_counts()
+print("claims:", len(table), "|", ", ".join(f"{k} {v}" for k, v in counts.items()),
+      "| machine:", os.cpu_count(), "CPUs, kernel", os.uname().release,
+      "| quick mode: figures of 8 short rounds, not decisions to quote" if QUICK else "")"""),
+]
+
 NOTEBOOKS = {
     "quickstart": QUICKSTART,
     "ringbuf_vs_perfbuf": RINGBUF,
@@ -778,6 +892,7 @@ NOTEBOOKS = {
     "bpf_loop_strncmp": LOOP_STRNCMP,
     "trigger_cost": TRIGGER,
     "rcu_tasks_trace": RCU,
+    "seed_claims": SEED_CLAIMS,
 }
 
 

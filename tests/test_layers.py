@@ -1,5 +1,6 @@
 """The package's imports go one way: results at the bottom, the runner and
-the families in the middle, the tools on top (README, "Architecture").
+the families in the middle, the tools on top (the manual, "Architecture,
+for contributors").
 
 Read from the source with ast, every import counted wherever it stands (a
 function-level import is an arrow too), so nothing is imported here."""
