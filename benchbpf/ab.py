@@ -478,9 +478,10 @@ MEASURED_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "ab_mea
 
 def measured_rates(mode):
     """What was measured of `mode` on the project's machine: a dict with
-    "false_alarms" and "comparisons" (identical sides), "power" (nominal
-    slowdown -> [called slower, comparisons]), "budget_s", "machine" and
-    "taken"; None where that mode was not measured."""
+    "false_alarms" and "comparisons" (identical sides), "power" (path,
+    "user" or "bpf" -> nominal slowdown -> [called slower, comparisons]),
+    "budget_s", "machine" and "taken"; None where that mode was not
+    measured."""
     try:
         with open(MEASURED_PATH) as f:
             return json.load(f).get(mode)
@@ -488,14 +489,18 @@ def measured_rates(mode):
         return None
 
 
+_PATH_NAMES = {"user": "in user space", "bpf": "on the BPF path"}
+
+
 def _rates_text(mode):
     m = measured_rates(mode)
     if not m:
         return f"error rates of {mode} comparisons not measured"
     k, n = m["false_alarms"], m["comparisons"]
-    found = m["power"].get("0.05")
-    power = f", found a 5 % slowdown in {found[0]}/{found[1]} within " \
-        f"{m['budget_s']:g} s" if found else ""
+    found = [f"{got[0]}/{got[1]} {_PATH_NAMES.get(path, path)}"
+             for path, cells in m["power"].items() for got in [cells.get("0.05")] if got]
+    power = f", found a 5 % slowdown {' and '.join(found)} within {m['budget_s']:g} s" \
+        if found else ""
     return (f"measured for {mode} comparisons on {m['machine']}: false alarms {k}/{n} "
             f"({100 * k / n:.1f} %){power}")
 

@@ -167,6 +167,9 @@ def _report_parser():
                     help="run every benchmark N times, round the suite (default 1); "
                          "`benchbpf compare` tests across the runs, and needs 4 per side "
                          "to call a change significant at alpha 0.05")
+    ap.add_argument("--budget", type=_positive_number, default=None, metavar="SEC",
+                    help="with --repeat: wall time after which no new pass round the suite "
+                         "starts")
     ap.add_argument("-q", "--quiet", action="store_true",
                     help="no progress line per benchmark on stderr")
     return ap
@@ -198,7 +201,7 @@ def _report_main(argv):
         with warnings.catch_warnings():
             warnings.showwarning = _one_line_warning
             rs = report.run_suite(args.quick, args.only, None if args.quiet else progress,
-                                  prog_stats, repeat=args.repeat)
+                                  prog_stats, repeat=args.repeat, budget=args.budget)
     except KeyboardInterrupt as e:
         partial = getattr(e, "partial", None)
         if partial is None or not (len(partial) or partial.unsupported):

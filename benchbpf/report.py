@@ -143,7 +143,7 @@ def _now():
     return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
 
 
-def run_suite(quick=False, only=None, progress=None, prog_stats=True, repeat=1):
+def run_suite(quick=False, only=None, progress=None, prog_stats=True, repeat=1, budget=None):
     """Run every selected benchmark `repeat` times and return a ResultSet.
 
     Repetitions go round the suite (every benchmark once, then again), so
@@ -152,10 +152,14 @@ def run_suite(quick=False, only=None, progress=None, prog_stats=True, repeat=1):
     tests across them.  A benchmark this kernel refuses (UnsupportedError,
     or no privilege to load BPF) is listed in .unsupported with the reason,
     once; one that fails (BenchmarkError) in metadata["failed"].
-    progress(line) is called with one line per run as it finishes.  Options
-    are checked for every benchmark before the first run."""
+    progress(line) is called with one line per run as it finishes.  budget:
+    seconds of wall time after which no new pass round the suite starts
+    (whole passes only, so every benchmark keeps as many runs as the others;
+    metadata["report"]["passes"] says how many ran).  Options are checked for
+    every benchmark before the first run."""
     if isinstance(repeat, bool) or not isinstance(repeat, int) or not 1 <= repeat <= 1000:
         raise ValueError(f"repeat={repeat!r} out of range: an integer in 1..1000")
+    budget = _runner.check_budget(budget)
     runs = plan(quick, only, prog_stats)
     for name, options, cost in runs:
         _runner.check(name, **options)
@@ -164,6 +168,7 @@ def run_suite(quick=False, only=None, progress=None, prog_stats=True, repeat=1):
     started, t0 = _now(), time.monotonic()
     machine = fingerprint()
     results, unsupported, failed = [], [], []
+    passes = [0]
 
     def metadata():
         return {
@@ -179,11 +184,12 @@ def run_suite(quick=False, only=None, progress=None, prog_stats=True, repeat=1):
                 "excluded": dict(EXCLUDED),
                 "started": started, "finished": _now(),
                 "elapsed_s": round(time.monotonic() - t0, 3),
+                "budget_s": budget, "passes": passes[0],
             },
             "failed": failed,
         }
     try:
-        _run_all(runs, repeat, results, unsupported, failed, progress)
+        _run_all(runs, repeat, results, unsupported, failed, progress, budget, passes)
     except KeyboardInterrupt:
         # Keep what finished: a partial report, marked so, saved and said where.
         done = len(results) + len(unsupported) + len(failed)
@@ -199,12 +205,22 @@ def run_suite(quick=False, only=None, progress=None, prog_stats=True, repeat=1):
     return ResultSet(results, unsupported=unsupported, metadata=metadata())
 
 
-def _run_all(runs, repeat, results, unsupported, failed, progress):
+def _run_all(runs, repeat, results, unsupported, failed, progress, budget=None, passes=None):
     """run_suite's runs, `repeat` times round the suite, appending to its lists
-    as each ends; a benchmark the kernel refuses is not tried again."""
+    as each ends; a benchmark the kernel refuses is not tried again.  No pass
+    starts that would, at the pace of those before, end past `budget` s;
+    passes[0] counts the passes that ran."""
     refused, costs = set(), {}
     total = len(runs) * repeat
+    began = time.monotonic()
     for rep in range(repeat):
+        spent = time.monotonic() - began
+        if budget is not None and rep and spent + spent / rep > budget:
+            if progress:
+                progress(f"budget of {budget:g} s: {rep} of {repeat} passes taken")
+            break
+        if passes is not None:
+            passes[0] = rep + 1
         for i, (name, options, cost) in enumerate(runs, 1):
             if name in refused:
                 continue

@@ -24,7 +24,6 @@ seed), so that the machine's slow and fast hours fall on every cell alike:
 The first pass holds the false-alarm comparisons and the 5 % cells; then
 the truth cells, and the 10 %, 25 % and 2 % cells in that order, so that a
 shortened session still answers the goal with whole cells."""
-import argparse
 import json
 import math
 import os
@@ -38,6 +37,9 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import benchbpf  # noqa: E402
 from benchbpf import ab as ab_module  # noqa: E402
 from benchbpf._cmdline import parse_side  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import _record  # noqa: E402
 
 #: The slowdowns: nominal size -> (A, B) for each path.  Their true size is
 #: what the truth cells measure; the nominal one only names the cell.
@@ -249,10 +251,39 @@ def summarize(path):
     return "\n".join(out)
 
 
+#: Hosts simulated for the rule's error rates: the fast noise of one run's
+#: figure (sd of its log); the rest of the simulated host is ab.simulate's.
+SIMULATED_FAST_SD = (0.01, 0.05)
+SIMULATED_EFFECTS = (0.0, 0.02, 0.05, 0.10, 0.25)
+
+
+def _round_sd(fast_sd, rounds, n=200):
+    """The median sd of a simulated comparison's round log ratios."""
+    rng = random.Random(7)
+    return statistics.median(statistics.stdev(ab_module._simulated_log_ratios(
+        rng, rounds, 0.0, fast_sd, 0.10, 120.0, 3.0, 0.03, 0.03, 0.5, 3)) for _ in range(n))
+
+
+def simulated(n=400, rounds=40):
+    """The stopping rule's verdicts on seeded simulated comparisons (no BPF):
+    at most `rounds` rounds, about what a 120 s budget allows here."""
+    out = ["| fast noise of a run | sd of a round's log ratio | B slower by | slower | "
+           "faster | same | undecided | median rounds |", "|---|---|---|---|---|---|---|---|"]
+    for fast_sd in SIMULATED_FAST_SD:
+        spread = _round_sd(fast_sd, rounds)
+        for effect in SIMULATED_EFFECTS:
+            r = ab_module.simulate(effect=effect, n=n, rounds=rounds, seed=2026,
+                                   fast_sd=fast_sd)
+            out.append(f"| {100 * fast_sd:g} % | {100 * spread:.1f} % | {100 * effect:g} % | "
+                       f"{_pct(r.slower, n)} | {_pct(r.faster, n)} | {r.same} | "
+                       f"{r.undecided} | {r.median_rounds:g} |")
+    return "\n".join(out)
+
+
 def package_data(path):
     """What every A/B verdict states, per mode: the identical-side comparisons and
-    their false alarms, and per nominal slowdown (both paths pooled) how many were
-    called slower."""
+    their false alarms, and per path ("user", "bpf") and nominal slowdown how many
+    were called slower."""
     rows = [json.loads(line) for line in open(path) if line.strip()]
     ok = [r for r in rows if "error" not in r]
     cpu = benchbpf.fingerprint.fingerprint()
@@ -264,21 +295,20 @@ def package_data(path):
         if not same:
             continue
         power = {}
-        for effect in sorted({r["effect"] for r in ok if r["kind"] == "power"}):
-            cell = [r for r in ok if r["kind"] == "power" and r["method"] == mode
-                    and r["effect"] == effect]
-            if cell:
-                power[f"{effect:g}"] = [sum(r["verdict"] == "slower" for r in cell), len(cell)]
+        for path in KNOBS:
+            for effect in sorted({r["effect"] for r in ok if r["kind"] == "power"}):
+                cell = [r for r in ok if r["kind"] == "power" and r["method"] == mode
+                        and r["path"] == path and r["effect"] == effect]
+                if cell:
+                    power.setdefault(path, {})[f"{effect:g}"] = [
+                        sum(r["verdict"] == "slower" for r in cell), len(cell)]
         out[mode] = dict(false_alarms=sum(r["verdict"] in ("slower", "faster") for r in same),
                          comparisons=len(same), power=power, budget_s=rows[0]["budget_s"],
                          machine=machine, taken=rows[0]["started"][:10])
     return out
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--out", help="JSON lines to append to (resumes where it stopped)")
-    ap.add_argument("--summarize", metavar="FILE", help="print the tables of a finished file")
+def _arguments(ap):
     ap.add_argument("--package-data", metavar="JSON",
                     help="with --summarize: also write what every verdict states "
                          "(benchbpf/ab_measured.json)")
@@ -290,20 +320,21 @@ def main():
     ap.add_argument("--n-power", type=int, default=10, help="comparisons per power cell")
     ap.add_argument("--n-compare", type=int, default=10,
                     help="comparisons per cell of `benchbpf compare`")
+    ap.add_argument("--simulate", action="store_true",
+                    help="print the stopping rule's error rates on simulated series")
     ap.add_argument("--hours", type=float, default=None, help="stop starting after this long")
-    args = ap.parse_args()
-    if args.summarize:
-        print(summarize(args.summarize))
-        if args.package_data:
-            with open(args.package_data, "w") as f:
-                json.dump(package_data(args.summarize), f, indent=1)
-                f.write("\n")
-        return 0
-    if not args.out:
-        ap.error("--out FILE or --summarize FILE")
-    run(args)
-    return 0
+
+
+def _other(args):
+    if args.simulate:
+        print(simulated())
+        return True
+    if args.summarize and args.package_data:
+        with open(args.package_data, "w") as f:
+            json.dump(package_data(args.summarize), f, indent=1)
+            f.write("\n")
+    return False
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(_record.main(__doc__, run, summarize, _arguments, _other))

@@ -14,7 +14,6 @@ side at a time; sides with different programs (two against one, a program
 on entry and exit against one on entry) pay differently, and the duet's
 B/A moves away from the interleaved one by that difference.  Identical
 sides are the control: there both ratios should be 1."""
-import argparse
 import json
 import os
 import sys
@@ -24,6 +23,9 @@ import warnings
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import benchbpf  # noqa: E402
 from benchbpf import ab as ab_module  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import _record  # noqa: E402
 
 PAIRS = [
     ("count-local", "count-local", "no BPF, identical"),
@@ -73,19 +75,5 @@ def summarize(path):
     return "\n".join(lines)
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--out")
-    ap.add_argument("--summarize", metavar="FILE")
-    args = ap.parse_args()
-    if args.summarize:
-        print(summarize(args.summarize))
-        return 0
-    if not args.out:
-        ap.error("--out FILE or --summarize FILE")
-    run(args)
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(_record.main(__doc__, run, summarize))

@@ -17,7 +17,6 @@ Makes results/load-once-2cpu.md.
    against the run's steady figure (its last second).
 3. Share of wall time measured by precision runs and a precision sweep.
 """
-import argparse
 import json
 import math
 import os
@@ -29,6 +28,9 @@ import warnings
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import benchbpf  # noqa: E402
 from benchbpf import _core, _precision  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import _record  # noqa: E402
 
 CASES = [("count-local", {}), ("trig-rawtp", {}), ("rb-libbpf", {}), ("selftest", {}),
          ("local-storage-cache-seq-get", {}), ("bpf-hashmap-lookup", {}),
@@ -167,21 +169,10 @@ def summarize(path):
     return "\n".join(out)
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--out")
-    ap.add_argument("--summarize", metavar="FILE")
+def _arguments(ap):
     ap.add_argument("--reps", type=int, default=12)
     ap.add_argument("--warmup-reps", type=int, default=8)
-    args = ap.parse_args()
-    if args.summarize:
-        print(summarize(args.summarize))
-        return 0
-    if not args.out:
-        ap.error("--out FILE or --summarize FILE")
-    run(args)
-    return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(_record.main(__doc__, run, summarize, _arguments))

@@ -285,3 +285,30 @@ def test_ctrl_c_in_a_duet_stops_both_workers(monkeypatch, tmp_path):
                     on_round=interrupt_in_round_2)
     assert len(info.value.partial.rounds) == 1
     assert _children() == before
+
+
+# ---------------------------------------------------------------- measured rates
+
+def test_every_verdict_states_the_rates_measured_for_its_mode():
+    """What a verdict states is what results/ab-power-2cpu.jsonl holds,
+    summed by the script that took it."""
+    import importlib.util
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    spec = importlib.util.spec_from_file_location(
+        "ab_power", os.path.join(root, "scripts", "ab_power.py"))
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    expected = script.package_data(os.path.join(root, "results", "ab-power-2cpu.jsonl"))
+    with open(ab_module.MEASURED_PATH) as f:
+        shipped = json.load(f)
+    for mode in ("interleaved", "duet"):
+        got = {k: v for k, v in shipped[mode].items() if k != "machine"}
+        want = {k: v for k, v in expected[mode].items() if k != "machine"}
+        assert got == want, mode
+        text = ab_module._rates_text(mode)
+        m = ab_module.measured_rates(mode)
+        assert f"false alarms {m['false_alarms']}/{m['comparisons']}" in text
+        user, bpf = m["power"]["user"]["0.05"], m["power"]["bpf"]["0.05"]
+        assert (f"found a 5 % slowdown {user[0]}/{user[1]} in user space and "
+                f"{bpf[0]}/{bpf[1]} on the BPF path") in text
+    assert "not measured" in ab_module._rates_text("kernels")

@@ -107,14 +107,15 @@ def test_calibration_on_real_runs_widens_later_intervals(tmp_path, monkeypatch):
     assert hostdrift.load(str(path), fingerprint()) == d
 
     # Without a calibration a run states its own interval only.
-    r = benchbpf.run("count-local", precision=0.05, duration=3)
+    # 7 s: runs 5 s apart or more count apart (stats.RUN_GROUP_S), and an interval needs two such groups.
+    r = benchbpf.run("count-local", precision=0.05, duration=7)
     assert "host_drift" not in r.metadata and r.host_ci_mps is None
 
     # With one it records it and states the widened interval too, also once saved.
     monkeypatch.setenv(hostdrift.ENV_PATH, str(path))
     wide = drift(0.04).as_dict()
     path.write_text(json.dumps(wide))
-    r = benchbpf.run("count-local", precision=0.05, duration=3)
+    r = benchbpf.run("count-local", precision=0.05, duration=7)
     assert r.host_drift == drift(0.04)
     own, host = r.mean_ci_mps, r.host_ci_mps
     assert host.mean == own.mean and host.half_width >= own.half_width
@@ -259,7 +260,7 @@ def test_precision_runs_on_a_calibrated_machine_build_a_history(tmp_path, monkey
     (tmp_path / "drift.json").write_text(json.dumps(drift(0.001).as_dict()))
     figures = []
     for _ in range(hostdrift.MIN_HISTORY_RUNS):
-        r = benchbpf.run("count-local", precision=0.05, duration=3)
+        r = benchbpf.run("count-local", precision=0.05, duration=7)
         assert r.host_drift.history is None
         figures.append(r.mean)
     # Plain runs neither join the history nor read it.
@@ -269,7 +270,7 @@ def test_precision_runs_on_a_calibrated_machine_build_a_history(tmp_path, monkey
     assert [json.loads(x)["figure"] for x in lines] == pytest.approx(figures)
 
     from benchbpf import _runner
-    r, = _runner.run_interleaved([("a", "count-local", {"precision": 0.05, "duration": 3})])
+    r, = _runner.run_interleaved([("a", "count-local", {"precision": 0.05, "duration": 7})])
     h = r.host_drift.history
     assert h.runs == hostdrift.MIN_HISTORY_RUNS
     mean = statistics.fmean(figures)

@@ -46,7 +46,7 @@ def suite(tmp_path_factory):
 
 def test_no_benchmark_is_named_like_a_subcommand():
     # `benchbpf NAME` runs a benchmark; `benchbpf report` must stay the subcommand.
-    assert set(cli.SUBCOMMANDS) == {"report", "compare", "host-drift"}
+    assert set(cli.SUBCOMMANDS) == {"report", "compare", "host-drift", "ab"}
     assert not set(cli.SUBCOMMANDS) & set(benchbpf.list_benchmarks())
 
 
@@ -512,3 +512,15 @@ def test_coarse_sample_steps_are_stated_beside_the_figure():
         assert f"in steps of {r.step_mps():.3g}" in page and "counts a batch per event" in page
     fine = benchbpf.run("count-local", warmup=0, duration=0.4, interval=0.2)
     assert fine.coarse_step_mps() is None and "steps" not in repr(fine)
+
+
+def test_a_budget_bounds_the_passes_round_the_suite():
+    rs = report.run_suite(quick=True, only="count-local,count-global", repeat=50,
+                                   budget=2, prog_stats=False)
+    passes = rs.metadata["report"]["passes"]
+    assert 1 <= passes < 50 and rs.metadata["report"]["budget_s"] == 2
+    # Whole passes only: every benchmark has as many runs as the others.
+    assert [r.name for r in rs].count("count-local") == passes
+    assert [r.name for r in rs].count("count-global") == passes
+    with pytest.raises(ValueError, match="budget=0"):
+        report.run_suite(quick=True, only="count-local", budget=0)
