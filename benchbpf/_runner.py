@@ -515,12 +515,17 @@ def run(name, *, warmup=None, duration=None, interval=None, producers=1, consume
     began = time.monotonic()
     while series.stopped_by is None:
         series.step(calls_below_run=1)
-        spent = time.monotonic() - began
-        # Another load would take about as long as the average one so far.
-        if series.stopped_by is None and budget is not None and \
-                spent + spent / len(series.loads) > budget:
+        if series.stopped_by is None and \
+                next_would_overrun(budget, time.monotonic() - began, len(series.loads)):
             series.stop("budget")
     return _with_history(series.result())
+
+
+def next_would_overrun(budget, spent_s, done):
+    """Whether one more step, as long as the average of the `done` steps
+    that took `spent_s` seconds, would end past `budget` s (None: no
+    budget; before any step: never)."""
+    return budget is not None and done > 0 and spent_s + spent_s / done > budget
 
 
 def check_budget(budget):

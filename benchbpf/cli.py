@@ -809,8 +809,7 @@ def main(argv=None):
             began = time.monotonic()
             for i in range(args.repeat):
                 spent = time.monotonic() - began
-                # Another run would take about as long as the average one.
-                if args.budget is not None and i and spent + spent / i > args.budget:
+                if _runner.next_would_overrun(args.budget, spent, i):
                     print(f"benchbpf: --budget {args.budget:g} s: {i} of {args.repeat} runs "
                           "taken", file=sys.stderr, flush=True)
                     break

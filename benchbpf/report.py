@@ -214,8 +214,7 @@ def _run_all(runs, repeat, results, unsupported, failed, progress, budget=None, 
     total = len(runs) * repeat
     began = time.monotonic()
     for rep in range(repeat):
-        spent = time.monotonic() - began
-        if budget is not None and rep and spent + spent / rep > budget:
+        if _runner.next_would_overrun(budget, time.monotonic() - began, rep):
             if progress:
                 progress(f"budget of {budget:g} s: {rep} of {repeat} passes taken")
             break

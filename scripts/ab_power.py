@@ -24,6 +24,7 @@ seed), so that the machine's slow and fast hours fall on every cell alike:
 The first pass holds the false-alarm comparisons and the 5 % cells; then
 the truth cells, and the 10 %, 25 % and 2 % cells in that order, so that a
 shortened session still answers the goal with whole cells."""
+import inspect
 import json
 import math
 import os
@@ -258,10 +259,14 @@ SIMULATED_EFFECTS = (0.0, 0.02, 0.05, 0.10, 0.25)
 
 
 def _round_sd(fast_sd, rounds, n=200):
-    """The median sd of a simulated comparison's round log ratios."""
+    """The median sd of a simulated comparison's round log ratios, the
+    simulated host otherwise as ab.simulate's defaults have it."""
+    host = {k: p.default for k, p in inspect.signature(ab_module.simulate).parameters.items()
+            if k in inspect.signature(ab_module._simulated_log_ratios).parameters}
+    host.update(effect=0.0, fast_sd=fast_sd, rounds=rounds)
     rng = random.Random(7)
-    return statistics.median(statistics.stdev(ab_module._simulated_log_ratios(
-        rng, rounds, 0.0, fast_sd, 0.10, 120.0, 3.0, 0.03, 0.03, 0.5, 3)) for _ in range(n))
+    return statistics.median(statistics.stdev(
+        ab_module._simulated_log_ratios(rng, **host)) for _ in range(n))
 
 
 def simulated(n=400, rounds=40):
