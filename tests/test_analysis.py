@@ -596,11 +596,11 @@ def test_tables_of_runs_share_one_vocabulary():
     assert [row.label for row in sw.table()] == [row.label for row in rs.table()] == [1, 2]
     assert [row.label for row in study.table()] == ["one", "two"]
     # The same printout (a title, a header, a row per run) and the same iteration.
-    for text in (str(sw), str(rs)):
-        lines = text.splitlines()
+    for runs in (sw, rs):
+        lines = str(runs).splitlines()
         assert lines[0] == "count-local over producers"
         # A row per run, then a line per warning of theirs (a short run may have some).
-        assert lines[4:] == [f"WARNING: {w}" for w in resultset.warnings_of(sw.items())]
+        assert lines[4:] == [f"WARNING: {w}" for w in resultset.warnings_of(runs.items())]
         assert lines[1].split()[:3] == ["producers", "median", "hits"]
     assert str(study).splitlines()[1].split()[:2] == ["median", "hits"]
     assert all(isinstance(r, benchbpf.Result) for r in sw) and list(sw) == list(sw.results)
