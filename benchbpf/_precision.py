@@ -42,7 +42,8 @@ MIN_GROUPS = 4
 #: Auto warm-up: at least FLOOR, at most CAP, steady when two windows of
 #: WINDOW (and at least WINDOW_SAMPLES samples) agree.  Most benchmarks are
 #: steady from their first 0.1 s; a ring buffer's producer ramps up over
-#: about 0.5 s, which the windows see (results/ab-power-2cpu.md, warm-up).
+#: about 0.5 s, which the windows mostly see: the second after the warm-up
+#: read 2-4 % under the run's last (results/load-once-2cpu.md).
 AUTO_WARMUP_FLOOR_S = 0.3
 AUTO_WARMUP_CAP_S = 5.0
 AUTO_WARMUP_WINDOW_S = 0.15

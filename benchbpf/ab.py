@@ -45,12 +45,13 @@ import statistics
 import sys
 import time
 import types
+import warnings
 from dataclasses import dataclass
 from types import MappingProxyType
 
 from . import _precision, _progress, _runner, stats
 from ._version import __version__
-from .analysis import run_speed
+from .analysis import BenchmarkMismatchWarning, run_speed
 from .fingerprint import fingerprint
 from .result import JsonFile, Result, _Picklable, _thawed
 
@@ -249,11 +250,11 @@ def _verdict(low, high, threshold):
     return UNDECIDED, False
 
 
-def _decided(n, ratio, low, high, threshold, precision):
+def _decided(n, ratio, low, high, threshold, precision, min_rounds=MIN_ROUNDS):
     """The reason to stop after n rounds, or None: "decided" when the
     interval lies within or beyond the threshold, "precision" when it is as
-    narrow as asked."""
-    if low is None or n < MIN_ROUNDS:
+    narrow as asked; never before min_rounds rounds."""
+    if low is None or n < min_rounds:
         return None
     verdict, beyond = _verdict(low, high, threshold)
     if verdict == SAME or beyond:
@@ -479,9 +480,9 @@ MEASURED_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "ab_mea
 def measured_rates(mode):
     """What was measured of `mode` on the project's machine: a dict with
     "false_alarms" and "comparisons" (identical sides), "power" (path,
-    "user" or "bpf" -> nominal slowdown -> [called slower, comparisons]),
-    "budget_s", "machine" and "taken"; None where that mode was not
-    measured."""
+    "user" or "bpf" -> nominal slowdown -> {"slower", "comparisons",
+    "measured_pct": the slowdown the cell's rounds measured}), "budget_s",
+    "machine" and "taken"; None where that mode was not measured."""
     try:
         with open(MEASURED_PATH) as f:
             return json.load(f).get(mode)
@@ -492,15 +493,29 @@ def measured_rates(mode):
 _PATH_NAMES = {"user": "in user space", "bpf": "on the BPF path"}
 
 
+def _around(cells, pct=5.0):
+    """The measured cells nearest below and above pct, smallest first."""
+    below = [c for c in cells if c["measured_pct"] < pct]
+    above = [c for c in cells if c["measured_pct"] >= pct]
+    near = [max(below, key=lambda c: c["measured_pct"])] if below else []
+    if above:
+        near.append(min(above, key=lambda c: c["measured_pct"]))
+    return near
+
+
 def _rates_text(mode):
     m = measured_rates(mode)
     if not m:
         return f"error rates of {mode} comparisons not measured"
     k, n = m["false_alarms"], m["comparisons"]
-    found = [f"{got[0]}/{got[1]} {_PATH_NAMES.get(path, path)}"
-             for path, cells in m["power"].items() for got in [cells.get("0.05")] if got]
-    power = f", found a 5 % slowdown {' and '.join(found)} within {m['budget_s']:g} s" \
-        if found else ""
+    found = []
+    for path, cells in m["power"].items():
+        near = _around(list(cells.values()))
+        if near:
+            found.append(" and ".join(f"{c['measured_pct']:g} % {c['slower']}/{c['comparisons']}"
+                                      for c in near) + f" {_PATH_NAMES.get(path, path)}")
+    power = (f"; slowdowns found, of those measured nearest 5 %: {'; '.join(found)} "
+             f"(within {m['budget_s']:g} s)") if found else ""
     return (f"measured for {mode} comparisons on {m['machine']}: false alarms {k}/{n} "
             f"({100 * k / n:.1f} %){power}")
 
@@ -529,7 +544,7 @@ def round_seconds(mode, warmup, duration):
 
 
 def _check_options(mode, precision, threshold, alpha, budget, max_rounds, warmup,
-                   duration, interval):
+                   duration, interval, min_rounds=MIN_ROUNDS):
     if mode not in MODES:
         raise ValueError(f"mode={mode!r}: must be one of {', '.join(MODES)}")
     precision = _fraction("precision", precision, MIN_PRECISION, MAX_PRECISION,
@@ -561,6 +576,10 @@ def _check_options(mode, precision, threshold, alpha, budget, max_rounds, warmup
                                    or not MIN_ROUNDS <= max_rounds <= 1_000_000):
         raise ValueError(f"max_rounds={max_rounds!r} out of range: an int in "
                          f"{MIN_ROUNDS}..1000000, or None")
+    if isinstance(min_rounds, bool) or not isinstance(min_rounds, numbers.Integral) \
+            or not MIN_ROUNDS <= min_rounds <= (max_rounds or 1_000_000):
+        raise ValueError(f"min_rounds={min_rounds!r} out of range: an int in "
+                         f"{MIN_ROUNDS}..{max_rounds or 1_000_000} (max_rounds)")
     if budget is None and max_rounds is None:
         raise ValueError("budget=None and max_rounds=None: give at least one, or the "
                          "comparison of two sides the same within noise never ends")
@@ -596,6 +615,13 @@ def _check_sides(a, b, different_benchmarks, mode, warmup, duration, interval):
         raise ValueError(f"a is {a.name} and b is {b.name}: different benchmarks measure "
                          "different things; say different_benchmarks=True "
                          "(--different-benchmarks) if comparing them is the point")
+    if mode == "duet" and a.name != b.name:
+        warnings.warn(
+            f"a duet of {a.name} and {b.name}: each side's calls also run the other "
+            "side's programs, and sides of different benchmarks pay different costs for "
+            "them (selftest against strncmp-helper read B/A 0.85 in a duet, 1.06 "
+            "interleaved: results/duet-cross-2cpu.md); compare them interleaved",
+            BenchmarkMismatchWarning, stacklevel=3)
     kernels = (a.kernel is not None, b.kernel is not None)
     if mode == "kernels":
         if not all(kernels):
@@ -671,9 +697,9 @@ def _metadata(mode, warmup, duration, interval):
 
 
 def ab(a, b, *, mode="interleaved", precision=PRECISION, threshold=THRESHOLD, alpha=ALPHA,
-       budget=BUDGET_S, max_rounds=None, warmup=WARMUP, duration=DURATION_S,
-       interval=INTERVAL_S, seed=None, different_benchmarks=False, per_cpu=None,
-       counter="hits", progress=None, on_round=None, log=None):
+       budget=BUDGET_S, max_rounds=None, min_rounds=MIN_ROUNDS, warmup=WARMUP,
+       duration=DURATION_S, interval=INTERVAL_S, seed=None, different_benchmarks=False,
+       per_cpu=None, counter="hits", progress=None, on_round=None, log=None):
     """Compare side B with side A, in rounds taken in turns: an ABResult.
 
     a, b: the sides, each a command line as the CLI takes it
@@ -690,7 +716,9 @@ def ab(a, b, *, mode="interleaved", precision=PRECISION, threshold=THRESHOLD, al
     narrow as precision (default 0.01: +-1 %), after max_rounds rounds, or
     when budget seconds of wall time (default 300) would be passed by
     another round; then it says "undecided" unless the interval already
-    lies on one side of 1.  alpha: the chance of a false alarm the interval
+    lies on one side of 1.  Neither the threshold nor the precision stops
+    it before min_rounds rounds (default 8); min_rounds=max_rounds takes a
+    fixed number of rounds, to measure an effect at length.  alpha: the chance of a false alarm the interval
     allows over all its looks (default 0.05).  warmup, duration, interval:
     each run's warm-up and measured time and its sampling period, s
     (default "auto": until steady, as run()'s, in a duet a fixed 0.3 s;
@@ -710,7 +738,8 @@ def ab(a, b, *, mode="interleaved", precision=PRECISION, threshold=THRESHOLD, al
     the side and option at fault.  Ctrl-C raises benchbpf.Interrupted whose
     .partial is the ABResult of the rounds that finished."""
     precision, threshold, alpha, warmup, duration, nominal = _check_options(
-        mode, precision, threshold, alpha, budget, max_rounds, warmup, duration, interval)
+        mode, precision, threshold, alpha, budget, max_rounds, warmup, duration, interval,
+        min_rounds)
     a, b = Side.of(a, "a"), Side.of(b, "b")
     if (a.kernel is not None or b.kernel is not None) and mode == "interleaved":
         mode = "kernels"
@@ -754,7 +783,7 @@ def ab(a, b, *, mode="interleaved", precision=PRECISION, threshold=THRESHOLD, al
                 _check_figures(rounds[-1])
                 so_far = result(None)
                 stopped_by = _decided(len(rounds), so_far.ratio, so_far.low, so_far.high,
-                                      threshold, precision)
+                                      threshold, precision, min_rounds)
                 spent = time.monotonic() - began
                 per_round = spent / len(rounds)
                 if stopped_by is None and max_rounds is not None and len(rounds) >= max_rounds:

@@ -379,6 +379,9 @@ def _ab_parser():
                     help=f"wall time after which no round starts (default {ab.BUDGET_S:g})")
     ap.add_argument("--max-rounds", type=_positive_int, default=None, metavar="N",
                     help="stop after N rounds")
+    ap.add_argument("--min-rounds", type=_positive_int, default=ab.MIN_ROUNDS, metavar="N",
+                    help=f"no verdict before N rounds (default {ab.MIN_ROUNDS}); with "
+                         "--max-rounds N, a fixed N rounds")
     ap.add_argument("-w", "--warmup", type=_warmup, default=ab.WARMUP, metavar="SEC",
                     help="warm-up of each run, s, or 'auto': until the benchmark is "
                          f"steady (default; a duet's is a fixed {ab.DUET_WARMUP_S:g} s)")
@@ -455,6 +458,7 @@ def _ab_main(argv):
             return ab.ab(side_a, side_b, mode="duet" if args.duet else "interleaved",
                          precision=args.precision, threshold=args.threshold,
                          alpha=args.alpha, budget=args.budget, max_rounds=args.max_rounds,
+                         min_rounds=args.min_rounds,
                          warmup=args.warmup, duration=args.duration, interval=args.interval,
                          seed=args.seed, different_benchmarks=args.different_benchmarks,
                          per_cpu=False if args.per_second else None, counter=args.counter,

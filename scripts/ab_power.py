@@ -4,6 +4,9 @@ it finds one that is, on this machine: results/ab-power-2cpu.md.
 
     python3 scripts/ab_power.py --out results/ab-power-2cpu.jsonl [--budget 120]
     python3 scripts/ab_power.py --summarize results/ab-power-2cpu.jsonl > table.md
+    python3 scripts/ab_power.py --truth-only --out results/ab-power-truth-2cpu.jsonl
+    python3 scripts/ab_power.py --summarize results/ab-power-2cpu.jsonl \
+        --truth results/ab-power-truth-2cpu.jsonl
 
 Every comparison is a real one, run as a user would run it, one after
 another; each writes a JSON line as it ends, so the file holds whatever has
@@ -93,6 +96,7 @@ def _loadavg():
 def _ab(task, budget):
     if task["kind"] == "truth":
         r = benchbpf.ab(task["a"], task["b"], budget=None, max_rounds=TRUTH_ROUNDS,
+                        min_rounds=TRUTH_ROUNDS,
                         threshold=ab_module.MIN_THRESHOLD, precision=ab_module.MIN_PRECISION,
                         progress=False)
     else:
@@ -130,6 +134,8 @@ def _compare(task, budget):
 
 def run(args):
     tasks = _tasks(args.n_false, args.n_false_duet, args.n_power, args.n_compare)
+    if args.truth_only:
+        tasks = [t for t in tasks if t["kind"] == "truth"]
     done = set()
     if os.path.exists(args.out):
         with open(args.out) as f:
@@ -189,9 +195,13 @@ def _pct(k, n):
     return f"{k}/{n} ({100 * k / n:.1f} %, {100 * lo:.1f}..{100 * hi:.1f} %)"
 
 
-def summarize(path):
+def summarize(path, truth_path=None):
     rows = [json.loads(line) for line in open(path) if line.strip()]
     ok = [r for r in rows if "error" not in r]
+    if truth_path:
+        # Truth cells retaken at a fixed number of rounds replace the record's.
+        ok = [r for r in ok if r["kind"] != "truth"] + [
+            r for r in map(json.loads, open(truth_path)) if "error" not in r]
     out = [f"{len(rows)} comparisons ({len(rows) - len(ok)} failed runs), "
            f"{rows[0]['started']} .. {rows[-1]['started']} UTC, load average "
            f"{min(r['load'] for r in rows):.1f}-{max(r['load'] for r in rows):.1f}", ""]
@@ -224,14 +234,16 @@ def summarize(path):
                    f"{sum(r['verdict'] == 'undecided' for r in cell)} | | |")
     truth = {(r["path"], r["effect"]): r for r in ok if r["kind"] == "truth"}
     out += ["", "### Power: B slower by a known amount", "",
-            "| path | nominal | measured slowdown (60 rounds) | method | called slower | "
-            "faster | median time to verdict | median rounds | measured share of wall |",
-            "|---|---|---|---|---|---|---|---|---|"]
+            "| path | nominal | measured slowdown (truth cell) | over all its interleaved "
+            "rounds | method | called slower | faster | median time to verdict | "
+            "median rounds | measured share of wall |",
+            "|---|---|---|---|---|---|---|---|---|---|"]
     for path, levels in KNOBS.items():
         for effect in levels:
             t = truth.get((path, effect))
             true = (f"{100 * (1 - t['ratio']):.1f} % ({100 * (1 - t['high']):.1f}.."
-                    f"{100 * (1 - t['low']):.1f})" if t else "-")
+                    f"{100 * (1 - t['low']):.1f}, {t['rounds']} rounds)" if t else "-")
+            true += " | " + _pooled(ok, path, effect)
             for method in ("interleaved", "duet", "compare"):
                 cell = [r for r in ok if r["kind"] == "power" and r["method"] == method
                         and r["path"] == path and r["effect"] == effect]
@@ -250,6 +262,30 @@ def summarize(path):
                            f"{_pct(slower, len(cell))} | {faster} | - | ")
                 out[-1] += f"{statistics.median(rounds):g} | {100 * share:.0f} % |"
     return "\n".join(out)
+
+
+def _pooled_logs(rows, path, effect):
+    return [x for r in rows if r["kind"] in ("power", "truth") and r["method"] == "interleaved"
+            and r["path"] == path and r["effect"] == effect for x in r["round_log_ratios"]]
+
+
+def _pooled_slowdown(rows, path, effect):
+    """B's slowdown over every interleaved round of the cell, a fraction."""
+    return 1 - math.exp(statistics.fmean(_pooled_logs(rows, path, effect)))
+
+
+def _pooled(rows, path, effect):
+    """The slowdown over every round of the cell's interleaved comparisons
+    (power and truth), with a 95 % interval taking rounds as independent:
+    many more rounds than one truth cell, though those of comparisons that
+    stopped early on a large effect lean that way."""
+    logs = _pooled_logs(rows, path, effect)
+    if len(logs) < 3:
+        return "-"
+    mean = statistics.fmean(logs)
+    half = 1.96 * statistics.stdev(logs) / math.sqrt(len(logs))
+    return (f"{100 * (1 - math.exp(mean)):.1f} % ({100 * (1 - math.exp(mean + half)):.1f}.."
+            f"{100 * (1 - math.exp(mean - half)):.1f}, {len(logs)} rounds)")
 
 
 #: Hosts simulated for the rule's error rates: the fast noise of one run's
@@ -285,12 +321,16 @@ def simulated(n=400, rounds=40):
     return "\n".join(out)
 
 
-def package_data(path):
+def package_data(path, truth_path=None):
     """What every A/B verdict states, per mode: the identical-side comparisons and
     their false alarms, and per path ("user", "bpf") and nominal slowdown how many
-    were called slower."""
+    were called slower, and the slowdown measured over all the cell's
+    interleaved rounds (percent)."""
     rows = [json.loads(line) for line in open(path) if line.strip()]
     ok = [r for r in rows if "error" not in r]
+    if truth_path:
+        ok = [r for r in ok if r["kind"] != "truth"] + [
+            r for r in map(json.loads, open(truth_path)) if "error" not in r]
     cpu = benchbpf.fingerprint.fingerprint()
     machine = f"a {cpu['nr_cpus']}-CPU {cpu['cpu_model'].split()[0]} machine, kernel " \
               f"{cpu['kernel_release'].split('-')[0]}"
@@ -305,8 +345,10 @@ def package_data(path):
                 cell = [r for r in ok if r["kind"] == "power" and r["method"] == mode
                         and r["path"] == path and r["effect"] == effect]
                 if cell:
-                    power.setdefault(path, {})[f"{effect:g}"] = [
-                        sum(r["verdict"] == "slower" for r in cell), len(cell)]
+                    power.setdefault(path, {})[f"{effect:g}"] = dict(
+                        slower=sum(r["verdict"] == "slower" for r in cell),
+                        comparisons=len(cell),
+                        measured_pct=round(100 * _pooled_slowdown(ok, path, effect), 1))
         out[mode] = dict(false_alarms=sum(r["verdict"] in ("slower", "faster") for r in same),
                          comparisons=len(same), power=power, budget_s=rows[0]["budget_s"],
                          machine=machine, taken=rows[0]["started"][:10])
@@ -328,6 +370,10 @@ def _arguments(ap):
     ap.add_argument("--simulate", action="store_true",
                     help="print the stopping rule's error rates on simulated series")
     ap.add_argument("--hours", type=float, default=None, help="stop starting after this long")
+    ap.add_argument("--truth-only", action="store_true",
+                    help="take only the truth cells (each a fixed number of rounds)")
+    ap.add_argument("--truth", metavar="JSONL",
+                    help="with --summarize: the truth cells from this record instead")
 
 
 def _other(args):
@@ -336,8 +382,11 @@ def _other(args):
         return True
     if args.summarize and args.package_data:
         with open(args.package_data, "w") as f:
-            json.dump(package_data(args.summarize), f, indent=1)
+            json.dump(package_data(args.summarize, args.truth), f, indent=1)
             f.write("\n")
+    if args.summarize and args.truth:
+        print(summarize(args.summarize, args.truth))
+        return True
     return False
 
 

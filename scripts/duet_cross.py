@@ -45,7 +45,7 @@ def run(args):
         row = {"a": a, "b": b, "what": what}
         for mode in ("interleaved", "duet"):
             print(f"{mode}: {a} -- {b}", file=sys.stderr, flush=True)
-            r = benchbpf.ab(a, b, mode=mode, budget=None, max_rounds=ROUNDS,
+            r = benchbpf.ab(a, b, mode=mode, budget=None, max_rounds=ROUNDS, min_rounds=ROUNDS,
                             threshold=ab_module.MIN_THRESHOLD,
                             precision=ab_module.MIN_PRECISION, progress=False,
                             different_benchmarks=True)

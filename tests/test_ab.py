@@ -113,6 +113,10 @@ def test_bad_comparisons_are_refused_before_anything_loads():
         benchbpf.ab("--kernel host count-local", "--kernel 6.1 count-local", **QUICK)
     with rejected_before_loading(TypeError, "a=", "side"):
         benchbpf.ab(42, "count-local", **QUICK)
+    with rejected_before_loading(ValueError, "min_rounds=12", "8..10"):
+        benchbpf.ab("count-local", "count-local", max_rounds=10, min_rounds=12, **QUICK)
+    with rejected_before_loading(ValueError, "min_rounds=4", "8.."):
+        benchbpf.ab("count-local", "count-local", min_rounds=4, **QUICK)
 
 
 def test_a_duet_is_refused_where_the_cpus_are_too_few_for_both_sides():
@@ -168,6 +172,16 @@ def test_a_comparison_reads_saves_and_reloads(tmp_path):
         "count-local", "count-local --work-per-hit 40", max_rounds=8, budget=None,
         seed=7, **QUICK).rounds]
     assert 0 < r.measured_fraction <= 1
+
+
+def test_min_rounds_equal_to_max_rounds_takes_a_fixed_number_of_rounds():
+    # A 2x slowdown is decided by round 8; min_rounds holds the verdict back,
+    # so that an effect can be measured at length.
+    r = benchbpf.ab("count-local --work-per-hit 40", "count-local --work-per-hit 80",
+                    max_rounds=10, min_rounds=10, budget=None, **QUICK)
+    # At round 10 both the verdict and max_rounds stop it; the verdict is named.
+    assert len(r.rounds) == 10 and r.stopped_by in ("decided", "max_rounds"), str(r)
+    assert r.verdict == "slower"
 
 
 def test_ctrl_c_keeps_the_finished_rounds(monkeypatch, tmp_path, capsys):
@@ -270,6 +284,16 @@ def test_a_duet_side_that_fails_stops_the_comparison_and_its_partner():
     assert not leakcheck.snapshot().bpf_fds
 
 
+def test_a_duet_of_different_benchmarks_warns_that_their_cross_costs_differ():
+    if len(os.sched_getaffinity(0)) < 2:
+        pytest.skip("a duet needs two CPUs")
+    with pytest.warns(benchbpf.analysis.BenchmarkMismatchWarning,
+                      match="other side's programs.*interleaved"):
+        r = benchbpf.ab("count-local", "selftest", mode="duet", different_benchmarks=True,
+                        budget=None, max_rounds=8, **QUICK)
+    assert len(r.rounds) == 8
+
+
 def test_ctrl_c_in_a_duet_stops_both_workers(monkeypatch, tmp_path):
     if len(os.sched_getaffinity(0)) < 2:
         pytest.skip("a duet needs two CPUs")
@@ -298,7 +322,8 @@ def test_every_verdict_states_the_rates_measured_for_its_mode():
         "ab_power", os.path.join(root, "scripts", "ab_power.py"))
     script = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(script)
-    expected = script.package_data(os.path.join(root, "results", "ab-power-2cpu.jsonl"))
+    expected = script.package_data(os.path.join(root, "results", "ab-power-2cpu.jsonl"),
+                                   os.path.join(root, "results", "ab-power-truth-2cpu.jsonl"))
     with open(ab_module.MEASURED_PATH) as f:
         shipped = json.load(f)
     for mode in ("interleaved", "duet"):
@@ -308,7 +333,12 @@ def test_every_verdict_states_the_rates_measured_for_its_mode():
         text = ab_module._rates_text(mode)
         m = ab_module.measured_rates(mode)
         assert f"false alarms {m['false_alarms']}/{m['comparisons']}" in text
-        user, bpf = m["power"]["user"]["0.05"], m["power"]["bpf"]["0.05"]
-        assert (f"found a 5 % slowdown {user[0]}/{user[1]} in user space and "
-                f"{bpf[0]}/{bpf[1]} on the BPF path") in text
+        # The cells measured nearest 5 %, each side of it, with what they found.
+        for path, where in (("user", "in user space"), ("bpf", "on the BPF path")):
+            cells = sorted(m["power"][path].values(), key=lambda c: c["measured_pct"])
+            below = [c for c in cells if c["measured_pct"] < 5][-1]
+            above = [c for c in cells if c["measured_pct"] >= 5][0]
+            assert (f"{below['measured_pct']:g} % {below['slower']}/{below['comparisons']} and "
+                    f"{above['measured_pct']:g} % {above['slower']}/{above['comparisons']} "
+                    f"{where}") in text, text
     assert "not measured" in ab_module._rates_text("kernels")
