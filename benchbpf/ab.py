@@ -576,10 +576,8 @@ def _check_options(mode, precision, threshold, alpha, budget, max_rounds, warmup
                                    or not MIN_ROUNDS <= max_rounds <= 1_000_000):
         raise ValueError(f"max_rounds={max_rounds!r} out of range: an int in "
                          f"{MIN_ROUNDS}..1000000, or None")
-    if isinstance(min_rounds, bool) or not isinstance(min_rounds, numbers.Integral) \
-            or not MIN_ROUNDS <= min_rounds <= (max_rounds or 1_000_000):
-        raise ValueError(f"min_rounds={min_rounds!r} out of range: an int in "
-                         f"{MIN_ROUNDS}..{max_rounds or 1_000_000} (max_rounds)")
+    _runner._count("min_rounds", min_rounds, MIN_ROUNDS, max_rounds or 1_000_000,
+                   " (max_rounds)" if max_rounds else "")
     if budget is None and max_rounds is None:
         raise ValueError("budget=None and max_rounds=None: give at least one, or the "
                          "comparison of two sides the same within noise never ends")
@@ -718,8 +716,9 @@ def ab(a, b, *, mode="interleaved", precision=PRECISION, threshold=THRESHOLD, al
     another round; then it says "undecided" unless the interval already
     lies on one side of 1.  Neither the threshold nor the precision stops
     it before min_rounds rounds (default 8); min_rounds=max_rounds takes a
-    fixed number of rounds, to measure an effect at length.  alpha: the chance of a false alarm the interval
-    allows over all its looks (default 0.05).  warmup, duration, interval:
+    fixed number of rounds, to measure an effect at length.  alpha: the
+    chance of a false alarm the interval allows over all its looks
+    (default 0.05).  warmup, duration, interval:
     each run's warm-up and measured time and its sampling period, s
     (default "auto": until steady, as run()'s, in a duet a fixed 0.3 s;
     1.0; 0.05).  seed: the order of the sides within rounds (default: a

@@ -195,13 +195,22 @@ def _pct(k, n):
     return f"{k}/{n} ({100 * k / n:.1f} %, {100 * lo:.1f}..{100 * hi:.1f} %)"
 
 
-def summarize(path, truth_path=None):
-    rows = [json.loads(line) for line in open(path) if line.strip()]
+def _records(path, truth_path=None):
+    """The record's rows, and those of its comparisons that ran; the truth
+    cells of truth_path (retaken at a fixed number of rounds) replace the
+    record's own."""
+    def read(p):
+        return [json.loads(line) for line in open(p) if line.strip()]
+    rows = read(path)
     ok = [r for r in rows if "error" not in r]
     if truth_path:
-        # Truth cells retaken at a fixed number of rounds replace the record's.
         ok = [r for r in ok if r["kind"] != "truth"] + [
-            r for r in map(json.loads, open(truth_path)) if "error" not in r]
+            r for r in read(truth_path) if "error" not in r]
+    return rows, ok
+
+
+def summarize(path, truth_path=None):
+    rows, ok = _records(path, truth_path)
     out = [f"{len(rows)} comparisons ({len(rows) - len(ok)} failed runs), "
            f"{rows[0]['started']} .. {rows[-1]['started']} UTC, load average "
            f"{min(r['load'] for r in rows):.1f}-{max(r['load'] for r in rows):.1f}", ""]
@@ -326,11 +335,7 @@ def package_data(path, truth_path=None):
     their false alarms, and per path ("user", "bpf") and nominal slowdown how many
     were called slower, and the slowdown measured over all the cell's
     interleaved rounds (percent)."""
-    rows = [json.loads(line) for line in open(path) if line.strip()]
-    ok = [r for r in rows if "error" not in r]
-    if truth_path:
-        ok = [r for r in ok if r["kind"] != "truth"] + [
-            r for r in map(json.loads, open(truth_path)) if "error" not in r]
+    rows, ok = _records(path, truth_path)
     cpu = benchbpf.fingerprint.fingerprint()
     machine = f"a {cpu['nr_cpus']}-CPU {cpu['cpu_model'].split()[0]} machine, kernel " \
               f"{cpu['kernel_release'].split('-')[0]}"
