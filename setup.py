@@ -157,9 +157,12 @@ def _extension():
         extra_link += [san]
     return Extension(
         "benchbpf._core",
-        sources=sorted(glob.glob("csrc/*.c")),
+        # The harness in csrc/, the families in csrc/benchs/ (found, not listed:
+        # each registers its ops tables itself, see bench.h).
+        sources=sorted(glob.glob("csrc/*.c") + glob.glob("csrc/benchs/*.c")),
         include_dirs=["csrc", "bpf", GEN],
-        depends=sorted(glob.glob("csrc/*.h") + glob.glob("bpf/*.h")),
+        depends=sorted(glob.glob("csrc/*.h") + glob.glob("csrc/benchs/*.h")
+                       + glob.glob("bpf/*.h")),
         extra_compile_args=extra_compile,
         extra_link_args=extra_link,
     )

@@ -9,33 +9,28 @@ from ._version import __version__
 
 
 from ._core import BenchmarkError, UnsupportedError
-from ._runner import COMMON_OPTIONS, check, describe, list_benchmarks, run
-from ._concurrency import ConcurrentRunWarning
-from .result import ProgStats, Result, Sample
-from .resultset import ResultSet, Unsupported
+from .harness._runner import COMMON_OPTIONS, check, describe, list_benchmarks, run
+from .harness._concurrency import ConcurrentRunWarning
+from .harness._progress import Interrupted
+from .harness.features import Feature, Features, features
+from .results.result import ProgStats, Result, Sample
+from .results.resultset import ResultSet, Unsupported
+from .benchs import FAMILIES as _FAMILIES
+from .benchs.ringbuf import perfbuf, study as ringbuf_study
+from .guests import vm
 from .analysis import Comparison, Sweep, compare, plot, sweep
-from . import count
-from . import rename
-from . import trigger
-from . import bpf_loop, strncmp
-from . import bloom
-from . import local_storage
-from . import hashmap, htab_mem, rcu_tasks_trace
-from . import bpf_timing, bpf_nop, lpm_trie, bpf_for, crypto
-from . import sockmap
-from . import vm
-from . import xdp_lb
-# benchbpf.ringbuf is the module, callable as the ringbuf() function.
-from . import ringbuf
-from .ringbuf import perfbuf, study as ringbuf_study
-from .features import Feature, Features, features
-from ._progress import Interrupted
-from . import hostdrift
-from .hostdrift import HostDrift
+from .analysis import hostdrift
+from .analysis.hostdrift import HostDrift
 # benchbpf.ab is the module, callable as the ab() function.
-from . import ab
-from .ab import ABResult
+from .analysis import ab
+from .analysis.ab import ABResult
+from . import _moved
 
+# Every family is benchbpf.<family> (benchbpf.ringbuf is the module,
+# callable as the ringbuf() function).
+globals().update(_FAMILIES)
+_moved.install(__name__, {**_FAMILIES, "vm": vm, "hostdrift": hostdrift, "ab": ab})
+__getattr__ = _moved.package_getattr
 
 
 def quick():
@@ -50,7 +45,7 @@ def quick():
 
     The test suite runs every notebook with BENCHBPF_QUICK=1.  Read at each
     call, so setting the variable later in a process takes effect."""
-    from ._progress import env_switch
+    from .harness._progress import env_switch
     return env_switch("BENCHBPF_QUICK") not in (None, False)
 
 
@@ -59,10 +54,6 @@ __all__ = [
     "ResultSet", "Unsupported",
     "check", "describe", "list_benchmarks", "run", "ConcurrentRunWarning",
     "Comparison", "Sweep", "compare", "plot", "sweep",
-    "count", "rename", "trigger", "ringbuf", "perfbuf", "ringbuf_study",
-    "Feature", "Features", "features",
-    "bpf_loop", "strncmp",
-    "bloom", "local_storage",
-    "hashmap", "htab_mem", "rcu_tasks_trace", "sockmap", "xdp_lb", "quick", "vm",
+    "perfbuf", "ringbuf_study", "Feature", "Features", "features", "quick", "vm",
     "Interrupted", "hostdrift", "HostDrift", "ab", "ABResult",
-]
+] + sorted(_FAMILIES)

@@ -40,7 +40,7 @@ import warnings
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import benchbpf  # noqa: E402
 from benchbpf import ab as ab_module  # noqa: E402
-from benchbpf._cmdline import parse_side  # noqa: E402
+from benchbpf.harness._cmdline import parse_side  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import _record  # noqa: E402
@@ -336,7 +336,7 @@ def package_data(path, truth_path=None):
     were called slower, and the slowdown measured over all the cell's
     interleaved rounds (percent)."""
     rows, ok = _records(path, truth_path)
-    cpu = benchbpf.fingerprint.fingerprint()
+    cpu = benchbpf.results.fingerprint.fingerprint()
     machine = f"a {cpu['nr_cpus']}-CPU {cpu['cpu_model'].split()[0]} machine, kernel " \
               f"{cpu['kernel_release'].split('-')[0]}"
     out = {}

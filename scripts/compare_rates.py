@@ -43,7 +43,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
 from benchbpf.analysis import mann_whitney_u, run_speed  # noqa: E402
-from benchbpf.report import counter_for, load  # noqa: E402
+from benchbpf.tools.report import counter_for, load  # noqa: E402
 
 QUICK_ARGS = ["-q", "-w0.2", "-d0.9", "--interval", "0.1"]   # report --quick's timing
 

@@ -18,7 +18,7 @@ import time
 import warnings
 
 import benchbpf
-from benchbpf.pytest_plugin import _rates, _top
+from benchbpf.tools.pytest_plugin import _rates, _top
 
 
 def main(argv=None):

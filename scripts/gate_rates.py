@@ -5,7 +5,7 @@ catches a real slowdown, measured on this machine.
     PYTHONPATH=. python3 scripts/gate_rates.py          # 60 unchanged, 25 slowed (this checkout)
     python3 scripts/gate_rates.py --unchanged 100 --slowed 30 --out results/gate-2cpu.md
 
-The gate under test is benchbpf.pytest_plugin.Gate itself, as a test calls it:
+The gate under test is benchbpf.tools.pytest_plugin.Gate itself, as a test calls it:
 count-local, one producer, `work_per_hit` dependent multiply-add steps after
 each hit.  One baseline is recorded first.  Then unchanged checks (the same
 work per hit) and slowed checks (more work per hit: a real, known slowdown,
@@ -30,7 +30,7 @@ import pytest
 
 import benchbpf
 from benchbpf.analysis import mann_whitney_u
-from benchbpf.pytest_plugin import Baseline, Gate, _load_baseline, _rates, _top
+from benchbpf.tools.pytest_plugin import Baseline, Gate, _load_baseline, _rates, _top
 
 KEY = "count-local-gate"
 

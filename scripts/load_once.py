@@ -27,7 +27,8 @@ import warnings
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import benchbpf  # noqa: E402
-from benchbpf import _core, _precision  # noqa: E402
+from benchbpf import _core
+from benchbpf.harness import _precision  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import _record  # noqa: E402

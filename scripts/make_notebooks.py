@@ -617,7 +617,7 @@ locked down), `-w1 -d3`, two passes (the mean of the two is used), batch 1, 100 
 and 1000. Those are the kernel bench's figures on comparable hardware, not the study's.
 
 """ + MACHINE_NOTE),
-    ("code", SETUP + "\nfrom benchbpf.features import missing_features"),
+    ("code", SETUP + "\nfrom benchbpf.harness.features import missing_features"),
     ("code", """# kernel-bench-newest-2cpu.md, M hits/s: (pass 1 + pass 2) / 2, by trig_batch_iters.
 def mean2(a, b):
     return (a + b) / 2

@@ -24,7 +24,9 @@ import os
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from benchbpf import _precision, stats  # noqa: E402
+from benchbpf.harness import _precision
+
+from benchbpf.results import stats  # noqa: E402
 
 
 RUN_WALL_S = 1.2

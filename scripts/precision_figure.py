@@ -22,8 +22,8 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-from benchbpf import stats  # noqa: E402
-from benchbpf.result import Result  # noqa: E402
+from benchbpf.results import stats  # noqa: E402
+from benchbpf.results.result import Result  # noqa: E402
 
 
 def trajectory(r):

@@ -39,8 +39,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
 import benchbpf  # noqa: E402
-from benchbpf import _host_drift, analysis  # noqa: E402
-from benchbpf.result import Result  # noqa: E402
+from benchbpf.results import _drift as _host_drift
+from benchbpf import analysis  # noqa: E402
+from benchbpf.results.result import Result  # noqa: E402
 
 #: (label, benchmark, parameters, precision): the issue's characters.
 CASES = (
@@ -55,7 +56,7 @@ CASES = (
 
 def clopper_pearson(k, n, confidence=0.95):
     """Exact binomial interval of k successes in n trials."""
-    from benchbpf.stats import _inverse
+    from benchbpf.results.stats import _inverse
 
     def cdf(p, upto):
         return sum(math.comb(n, i) * p ** i * (1 - p) ** (n - i) for i in range(upto + 1))
@@ -66,7 +67,7 @@ def clopper_pearson(k, n, confidence=0.95):
 
 
 def _t(n):
-    from benchbpf.stats import _t_quantile
+    from benchbpf.results.stats import _t_quantile
     return _t_quantile(0.975, max(1, int(n) - 1))
 
 

@@ -8,7 +8,7 @@
 Reads the reference markdown files (default: ../shared/reference/*.md next to the
 repository).  Each table row names the kernel bench's arguments (for example
 "-w1 -d3 --rb-sampled pb-libbpf") and its pass 1 / pass 2 figures.  The arguments
-go through the benchbpf command's own parser (benchbpf.cli.build_parser and
+go through the benchbpf command's own parser (benchbpf.tools.cli.build_parser and
 _bench_params), so a flag means here what it means to `benchbpf`.
 
 Every runnable row is run --repeat times.  Runs are interleaved: pass 1 runs every
@@ -37,7 +37,7 @@ import time
 import warnings
 
 import benchbpf
-from benchbpf import cli
+from benchbpf.tools import cli
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DEFAULT_REFS = os.path.join(HERE, "..", "..", "shared", "reference", "*.md")

@@ -51,7 +51,7 @@ sys.path.insert(0, REPO)
 sys.path.insert(0, HERE)
 
 import benchbpf                     # noqa: E402
-from benchbpf import cli            # noqa: E402
+from benchbpf.tools import cli            # noqa: E402
 import reference_table              # noqa: E402  (flag mapping, machine facts)
 
 #: The configurations of the shared side-by-side table, as kernel bench flags.

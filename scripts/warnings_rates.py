@@ -31,8 +31,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
 from benchbpf.analysis import run_agreement  # noqa: E402
-from benchbpf.result import Result  # noqa: E402
-from benchbpf.resultset import ResultSet  # noqa: E402
+from benchbpf.results.result import Result  # noqa: E402
+from benchbpf.results.resultset import ResultSet  # noqa: E402
 
 BENCHES = ("count-local", "trig-rawtp", "rb-libbpf")
 KINDS = (("cv", "coefficient of variation"), ("far", "far from the median"),

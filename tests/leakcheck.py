@@ -81,7 +81,7 @@ def rss_kb():
 
 def markers():
     """This process's run-marker files still present."""
-    d = benchbpf._concurrency.lock_dir()
+    d = benchbpf.harness._concurrency.lock_dir()
     try:
         return sorted(e for e in os.listdir(d) if e.startswith(f"{os.getpid()}-"))
     except OSError:

@@ -2,7 +2,7 @@
 import pytest
 
 import benchbpf
-from benchbpf import resultset
+from benchbpf.results import resultset
 from conftest import SHORT, SHORT_SAMPLES, calibration
 
 
@@ -181,7 +181,7 @@ def test_compare_refuses_different_benchmarks():
         benchbpf.compare(made([1, 2], "count-global"), made([3, 4], "rb-libbpf"))
     # The flag it names exists on the command line.
     assert "different_benchmarks=True (command line: --different-benchmarks)" in str(e.value)
-    from benchbpf.cli import _compare_parser
+    from benchbpf.tools.cli import _compare_parser
     assert _compare_parser().parse_args(["a", "b", "--different-benchmarks"]) \
         .different_benchmarks
     with pytest.warns(benchbpf.analysis.BenchmarkMismatchWarning):
@@ -348,7 +348,7 @@ def test_grid_sweep_cpu_sets_are_one_value_unless_a_list_of_sets():
 
 def test_grid_sweep_checks_every_combination_before_the_first_run(monkeypatch):
     calls = []
-    monkeypatch.setattr(benchbpf._runner, "run", lambda *a, **k: calls.append(a))
+    monkeypatch.setattr(benchbpf.harness._runner, "run", lambda *a, **k: calls.append(a))
     before = benchbpf._core.setup_count()
     with pytest.raises(ValueError, match="work_per_hit=-1 out of range"):
         benchbpf.sweep("count-global", producers=[1, 2], work_per_hit=[0, -1], **SHORT)
@@ -402,7 +402,7 @@ def test_progress_default_follows_terminal_and_jupyter(monkeypatch):
     import io
     import sys
     import types
-    from benchbpf import _progress
+    from benchbpf.harness import _progress
     monkeypatch.setattr(sys, "stderr", io.StringIO())
     monkeypatch.delitem(sys.modules, "IPython", raising=False)
     assert not _progress.wanted(None) and _progress.wanted(True)
@@ -584,7 +584,7 @@ def test_ctrl_c_during_a_sweep_keeps_the_finished_runs(monkeypatch, tmp_path, ca
 
 
 def test_tables_of_runs_share_one_vocabulary():
-    from benchbpf.resultset import Row
+    from benchbpf.results.resultset import Row
     sw = benchbpf.sweep("count-local", "producers", [1, 2], **SHORT)
     rs = benchbpf.sweep("count-local", producers=[1, 2], **SHORT)
     study = benchbpf.ringbuf.Study("demo", {"one": sw.results[0], "two": sw.results[1]})
@@ -627,7 +627,7 @@ def test_plots_keep_legends_inside_the_figure_and_ring_min_max_points(tmp_path):
     matplotlib = pytest.importorskip("matplotlib")
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    from benchbpf._plot import MIN_MAX_LABEL
+    from benchbpf.results._plot import MIN_MAX_LABEL
     # 3 samples per run: too few for a 95 % interval, so every bar is min..max.
     sw = benchbpf.sweep("count-local", "producers", [1, 2], **SHORT)
     rs = benchbpf.sweep("count-local", producers=[1, 2], work_per_hit=[0, 10], **SHORT)

@@ -7,8 +7,8 @@ import pytest
 import benchbpf
 import leakcheck
 from benchbpf import bpf_loop
-from benchbpf._report import progress_line, summary_line
-from benchbpf.result import Result, Sample
+from benchbpf.results._lines import progress_line, summary_line
+from benchbpf.results.result import Result, Sample
 
 from conftest import (SHORT, SHORT_SAMPLES, TP, TRIGGERS, counts_where_ran,
                       fentry_runs_or_says_why,

@@ -5,7 +5,8 @@ import subprocess
 import sys
 
 import benchbpf
-from benchbpf import bpf_nop, bpf_timing
+from benchbpf import bpf_nop
+from benchbpf.results import bpf_timing
 
 from conftest import SHORT, rejected_before_loading, run_or_skip
 

@@ -4,8 +4,8 @@ import math
 
 import pytest
 
-from benchbpf import bpf_timing
-from benchbpf.result import Result, Sample
+from benchbpf.results import bpf_timing
+from benchbpf.results.result import Result, Sample
 
 
 def timed_result(ns_per_op, iters=1000, name="bpf-nop"):

@@ -140,7 +140,7 @@ def test_fractional_duration_and_new_flags_and_trigger_printed(tmp_path):
 
 
 def test_help_epilog_examples_work():
-    from benchbpf.cli import EXAMPLES
+    from benchbpf.tools.cli import EXAMPLES
     out = cli("--help")
     for example in EXAMPLES:
         assert example in out.stdout
@@ -260,7 +260,7 @@ def test_bloom_value_size_and_htab_mem_value_size_are_different_flags():
               "--value_size", "8", "bloom-lookup")
     assert out.returncode == 0, out.stderr
     assert out.stdout.splitlines()[-1].startswith("Summary: hits")
-    from benchbpf import cli as benchcli
+    from benchbpf.tools import cli as benchcli
     name, kw = benchcli.check_command(["--value-size", "16", "htab-mem"])
     assert kw["value_size"] == 16
     for argv, flag in ((["--value-size", "8", "bloom-lookup"], "--value-size"),

@@ -78,7 +78,7 @@ def test_cipher_must_be_text():
 
 
 def test_cli_flags(capfd):
-    from benchbpf.cli import main
+    from benchbpf.tools.cli import main
     try:
         rc = main(["-q", "-w0", "-d0.4", "--interval", "0.2", "--crypto-len", "32",
                    "--crypto-cipher", "ecb(aes)", "crypto-decrypt"])

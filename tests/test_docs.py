@@ -28,7 +28,7 @@ import pytest
 from bs4 import BeautifulSoup
 
 import benchbpf
-from benchbpf import cli
+from benchbpf.tools import cli
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"

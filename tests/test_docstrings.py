@@ -19,9 +19,18 @@ import benchbpf
 
 PACKAGE = Path(benchbpf.__file__).parent
 
-#: Every public module: the package and its modules not named with "_".
-MODULES = ["benchbpf"] + sorted(f"benchbpf.{p.stem}" for p in PACKAGE.glob("*.py")
-                                if not p.stem.startswith("_"))
+def _dotted(path):
+    """benchbpf/harness/features.py -> benchbpf.harness.features; a folder's
+    __init__ is the folder."""
+    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+#: Every public module: the package, its layer folders and their modules
+#: not named with "_".
+MODULES = sorted(_dotted(p) for p in PACKAGE.rglob("*.py")
+                 if not any(part.startswith("_") and part != "__init__.py"
+                            for part in p.relative_to(PACKAGE).parts))
 
 
 def _is_ours(obj):
@@ -33,14 +42,19 @@ def _module_constants():
     a ``#:`` comment above or a string right after: what autodoc documents a
     constant by, names it imports from another module of the package)."""
     out = {}
-    for path in PACKAGE.glob("*.py"):
+    for path in PACKAGE.rglob("*.py"):
         source = path.read_text()
         lines = source.splitlines()
         tree = ast.parse(source)
         assigned, documented, imported = set(), set(), {}
         for i, node in enumerate(tree.body):
-            if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module:
-                imported.update({a.asname or a.name: node.module for a in node.names})
+            if isinstance(node, ast.ImportFrom) and node.level >= 1 and node.module:
+                package = _dotted(path).split(".")
+                if path.name != "__init__.py":
+                    package.pop()
+                base = ".".join(package[:len(package) - node.level + 1] + [node.module])
+                # "from .x import *" lends every name x defines: key "*"
+                imported.update({a.asname or a.name: base for a in node.names})
                 continue
             if isinstance(node, ast.Assign):
                 targets = [n.id for t in node.targets for n in ast.walk(t)
@@ -56,7 +70,7 @@ def _module_constants():
                 isinstance(after.value, ast.Constant) and isinstance(after.value.value, str)
             if above.startswith("#:") or string_after:
                 documented.update(targets)
-        out[path.stem] = (assigned, documented, imported)
+        out[_dotted(path)] = (assigned, documented, imported)
     return out
 
 
@@ -66,12 +80,11 @@ CONSTANTS = _module_constants()
 def _constant_documented(module, name):
     """Whether the constant `name` of `module` is documented where it is
     defined: there, or in the module it imports it from."""
-    stem = "__init__" if module == "benchbpf" else module.rsplit(".", 1)[1]
-    while stem in CONSTANTS:
-        assigned, documented, imported = CONSTANTS[stem]
+    while module in CONSTANTS:
+        assigned, documented, imported = CONSTANTS[module]
         if name in assigned:
             return name in documented
-        stem = imported.get(name)
+        module = imported.get(name, imported.get("*"))
     return False
 
 

@@ -34,7 +34,9 @@ from pathlib import Path
 import pytest
 
 import benchbpf
-from benchbpf import _cmdline, _runner, cli, hostdrift, report, vm
+from benchbpf.harness import _cmdline, _runner
+from benchbpf.tools import cli, report
+from benchbpf import hostdrift, vm
 from benchbpf import ab as ab_module
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -365,11 +367,11 @@ def cheap(argv, checked, cwd):
         repeat = _cmdline._checking_parser().parse_args(argv).repeat
         return warmup + duration <= CHEAP_RUN_S and \
             repeat * (warmup + duration) <= CHEAP_TOTAL_S
-    if checked.stopped_at == "benchbpf.report.run_suite":
+    if checked.stopped_at == "benchbpf.tools.report.run_suite":
         args = cli._report_parser().parse_args(argv[1:])
         return args.quick and args.repeat == 1 and \
             len(report.plan(True, args.only, not args.no_prog_stats)) <= CHEAP_REPORT_RUNS
-    if checked.stopped_at == "benchbpf.report.load":
+    if checked.stopped_at == "benchbpf.tools.report.load":
         args = cli._compare_parser().parse_args(argv[1:])
         return (cwd / args.base).exists() and (cwd / args.new).exists()
     return False        # host-drift, --kernel

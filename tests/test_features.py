@@ -4,7 +4,7 @@ import time
 import pytest
 
 import benchbpf
-from benchbpf.features import Feature, Features, features
+from benchbpf.harness.features import Feature, Features, features
 
 import leakcheck
 from conftest import SHORT
@@ -159,7 +159,7 @@ def test_trigger_kfunc_probe_agrees_with_kernel_btf(feats):
 
 @pytest.mark.parametrize("name", ["trig-tp", "trig-rawtp", "trig-fmodret"])
 def test_trigger_kfunc_benchmarks_need_it(feats, name):
-    from benchbpf.features import missing_features, requirements
+    from benchbpf.harness.features import missing_features, requirements
     assert "trigger_kfunc" in requirements(name)
     if feats["trigger_kfunc"].supported:
         assert "trigger_kfunc" not in missing_features(name, feats)
@@ -171,7 +171,7 @@ def test_trigger_kfunc_benchmarks_need_it(feats, name):
 def test_bpf_lsm_probe_decides_socket_storage(feats):
     """socket storage (local-storage-create's default) needs a BPF LSM that
     runs; the probe, -l and the run agree, and task storage does not need it."""
-    from benchbpf.features import missing_features
+    from benchbpf.harness.features import missing_features
     f = feats["bpf_lsm"]
     assert "socket_post_create" in f.detail
     assert ("bpf_lsm" in missing_features("local-storage-create", feats)) != f.supported

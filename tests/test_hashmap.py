@@ -8,7 +8,7 @@ import pytest
 
 import benchbpf
 from benchbpf import _core, hashmap
-from benchbpf.result import Result
+from benchbpf.results.result import Result
 
 from conftest import (SHORT, TRIGGERS, fentry_runs_or_says_why, rejected_before_loading,
                       run_in_own_pid_namespace)

@@ -11,8 +11,9 @@ import time
 import pytest
 
 import benchbpf
-from benchbpf import _host_drift, hostdrift, stats
-from benchbpf.fingerprint import fingerprint
+from benchbpf.results import _drift as _host_drift, stats
+from benchbpf import hostdrift
+from benchbpf.results.fingerprint import fingerprint
 
 
 def series(figure_at, span_s=600.0, every_s=1.2, names=("a", "b")):
@@ -205,7 +206,7 @@ def test_widening_takes_the_wider_of_calibration_and_history():
 
 def test_a_host_interval_on_a_young_history_says_so():
     import dataclasses
-    from benchbpf.result import Result, Sample
+    from benchbpf.results.result import Result, Sample
     rng = random.Random(7)
     records = [(3600.0 * i / 9, 100 * (1 + rng.gauss(0, 0.02)), 0.5) for i in range(10)]
     assert hostdrift.history_of(records).span_s == pytest.approx(3600.0)
@@ -269,7 +270,7 @@ def test_precision_runs_on_a_calibrated_machine_build_a_history(tmp_path, monkey
     lines = (tmp_path / "history.jsonl").read_text().splitlines()
     assert [json.loads(x)["figure"] for x in lines] == pytest.approx(figures)
 
-    from benchbpf import _runner
+    from benchbpf.harness import _runner
     r, = _runner.run_interleaved([("a", "count-local", {"precision": 0.05, "duration": 7})])
     h = r.host_drift.history
     assert h.runs == hostdrift.MIN_HISTORY_RUNS

@@ -7,7 +7,7 @@ directory holding benchs/ and ./bench, with `bash benchs/run_bench_X.sh`.
 
 ./bench is a small wrapper (written below) that:
   - records every command line the script gives it; the test then checks each one with
-    benchbpf's own parser and checks (benchbpf.cli.check_command: flags, which benchmark
+    benchbpf's own parser and checks (benchbpf.tools.cli.check_command: flags, which benchmark
     they apply to, every value's range), so a flag benchbpf would refuse fails the test
     wherever it stands in a loop;
   - runs benchbpf for real, printing its output for the script to parse, on the first
@@ -35,8 +35,8 @@ import tarfile
 import pytest
 
 import benchbpf
-from benchbpf import cli
-from benchbpf.features import features, missing_features
+from benchbpf.tools import cli
+from benchbpf.harness.features import features, missing_features
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 VERSION = "6.12"

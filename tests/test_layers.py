@@ -1,80 +1,86 @@
-"""The package's imports go one way: results at the bottom, the runner and
-the families in the middle, the tools on top (the manual, "Architecture,
-for contributors").
+"""The package's imports go one way, and the folders are the layers (the
+manual, "Architecture, for contributors"):
 
-Read from the source with ast, every import counted wherever it stands (a
-function-level import is an arrow too), so nothing is imported here."""
+    results   the data and what describes it      (bottom)
+    harness   runs: options, the C core, sweeps, the command line of a run
+    benchs    the families               guests   runs in guests of other kernels
+    analysis  comparing runs: compare, ab, host drift
+    tools     the command, the report, the pytest plugin                  (top)
+
+and the package's own __init__ above them all.  Read from the source with
+ast, every import counted wherever it stands (a function-level import is an
+arrow too), so nothing is imported here."""
 import ast
 import pathlib
 
 PACKAGE = pathlib.Path(__file__).resolve().parent.parent / "benchbpf"
 
-#: The data and what describes it: imports nothing of benchbpf above it.
-BOTTOM = {"result", "resultset", "fingerprint", "stats", "_report", "_plot", "_version",
-          "_host_drift",
-          "_core", "bpf_timing"}
-#: Runs and what runs use, below the families.
-RUNNER = {"_runner", "_progress", "_sweep", "_concurrency", "_cpuset", "features",
-          "_precision"}
-#: The tools: nothing below imports them.
-TOP = {"analysis", "report", "cli", "pytest_plugin", "__main__", "__init__",
-       "vm", "_guest", "ab", "_duet", "_cmdline"}
-# Every other module is a family, between the runner and the tools.
+#: Layer folder -> its rank; a module may import its own layer and lower ones.
+LAYERS = {"results": 0, "harness": 1, "benchs": 2, "guests": 2, "analysis": 3, "tools": 4}
+#: Modules at the package's top: what every layer may use, and the package.
+BASE = {"benchbpf._core", "benchbpf._version", "benchbpf._moved"}
+PACKAGE_RANK = 5
 
 
-def _rank(module):
-    if module in BOTTOM:
-        return 0
-    if module in RUNNER:
-        return 1
-    if module in TOP:
-        return 3
-    return 2
+def rank(module):
+    """The layer of a dotted module name (benchbpf.harness._runner -> 1)."""
+    if module in BASE:
+        return -1
+    parts = module.split(".")
+    if len(parts) >= 2 and parts[1] in LAYERS:
+        return LAYERS[parts[1]]
+    return PACKAGE_RANK
+
+
+def layer(module):
+    parts = module.split(".")
+    return parts[1] if len(parts) >= 2 and parts[1] in LAYERS else None
 
 
 def _modules():
-    """{module name: its source file}; "__init__" is the package itself and
-    _core, the C extension, has no Python source."""
-    return {p.stem: p for p in PACKAGE.glob("*.py")}
+    """{dotted module name: its source file}; a folder's __init__ is the folder."""
+    out = {}
+    for path in PACKAGE.rglob("*.py"):
+        rel = path.relative_to(PACKAGE.parent).with_suffix("")
+        parts = list(rel.parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        out[".".join(parts)] = path
+    return out
 
 
-def _targets(node, modules):
-    """The benchbpf modules one import statement reaches."""
+def _resolve(current, node, modules):
+    """The benchbpf modules one import statement reaches, as dotted names."""
+    is_package = modules[current].name == "__init__.py"
     if isinstance(node, ast.Import):
-        out = []
-        for alias in node.names:
-            parts = alias.name.split(".")
-            if parts[0] == "benchbpf":
-                out.append(parts[1] if len(parts) > 1 else "__init__")
-        return out
+        return [a.name for a in node.names if a.name.split(".")[0] == "benchbpf"]
     if node.level == 0:
-        parts = (node.module or "").split(".")
-        if parts[0] != "benchbpf":
+        base = node.module or ""
+        if base.split(".")[0] != "benchbpf":
             return []
-        sub = parts[1:]
-    elif node.level == 1:
-        sub = node.module.split(".") if node.module else []
     else:
-        return []
-    if sub:
-        return [sub[0]]
-    # "from . import x": a module of the package, or a name of its __init__.
-    return [a.name if a.name in modules or a.name == "_core" else "__init__"
-            for a in node.names]
+        pkg = current.split(".") if is_package else current.split(".")[:-1]
+        pkg = pkg[:len(pkg) - (node.level - 1)]
+        base = ".".join(pkg + ([node.module] if node.module else []))
+    out = []
+    for alias in node.names:
+        sub = f"{base}.{alias.name}"
+        out.append(sub if sub in modules or sub == "benchbpf._core" else base)
+    return out
 
 
 def import_graph():
     """{module: set of benchbpf modules it imports}.
 
-    Importing benchbpf.x runs the package's __init__ first; that implicit
-    arrow is left out, every written one is in."""
+    Importing a module runs its packages' __init__ first; those implicit
+    arrows are left out, every written one is in."""
     modules = _modules()
-    graph = {"_core": set()}
+    graph = {"benchbpf._core": set()}
     for name, path in modules.items():
         tree = ast.parse(path.read_text(), str(path))
         graph[name] = {t for node in ast.walk(tree)
                        if isinstance(node, (ast.Import, ast.ImportFrom))
-                       for t in _targets(node, modules) if t != name}
+                       for t in _resolve(name, node, modules) if t != name}
     return graph
 
 
@@ -111,11 +117,18 @@ def _cycles(graph):
 
 def test_the_graph_sees_every_kind_of_import():
     graph = import_graph()
-    assert "_runner" in graph["count"]             # from ._runner import run
-    assert "_core" in graph["fingerprint"]         # from . import _core, in a function
-    assert {"stats", "_sweep", "_plot"} <= graph["analysis"]
-    assert set(BOTTOM | RUNNER | TOP) - {"_core"} <= set(_modules()), \
-        "a module named in the layers is gone: update the lists"
+    assert "benchbpf.harness._runner" in graph["benchbpf.benchs.count"]   # from ..harness._runner import run
+    assert "benchbpf._core" in graph["benchbpf.results.fingerprint"]      # from .. import _core, in a function
+    assert "benchbpf.results.stats" in graph["benchbpf.analysis._compare"]
+    assert "benchbpf.analysis._compare" in graph["benchbpf.analysis"]      # a folder's __init__
+
+
+def test_every_module_lives_in_a_layer_folder():
+    loose = sorted(m for m in _modules() if rank(m) == PACKAGE_RANK
+                   and m not in ("benchbpf", "benchbpf.__main__"))
+    assert not loose, f"modules outside the layer folders: {loose}"
+    folders = {p.name for p in PACKAGE.iterdir() if p.is_dir() and (p / "__init__.py").exists()}
+    assert folders == set(LAYERS), f"layer folders {sorted(folders)} != {sorted(LAYERS)}"
 
 
 def test_no_module_imports_one_that_imports_it_back():
@@ -126,12 +139,19 @@ def test_no_module_imports_one_that_imports_it_back():
 def test_imports_point_down():
     graph = import_graph()
     upward = sorted(f"{a} -> {b}" for a, targets in graph.items() for b in targets
-                    if _rank(b) > _rank(a))
+                    if rank(b) > rank(a))
     assert not upward, "imports pointing up a layer: " + ", ".join(upward)
 
 
-def test_bottom_imports_only_the_bottom():
+def test_families_and_guests_do_not_import_each_other():
     graph = import_graph()
-    for module in BOTTOM:
-        assert graph.get(module, set()) <= BOTTOM, \
-            f"{module} imports {sorted(graph[module] - BOTTOM)}, above the bottom layer"
+    across = sorted(f"{a} -> {b}" for a, targets in graph.items() for b in targets
+                    if {layer(a), layer(b)} == {"benchs", "guests"})
+    assert not across, "benchs and guests are side by side: " + ", ".join(across)
+
+
+def test_a_family_imports_no_other_family():
+    graph = import_graph()
+    across = sorted(f"{a} -> {b}" for a, targets in graph.items() for b in targets
+                    if layer(a) == layer(b) == "benchs" and "benchbpf.benchs" not in (a, b))
+    assert not across, "families importing families: " + ", ".join(across)

@@ -16,8 +16,8 @@ except ImportError:
 
 import benchbpf
 from benchbpf import _core, local_storage
-from benchbpf._report import progress_line, summary_line
-from benchbpf.result import Result, Sample
+from benchbpf.results._lines import progress_line, summary_line
+from benchbpf.results.result import Result, Sample
 
 from leakcheck import held_ids
 from conftest import (SHORT, SHORT_SAMPLES, TRIGGERS, counts_where_ran, nested_counts_where_ran,

@@ -6,7 +6,7 @@ import pytest
 
 import benchbpf
 from benchbpf import lpm_trie
-from benchbpf.features import missing_features
+from benchbpf.harness.features import missing_features
 
 from conftest import SHORT, SHORT_SAMPLES, rejected_before_loading, run_or_skip
 

@@ -111,7 +111,7 @@ def test_quick_reads_the_environment(monkeypatch, value, expected):
 @pytest.mark.parametrize("value, expected", [("0", False), ("off", False), ("1", True),
                                              ("yes", True)])
 def test_progress_follows_the_environment(monkeypatch, value, expected):
-    from benchbpf import _progress
+    from benchbpf.harness import _progress
     monkeypatch.setenv("BENCHBPF_PROGRESS", value)
     assert _progress.wanted(None) is expected
     assert _progress.wanted(not expected) is (not expected)   # an explicit choice wins

@@ -17,7 +17,8 @@ from hypothesis import strategies as st
 
 import benchbpf
 import leakcheck
-from benchbpf import _core, cli
+from benchbpf import _core
+from benchbpf.tools import cli
 from conftest import REQUIRED_PARAMS
 
 NAMES = benchbpf.list_benchmarks()
@@ -336,7 +337,7 @@ def test_cpu_sets_naming_cpus_that_do_not_exist(name, key, data):
                  st.just([]), st.just(""), st.just([0, 0]), st.booleans()))
 def test_malformed_cpu_sets(name, key, value):
     try:
-        cpus = benchbpf._cpuset.parse_cpuset(value, key, NR_CPUS)
+        cpus = benchbpf.harness._cpuset.parse_cpuset(value, key, NR_CPUS)
     except (ValueError, TypeError):
         cpus = None
     assume(cpus is None)   # only what the parser refuses

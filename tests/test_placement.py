@@ -92,10 +92,10 @@ def test_threads_run_where_the_kernel_bench_puts_them(kw, cons, prods):
     assert pinned(threads, "p", kw["producers"]) == prods
     # What the core reports, and the Python rules' answer, agree with it.
     assert r.metadata["consumer_cpus"] == cons and r.metadata["producer_cpus"] == prods
-    assert benchbpf._cpuset.place_threads(
+    assert benchbpf.harness._cpuset.place_threads(
         kw["consumers"], kw["producers"], N,
-        benchbpf._cpuset.parse_cpuset(kw.get("cons_affinity"), "c"),
-        benchbpf._cpuset.parse_cpuset(kw.get("prod_affinity"), "p")) == (cons, prods)
+        benchbpf.harness._cpuset.parse_cpuset(kw.get("cons_affinity"), "c"),
+        benchbpf.harness._cpuset.parse_cpuset(kw.get("prod_affinity"), "p")) == (cons, prods)
     assert r.params["affinity"] is True
 
 

@@ -12,8 +12,10 @@ import sys
 import pytest
 
 import benchbpf
-from benchbpf import _core, _precision, stats
-from benchbpf.result import Result, Sample
+from benchbpf import _core
+from benchbpf.harness import _precision
+from benchbpf.results import stats
+from benchbpf.results.result import Result, Sample
 
 import leakcheck
 from conftest import rejected_before_loading
@@ -460,7 +462,7 @@ def test_every_interleaved_run_is_checked_before_the_first_loads():
 
 
 def test_the_gate_counts_a_precision_baseline_as_its_runs():
-    from benchbpf.pytest_plugin import Baseline
+    from benchbpf.tools.pytest_plugin import Baseline
     base = made_runs([[10.0, 10.1, 9.9]] * 3 + [[10.1, 10.0, 10.0]] * 3)
     b = Baseline([base], top_pct=100, per_cpu=False)
     assert len(b.speeds) == 6 and len(b.runs) == 1

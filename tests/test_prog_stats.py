@@ -23,7 +23,7 @@ import pytest
 import benchbpf
 import leakcheck
 from benchbpf import _core
-from benchbpf.result import ProgStats, Result
+from benchbpf.results.result import ProgStats, Result
 from conftest import SHORT, run_or_skip
 
 STATS_SYSCTL = "/proc/sys/kernel/bpf_stats_enabled"

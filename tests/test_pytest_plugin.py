@@ -24,7 +24,7 @@ LIMIT_PCT = 60
 
 GATED = """
 import benchbpf
-from benchbpf.pytest_plugin import Gate
+from benchbpf.tools.pytest_plugin import Gate
 def test_gate(benchbpf_gate, monkeypatch):
     # Short pauses between baseline runs and before confirming runs.
     monkeypatch.setattr(Gate, "baseline_delay_s", 0.1)
@@ -194,7 +194,7 @@ def _made(rates, concurrent=0):
 
 
 def test_a_regression_needs_a_confirming_run_without_overlap(tmp_path, monkeypatch):
-    from benchbpf.pytest_plugin import Gate
+    from benchbpf.tools.pytest_plugin import Gate
     monkeypatch.setattr(Gate, "confirm_delays_s", (0, 0, 0))
     monkeypatch.setattr(Gate, "baseline_delay_s", 0)
     Gate(str(tmp_path), True, _Request()).check(
@@ -215,7 +215,7 @@ def test_a_regression_needs_a_confirming_run_without_overlap(tmp_path, monkeypat
 
 
 def test_too_few_samples_are_topped_up_by_more_runs(tmp_path):
-    from benchbpf.pytest_plugin import Gate
+    from benchbpf.tools.pytest_plugin import Gate
     Gate(str(tmp_path), True, _Request()).check("k", _made([30 + i % 3 for i in range(200)]))
     gate = Gate(str(tmp_path), False, _Request())
     calls = []
@@ -241,7 +241,7 @@ def _cpu_made(rates, cpu_share=1.0, **metadata):
 def test_a_producer_sharing_its_cpu_is_not_slower(tmp_path):
     # Same speed while it runs, but only 60 % of every interval: per second
     # a 40 % drop, per CPU-second of producer none.
-    from benchbpf.pytest_plugin import Gate
+    from benchbpf.tools.pytest_plugin import Gate
     Gate(str(tmp_path), True, _Request()).check("k", _cpu_made([30 + i % 3 for i in range(300)]))
     gate = Gate(str(tmp_path), False, _Request())
     shared = _cpu_made([30 + i % 3 for i in range(300)], cpu_share=0.6)
@@ -253,7 +253,7 @@ def test_a_producer_sharing_its_cpu_is_not_slower(tmp_path):
 def test_a_cpu_slowed_for_a_while_is_not_a_regression(tmp_path, monkeypatch):
     # Three slow runs in a row (a CPU the host slowed for seconds), then a
     # normal one: the check passes.  Four slow runs: a regression.
-    from benchbpf.pytest_plugin import Gate
+    from benchbpf.tools.pytest_plugin import Gate
     monkeypatch.setattr(Gate, "confirm_delays_s", (0, 0, 0))
     normal = [30 + i % 3 for i in range(200)]
     slow = [24 + i % 3 for i in range(200)]
@@ -272,7 +272,7 @@ def test_a_cpu_slowed_for_a_while_is_not_a_regression(tmp_path, monkeypatch):
 def test_the_baseline_is_its_fastest_run_and_its_spread_is_kept(tmp_path, monkeypatch):
     # Five baseline runs, two of them on a slowed CPU: the reference is the
     # fastest run's lower bound, so a real 25 % drop is still caught.
-    from benchbpf.pytest_plugin import Gate
+    from benchbpf.tools.pytest_plugin import Gate
     monkeypatch.setattr(Gate, "baseline_delay_s", 0)
     monkeypatch.setattr(Gate, "confirm_delays_s", (0, 0, 0))
     speeds = iter([24, 30, 24, 30, 30])
@@ -299,7 +299,7 @@ def test_on_a_calibrated_machine_a_drop_must_stand_beyond_the_hosts_drift(tmp_pa
     # calibration: a 20 % drop found by every run is a regression on a steady
     # host, but on one whose figure moves by 30 % it is not beyond the
     # host's drift (compare()'s host test, one-sided): undecided, saying so.
-    from benchbpf.pytest_plugin import Gate
+    from benchbpf.tools.pytest_plugin import Gate
     monkeypatch.setattr(Gate, "confirm_delays_s", (0, 0, 0))
     monkeypatch.setattr(Gate, "baseline_delay_s", 0)
     early, later = "2026-12-03T07:00:00+00:00", "2026-12-03T09:00:00+00:00"
@@ -332,7 +332,7 @@ def test_on_a_calibrated_machine_a_drop_must_stand_beyond_the_hosts_drift(tmp_pa
 def test_a_drop_whose_confidence_bound_is_within_the_limit_is_not_a_regression(tmp_path):
     # The fastest tenth of this run: a median 17 % below the baseline, but
     # so spread that its upper 99 % bound is within the 15 % limit.
-    from benchbpf.pytest_plugin import Gate
+    from benchbpf.tools.pytest_plugin import Gate
     Gate(str(tmp_path), True, _Request()).check("k", _cpu_made([30] * 200))
     gate = Gate(str(tmp_path), False, _Request())
     run = _cpu_made([20] * 180 + [25] * 11 + [27] * 9)
@@ -344,7 +344,7 @@ def test_a_drop_whose_confidence_bound_is_within_the_limit_is_not_a_regression(t
 def test_a_baseline_saved_as_one_result_still_loads(tmp_path):
     # The layout of earlier versions: the file is one Result, samples
     # without producer CPU time; compared per second of the interval.
-    from benchbpf.pytest_plugin import Gate
+    from benchbpf.tools.pytest_plugin import Gate
     _made([30 + i % 3 for i in range(200)]).to_json(tmp_path / "k.json")
     gate = Gate(str(tmp_path), False, _Request())
     decision = gate.check("k", _made([30 + i % 3 for i in range(200)]), max_drop_pct=15)
@@ -354,7 +354,7 @@ def test_a_baseline_saved_as_one_result_still_loads(tmp_path):
 def test_a_run_whose_producers_hardly_ran_is_undecided_not_an_error(tmp_path):
     # Under heavy load a producer may run under 0.2 ms in every interval:
     # no usable rate, so no speed; the gate says it cannot decide.
-    from benchbpf.pytest_plugin import Gate
+    from benchbpf.tools.pytest_plugin import Gate
     Gate(str(tmp_path), True, _Request()).check("k", _cpu_made([30] * 200))
     gate = Gate(str(tmp_path), False, _Request())
     with pytest.raises(pytest.fail.Exception, match="cannot decide"):
@@ -378,7 +378,7 @@ def test_a_baseline_of_one_run_cannot_make_a_regression(tmp_path, monkeypatch):
     # The gate decides as compare() does, across runs: one baseline run
     # against slower runs can never reach alpha, so it cannot decide and
     # says how to record a baseline that can.
-    from benchbpf.pytest_plugin import Gate
+    from benchbpf.tools.pytest_plugin import Gate
     monkeypatch.setattr(Gate, "confirm_delays_s", (0, 0, 0))
     Gate(str(tmp_path), True, _Request()).check("k", _cpu_made([30 + i % 3 for i in range(200)]))
     gate = Gate(str(tmp_path), False, _Request())
@@ -395,7 +395,7 @@ def test_a_baseline_of_one_run_cannot_make_a_regression(tmp_path, monkeypatch):
 
 def test_runs_overlapping_other_benchbpf_runs_are_retried_then_counted_or_skipped(
         tmp_path, monkeypatch):
-    from benchbpf.pytest_plugin import Gate
+    from benchbpf.tools.pytest_plugin import Gate
     monkeypatch.setattr(Gate, "confirm_delays_s", (0, 0, 0))
     monkeypatch.setattr(Gate, "baseline_delay_s", 0)
     Gate(str(tmp_path), True, _Request()).check(
@@ -426,8 +426,8 @@ def test_runs_overlapping_other_benchbpf_runs_are_retried_then_counted_or_skippe
 
 
 def test_an_unsupported_benchmark_inside_check_skips_the_test(tmp_path):
-    from benchbpf.features import features, missing_features
-    from benchbpf.pytest_plugin import Gate
+    from benchbpf.harness.features import features, missing_features
+    from benchbpf.tools.pytest_plugin import Gate
     if not missing_features("trig-fentry", features()):
         pytest.skip("this kernel runs fentry programs")
     def fentry():

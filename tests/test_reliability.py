@@ -23,7 +23,7 @@ import pytest
 import benchbpf
 import leakcheck
 from benchbpf import _core
-from benchbpf._concurrency import ConcurrentRunWarning
+from benchbpf.harness._concurrency import ConcurrentRunWarning
 from conftest import (REQUIRED_PARAMS, nested_counts_where_ran, producer_ran,
                       run_in_own_pid_namespace)
 

@@ -11,9 +11,9 @@ import sys
 import pytest
 
 import benchbpf
-from benchbpf import cli, report
-from benchbpf.features import features, missing_features
-from benchbpf.result import Result, Sample
+from benchbpf.tools import cli, report
+from benchbpf.harness.features import features, missing_features
+from benchbpf.results.result import Result, Sample
 
 
 #: What this module's runs load: nothing of it may stay loaded after it.

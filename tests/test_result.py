@@ -9,8 +9,8 @@ import pytest
 
 import benchbpf
 from benchbpf import Result, Sample
-from benchbpf._report import summary_line
-from benchbpf.fingerprint import FINGERPRINT_KEYS, differences
+from benchbpf.results._lines import summary_line
+from benchbpf.results.fingerprint import FINGERPRINT_KEYS, differences
 from conftest import SHORT
 
 
@@ -95,6 +95,6 @@ def test_malformed_json_errors_name_the_file(tmp_path):
     wrong.write_text('{"format": "benchbpf-result", "version": 1}')
     with pytest.raises(ValueError, match=f"{wrong}: not a valid Result file: missing"):
         benchbpf.Result.from_json(wrong)
-    from benchbpf.pytest_plugin import _load_baseline
+    from benchbpf.tools.pytest_plugin import _load_baseline
     with pytest.raises(ValueError, match=f"{bad}: not JSON"):
         _load_baseline(str(bad))

@@ -11,7 +11,7 @@ import importlib
 
 ringbufs = importlib.import_module("benchbpf.ringbuf")
 
-from benchbpf.result import Result, Sample
+from benchbpf.results.result import Result, Sample
 from conftest import (SHORT, SHORT_SAMPLES, TP, TRIGGERS, fentry_runs_or_says_why,
                       ours_left_behind, rejected_before_loading, run_in_own_pid_namespace,
                       run_or_skip)

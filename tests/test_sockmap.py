@@ -196,7 +196,7 @@ def test_report_lines_are_the_kernel_bench_s():
 def test_summary_pads_whole_megabytes_to_three_digits():
     """"%8.3lu" of a long that adds each sample's MB as a double, truncating
     at each step as C does: 2.6 + 2.6 MB prints as '     004'."""
-    from benchbpf.result import Result, Sample
+    from benchbpf.results.result import Result, Sample
     samples = tuple(Sample(interval_ns=10**9, hits=h) for h in (2_600_000, 2_600_000))
     r = Result(name="sockmap", params={"producers": 1}, samples=samples,
                metadata={"report": "sockmap", "interval_ns": 10**9})
@@ -206,7 +206,7 @@ def test_summary_pads_whole_megabytes_to_three_digits():
 def test_cli_speaks_the_kernel_bench_s_flags(capsys):
     """The kernel bench's command line (-c 2 -p 1 -a and a mode flag) runs
     as is, the last mode flag wins, and the lines are its."""
-    from benchbpf import cli
+    from benchbpf.tools import cli
     argv = ["-q", "-w0", "-d0.4", "--interval", "0.2", "-c", "2", "-p", "1", "-a",
             "sockmap", "--rx-pass", "--tx-pass"]
     assert cli.main(argv) == 0

@@ -185,7 +185,7 @@ def test_uprobe_on_multibyte_nop_runs_or_is_refused_as_features_says(site):
         assert feature.detail in str(info.value)
         assert info.value.errno == feature.errno
         assert benchbpf._core.setup_count() == setups + 1
-    from benchbpf.features import requirements
+    from benchbpf.harness.features import requirements
     assert "uprobe_" + site in requirements("trig-uprobe-" + site)
     r = trigger.usdt(site, **SHORT)
     assert r.name == f"trig-usdt-{site}"
@@ -199,7 +199,7 @@ def test_multi_all_is_decided_by_the_kprobe_multi_probe(name):
     """-multi-all asks the kernel (the features() probe) before it loads or
     lists anything: refused with that probe's reason where kprobe-multi links
     are missing, and -l marks it."""
-    from benchbpf.features import missing_features, requirements
+    from benchbpf.harness.features import missing_features, requirements
     assert requirements(name) == ("kprobe_multi",)
     feature = benchbpf.features()["kprobe_multi"]
     if feature.supported:
@@ -218,7 +218,7 @@ def test_multi_all_is_decided_by_the_kprobe_multi_probe(name):
 
 def test_multi_all_marked_in_list():
     import io
-    from benchbpf import cli
+    from benchbpf.tools import cli
     out = io.StringIO()
     cli._list(out)
     lines = {line.split()[1]: line for line in out.getvalue().splitlines()[1:]}
@@ -271,7 +271,7 @@ def test_stacktrace_is_refused_where_upstream_ignores_it():
 
 
 def test_cli_short_stacktrace_flag(capsys):
-    from benchbpf import cli
+    from benchbpf.tools import cli
     assert cli.main(["-q", "-w0", "-d0.2", "--interval", "0.2", "-s", "trig-rawtp"]) == 0
     out = capsys.readouterr().out
     assert "Trigger: BPF_PROG_TEST_RUN" in out and " +stack\n" in out, out

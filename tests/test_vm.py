@@ -23,7 +23,7 @@ import pytest
 
 import benchbpf
 from benchbpf import vm
-from benchbpf.features import requirements
+from benchbpf.harness.features import requirements
 from conftest import REQUIRED_PARAMS, copy_package
 
 #: Every test that boots a guest; the others run on any host.
@@ -125,7 +125,7 @@ def guest61():
     through an overlay (as it sees a checkout there): 6.1 names an overlaid
     mapping by the overlay's path, so the uprobe benchmarks check here that a
     target loaded through an overlay is recognised as the file underneath."""
-    from benchbpf.report import QUICK_PARAMS
+    from benchbpf.tools.report import QUICK_PARAMS
     names = benchbpf.list_benchmarks()
     jobs = [(n, dict(QUICK, **QUICK_PARAMS.get(n, {}), **REQUIRED_PARAMS.get(n, {}),
                      **CHEAP_61.get(n, {}))) for n in names]
@@ -208,7 +208,7 @@ def test_results_round_trip_and_refuse_comparison_with_real_cpus(guest612, tmp_p
     with pytest.raises(ValueError, match="emulated"):
         benchbpf.compare(host, guest)
     benchbpf.compare(host, guest, allow_emulated=True)
-    from benchbpf.report import _label
+    from benchbpf.tools.report import _label
     assert "TCG-emulated" in _label(guest)
 
 
@@ -330,8 +330,8 @@ def test_signal_during_guest_run_stops_the_vm(sig, status):
 # ---- host side: no guest needed ----
 
 def test_guest_side_runs_jobs_on_this_host(tmp_path):
-    """The guest's half (benchbpf._guest) run here: jobs in, answers out."""
-    from benchbpf import _guest
+    """The guest's half (benchbpf.guests._guest) run here: jobs in, answers out."""
+    from benchbpf.guests import _guest
     jobs = [{"kind": "features"},
             {"kind": "run", "name": "count-local", "options": dict(QUICK)},
             {"kind": "run", "name": "trig-fentry", "options": dict(QUICK)}]
@@ -350,10 +350,10 @@ def test_guest_side_runs_jobs_on_this_host(tmp_path):
 
 
 def test_a_serving_guest_runs_jobs_one_at_a_time_on_this_host(tmp_path):
-    """The guest's serving half (benchbpf._guest.serve) run here: each job as
+    """The guest's serving half (benchbpf.guests._guest.serve) run here: each job as
     the host writes it, each answer whole, until told to quit."""
     import threading
-    from benchbpf import _guest
+    from benchbpf.guests import _guest
 
     def ask(n, job):
         (tmp_path / f"ask-{n}.json.tmp").write_text(json.dumps(job))

@@ -13,10 +13,11 @@ import sys
 import pytest
 
 import benchbpf
-from benchbpf import report, stats
+from benchbpf.tools import report
+from benchbpf.results import stats
 from benchbpf.analysis import run_agreement, run_mean_se
-from benchbpf.result import Result, Sample
-from benchbpf.resultset import ResultSet
+from benchbpf.results.result import Result, Sample
+from benchbpf.results.resultset import ResultSet
 
 from conftest import SHORT
 

@@ -8,7 +8,8 @@ import pytest
 
 import benchbpf
 import leakcheck
-from benchbpf import bpf_timing, xdp_lb
+from benchbpf.results import bpf_timing
+from benchbpf import xdp_lb
 
 from conftest import rejected_before_loading, run_or_skip
 
@@ -189,7 +190,7 @@ def test_cli_human_line():
 
 
 def test_features_name_what_it_needs():
-    from benchbpf.features import requirements
+    from benchbpf.harness.features import requirements
     assert requirements(NAME) == ("prog_test_run_xdp", "may_goto")
     f = benchbpf.features()
     assert "prog_test_run_xdp" in f and "may_goto" in f

@@ -12,7 +12,7 @@ and links to measurement records (results/*.md) pointed at their pages.
 
 benchmark_reference() is the data the first renders.  Every example it shows
 is checked when the manual builds: the Python call with benchbpf.check(),
-the command lines with the command's own checker (benchbpf.cli.check_command,
+the command lines with the command's own checker (benchbpf.tools.cli.check_command,
 which must read them as the same run), the family function by calling it
 with the run intercepted.  None of it loads BPF or needs privileges.
 """
@@ -34,12 +34,14 @@ from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
 import benchbpf
-from benchbpf import _runner, cli, trigger
+from benchbpf.harness import _runner
+from benchbpf.tools import cli
+from benchbpf import trigger
 
 LOGGER = logging.getLogger(__name__)
 
 # The module: benchbpf.features is the function features().
-features = importlib.import_module("benchbpf.features")
+features = importlib.import_module("benchbpf.harness.features")
 
 #: Values the examples give to parameters a run must give, by (family,
 #: parameter), where the least allowed value makes a poor example.
@@ -430,7 +432,7 @@ def _benchmark_section(document, b):
     if b.extra:
         section += _para("Counters of each sample besides hits and drops: ",
                          ", ".join(f"`{x}`" for x in b.extra), ".")
-    probe = _xref("py", "func", "benchbpf.features.features", "features()")
+    probe = _xref("py", "func", "benchbpf.harness.features.features", "features()")
     if b.features:
         section += _para("Kernel features it needs, as ", probe, " names them: ",
                          ", ".join(f"`{f}`" for f in b.features) + ".")

@@ -1,0 +1,919 @@
+"""Did my change make it slower?  Two sides measured in turns.
+
+    >>> import benchbpf
+    >>> r = benchbpf.ab("count-local", "count-local --work-per-hit 40")
+    >>> print(r)           # B/A, its 95 % interval, the verdict, rounds and time
+    >>> r.verdict, r.ratio, r.low, r.high
+    >>> print(r.to_markdown())
+
+A side is one benchmark with its options, written as the command line takes
+them ("rb-libbpf --rb-sampled"), or as (name, {options}).  A comparison runs
+in rounds; each round measures each side once:
+
+- interleaved (default): one side then the other, in a random order, each a
+  short run loaded anew;
+- duet: both at the same time, each on half of the CPUs, the halves swapped
+  every round (processes of their own, so that each side's BPF programs
+  tell their producers from the other side's);
+- kernels: each side in a guest booting its own kernel, both guests kept
+  booted, the runs alternating between them.
+
+This host moves a figure by 10-20 % over minutes.  Sides measured seconds
+apart in the same round meet the same phase of it, so the figure is the
+ratio B/A within each round; the ratios' geometric mean and its confidence
+sequence (stats.sequence_mean_ci) say how B compares with A.  The sequence
+holds at every look, so the comparison may stop as soon as the interval
+decides:
+
+- "same": the interval lies within +-threshold of 1;
+- "slower" / "faster": the interval lies beyond the threshold, or, once it
+  is as narrow as the precision asks, entirely on one side of 1;
+- "undecided": the budget ran out first (the interval says how far it got).
+
+Error rates of the rule on seeded simulated series: simulate(); measured on
+this kind of machine: results/ab-power-2cpu.md.
+"""
+import dataclasses
+import datetime
+import json
+import math
+import numbers
+import os
+import random
+import shlex
+import statistics
+import sys
+import time
+import types
+import warnings
+from dataclasses import dataclass
+from types import MappingProxyType
+
+from ..harness import _precision, _progress, _runner
+from ..results import stats
+from .._version import __version__
+from ._compare import BenchmarkMismatchWarning, run_speed
+from ..results.fingerprint import fingerprint
+from ..results.result import JsonFile, Result, _Picklable, _thawed
+
+__all__ = ["ab", "ABResult", "Round", "Side", "simulate", "SimulatedRates", "MODES",
+           "VERDICTS", "round_seconds", "measured_rates"]
+
+#: How the sides of a comparison run: in turns here, both at once, or in guests.
+MODES = ("interleaved", "duet", "kernels")
+#: What a comparison can conclude (see the module's docstring).
+SLOWER, FASTER, SAME, UNDECIDED = "slower", "faster", "same", "undecided"
+#: Every verdict, in that order.
+VERDICTS = (SLOWER, FASTER, SAME, UNDECIDED)
+
+#: Defaults: the interval's width asked for (a fraction of the ratio), the
+#: change that matters, the chance of a false alarm, the wall time.
+PRECISION, THRESHOLD, ALPHA, BUDGET_S = 0.01, 0.02, 0.05, 300.0
+MIN_PRECISION, MAX_PRECISION = 0.001, 0.5
+MIN_THRESHOLD, MAX_THRESHOLD = 0.001, 0.5
+#: No verdict before this many rounds: the interval stands on the rounds'
+#: spread, which a handful of rounds do not show (real rounds that happened
+#: to agree called identical sides different after 4; results/ab-power-2cpu.md).
+MIN_ROUNDS = 8
+#: One run of a side: warm-up ("auto": until steady, run()'s), measured
+#: time, s, sampled every INTERVAL_S (fine enough for the auto warm-up to
+#: end after 0.35 s where the benchmark is steady from the start).
+WARMUP, DURATION_S, INTERVAL_S = "auto", 1.0, 0.05
+#: A duet's fixed warm-up, s: both sides' windows must coincide, so neither
+#: may end its warm-up on its own.
+DUET_WARMUP_S = 0.3
+#: What an auto warm-up takes where the benchmark is steady at once, s:
+#: sizes the budget's check before anything has run.
+NOMINAL_AUTO_WARMUP_S = 0.35
+#: What loading, attaching and tearing down add to a run, s, before the
+#: first round has shown it: sizes the budget's check and the sequence.
+NOMINAL_LOAD_S = 0.3
+FORMAT = "benchbpf-ab"
+FORMAT_VERSION = 1
+#: Options that set how long runs are: the comparison sets them for both sides.
+_LENGTH_OPTIONS = ("warmup", "duration", "interval", "precision")
+
+
+@dataclass(frozen=True)
+class Side(_Picklable):
+    """One side of a comparison: a benchmark, its options and where it runs.
+
+    name: the benchmark; options: run() keywords (its own parameters and
+    producers, consumers, affinity...), never the run lengths, which the
+    comparison sets; kernel: None to run here, else a kernel spec for a guest
+    (benchbpf.vm); text: the side as a command line."""
+    name: str
+    options: MappingProxyType
+    kernel: object = None
+    text: str = ""
+
+    def __post_init__(self):
+        object.__setattr__(self, "options", MappingProxyType(dict(self.options)))
+        if not self.text:
+            object.__setattr__(self, "text", _side_text(self.name, self.options, self.kernel))
+
+    @classmethod
+    def of(cls, spec, label="a"):
+        """A Side from what ab() takes: a Side; a command line as the CLI
+        takes it, as one str ("rb-libbpf --rb-sampled") or a list of words;
+        or (name, {options}).  Raises ValueError/TypeError naming the side
+        (label) and what is wrong with it."""
+        if isinstance(spec, Side):
+            return spec
+        if isinstance(spec, str):
+            return cls._parsed(shlex.split(spec), label)
+        if isinstance(spec, tuple) and len(spec) == 2 and isinstance(spec[0], str) \
+                and hasattr(spec[1], "items"):
+            options = dict(spec[1])
+            kernel = options.pop("kernel", None)
+            _refuse_lengths(label, options)
+            return cls(spec[0], options, kernel)
+        if isinstance(spec, (list, tuple)) and all(isinstance(w, str) for w in spec):
+            return cls._parsed(list(spec), label)
+        raise TypeError(f"{label}={spec!r}: a side is a command line (\"rb-libbpf "
+                        "--rb-sampled\", or a list of its words), (name, {options}) "
+                        "or a benchbpf.ab.Side")
+
+    @classmethod
+    def _parsed(cls, words, label):
+        from ..harness._cmdline import parse_side
+        if not words:
+            raise ValueError(f"{label}: empty side: give a benchmark name and its options")
+        try:
+            name, options, kernel = parse_side(words)
+        except SystemExit:
+            raise ValueError(f"{label}: cannot parse {shlex.join(words)!r} (see the "
+                             "message above)") from None
+        except (ValueError, TypeError) as e:
+            raise type(e)(f"{label}: {e}") from None
+        _refuse_lengths(label, options)
+        return cls(name, options, kernel, shlex.join(words))
+
+    def as_dict(self):
+        """The side as plain JSON data (from_dict reads it back)."""
+        return {"name": self.name, "options": _thawed(self.options), "kernel": self.kernel,
+                "text": self.text}
+
+    @classmethod
+    def from_dict(cls, d):
+        """A Side from as_dict()'s data d."""
+        return cls(d["name"], {k: tuple(v) if isinstance(v, list) else v
+                               for k, v in d["options"].items()}, d.get("kernel"),
+                   d.get("text", ""))
+
+
+def _side_text(name, options, kernel):
+    words = ([f"--kernel {kernel}"] if kernel else []) + [name]
+    words += [f"{k}={v!r}" for k, v in options.items()]
+    return " ".join(words)
+
+
+def _refuse_lengths(label, options):
+    given = [k for k in _LENGTH_OPTIONS if options.get(k) is not None]
+    if given:
+        raise ValueError(f"{label}: {given[0]}={options[given[0]]!r} inside a side: a "
+                         "comparison runs both sides alike; give warmup=, duration= and "
+                         "interval= to ab() itself (-w, -d, --interval before the first side)")
+
+
+@dataclass(frozen=True)
+class Round(_Picklable):
+    """One round: each side measured once.
+
+    index: 0, 1, ...; first: "a" or "b", the side that ran first
+    (interleaved, kernels), None when both ran at once (duet); started_s:
+    when the round began, s from the comparison's start; a_cpus, b_cpus:
+    the CPUs each side had (duet), else None."""
+    index: int
+    a: Result
+    b: Result
+    first: object = None
+    started_s: float = 0.0
+    a_cpus: object = None
+    b_cpus: object = None
+    per_cpu: object = None
+    counter: str = "hits"
+
+    @property
+    def a_mps(self):
+        """Side A's figure this round, M/s: its speed as compare() and the gate
+        judge a run (analysis.run_speed of `counter`: the fastest half of its
+        rates per CPU-second of the producers, or per second with
+        per_cpu=False)."""
+        return run_speed(self.a, self.counter, per_cpu=self.per_cpu)
+
+    @property
+    def b_mps(self):
+        """Side B's figure this round, M/s (as a_mps)."""
+        return run_speed(self.b, self.counter, per_cpu=self.per_cpu)
+
+    @property
+    def ratio(self):
+        """B's figure over A's this round."""
+        return self.b_mps / self.a_mps if self.a_mps > 0 else math.nan
+
+    def as_dict(self):
+        """The round as plain JSON data, both Results whole (from_dict reads it back)."""
+        return {"index": self.index, "first": self.first, "started_s": self.started_s,
+                "a_cpus": list(self.a_cpus) if self.a_cpus is not None else None,
+                "b_cpus": list(self.b_cpus) if self.b_cpus is not None else None,
+                "per_cpu": self.per_cpu, "counter": self.counter,
+                "a": self.a.as_dict(), "b": self.b.as_dict()}
+
+    @classmethod
+    def from_dict(cls, d):
+        """A Round from as_dict()'s data d."""
+        return cls(d["index"], Result.from_dict(d["a"]), Result.from_dict(d["b"]),
+                   d.get("first"), d.get("started_s", 0.0),
+                   tuple(d["a_cpus"]) if d.get("a_cpus") is not None else None,
+                   tuple(d["b_cpus"]) if d.get("b_cpus") is not None else None,
+                   d.get("per_cpu"), d.get("counter", "hits"))
+
+
+def _interval(log_ratios, alpha, planned_rounds):
+    """(ratio, low, high) of B/A from the rounds' log ratios, or Nones."""
+    ci = stats.sequence_mean_ci(log_ratios, alpha, planned_rounds)
+    if ci is None:
+        return None, None, None
+    return math.exp(ci.mean), math.exp(ci.low), math.exp(ci.high)
+
+
+def _verdict(low, high, threshold):
+    """What an interval of B/A says, and whether it lies beyond the threshold."""
+    if low is None:
+        return UNDECIDED, False
+    if 1 - threshold <= low and high <= 1 + threshold:
+        return SAME, False
+    if high < 1:
+        return SLOWER, high < 1 - threshold
+    if low > 1:
+        return FASTER, low > 1 + threshold
+    return UNDECIDED, False
+
+
+def _decided(n, ratio, low, high, threshold, precision, min_rounds=MIN_ROUNDS):
+    """The reason to stop after n rounds, or None: "decided" when the
+    interval lies within or beyond the threshold, "precision" when it is as
+    narrow as asked; never before min_rounds rounds."""
+    if low is None or n < min_rounds:
+        return None
+    verdict, beyond = _verdict(low, high, threshold)
+    if verdict == SAME or beyond:
+        return "decided"
+    if (high - low) / 2 / ratio <= precision:
+        return "precision"
+    return None
+
+
+@dataclass(frozen=True)
+class ABResult(JsonFile, _Picklable):
+    """What ab() found: B against A over rounds taken in turns.
+
+    a, b: the Sides; mode: "interleaved", "duet" or "kernels"; rounds: the
+    Rounds, in order; stopped_by: "decided", "precision", "budget",
+    "max_rounds" or "interrupted"; wall_s: the comparison's wall time, s;
+    threshold, precision, alpha, budget_s, planned_rounds, seed: how it was
+    asked for; metadata: where and how it ran (fingerprint, kernel, run
+    lengths).  The figures (ratio, low, high, verdict) are computed from
+    the rounds, so a saved and reloaded comparison states the same."""
+    a: Side
+    b: Side
+    mode: str
+    rounds: tuple
+    stopped_by: str
+    wall_s: float
+    threshold: float = THRESHOLD
+    precision: float = PRECISION
+    alpha: float = ALPHA
+    budget_s: float = BUDGET_S
+    planned_rounds: int = 50
+    seed: int = 0
+    metadata: MappingProxyType = dataclasses.field(default_factory=dict)
+
+    def __post_init__(self):
+        object.__setattr__(self, "rounds", tuple(self.rounds))
+        object.__setattr__(self, "metadata", MappingProxyType(dict(self.metadata)))
+
+    # ---- the figures ----
+    @property
+    def ratios(self):
+        """B/A of each round, in order."""
+        return tuple(r.ratio for r in self.rounds)
+
+    @property
+    def _interval(self):
+        logs = [math.log(x) for x in self.ratios if x > 0 and math.isfinite(x)]
+        return _interval(logs, self.alpha, self.planned_rounds)
+
+    @property
+    def ratio(self):
+        """B/A: the geometric mean of the rounds' ratios (None under 3 rounds)."""
+        return self._interval[0]
+
+    @property
+    def low(self):
+        """Lower end of B/A's confidence sequence at 1 - alpha (None under 3 rounds)."""
+        return self._interval[1]
+
+    @property
+    def high(self):
+        """Upper end of B/A's confidence sequence at 1 - alpha (None under 3 rounds)."""
+        return self._interval[2]
+
+    @property
+    def change_pct(self):
+        """(B/A - 1) in %, with its interval: (change, low, high), or Nones."""
+        r, lo, hi = self._interval
+        if r is None:
+            return None, None, None
+        return (r - 1) * 100, (lo - 1) * 100, (hi - 1) * 100
+
+    @property
+    def verdict(self):
+        """"slower", "faster", "same" or "undecided": what B is against A."""
+        return _verdict(self.low, self.high, self.threshold)[0]
+
+    @property
+    def beyond_threshold(self):
+        """True when the whole interval lies beyond +-threshold."""
+        return _verdict(self.low, self.high, self.threshold)[1]
+
+    @property
+    def relative_half_width(self):
+        """The interval's half width over the ratio (0.01: +-1 %), inf without one."""
+        r, lo, hi = self._interval
+        return math.inf if r is None else (hi - lo) / 2 / r
+
+    @property
+    def measured_s(self):
+        """Seconds measured: each side's measured time summed over the rounds;
+        in a duet both sides measure at once, so once per round."""
+        per_round = [_measured_s(r.a) + _measured_s(r.b) for r in self.rounds]
+        if self.mode == "duet":
+            per_round = [max(_measured_s(r.a), _measured_s(r.b)) for r in self.rounds]
+        return sum(per_round)
+
+    @property
+    def measured_fraction(self):
+        """measured_s over the wall time."""
+        return self.measured_s / self.wall_s if self.wall_s > 0 else 0.0
+
+    @property
+    def emulated(self):
+        """True when a side ran in an emulated guest: the verdict is then about
+        emulation, never about speed."""
+        return any(r.a.emulated or r.b.emulated for r in self.rounds)
+
+    def a_mps(self):
+        """Side A's figures, M/s, one per round."""
+        return tuple(r.a_mps for r in self.rounds)
+
+    def b_mps(self):
+        """Side B's figures, M/s, one per round."""
+        return tuple(r.b_mps for r in self.rounds)
+
+    # ---- text ----
+    def _verdict_text(self):
+        verdict = self.verdict
+        pct, lo, hi = self.change_pct
+        t = self.threshold * 100
+        if pct is None:
+            return f"undecided: {len(self.rounds)} rounds, too few for an interval"
+        if verdict == SAME:
+            return f"same within \u00b1{t:g} %"
+        if verdict == SLOWER:
+            beyond = f", beyond the {t:g} % threshold" if self.beyond_threshold else ""
+            return f"slower by {-hi:.1f}..{-lo:.1f} %{beyond}"
+        if verdict == FASTER:
+            beyond = f", beyond the {t:g} % threshold" if self.beyond_threshold else ""
+            return f"faster by {lo:.1f}..{hi:.1f} %{beyond}"
+        return f"undecided against \u00b1{t:g} %"
+
+    def __str__(self):
+        """One line: the sides, B/A and its interval, the verdict, rounds and time."""
+        r, lo, hi = self._interval
+        figure = f"B/A {r:.4f} ({lo:.4f}..{hi:.4f}, {(1 - self.alpha) * 100:g} %)" \
+            if r is not None else "B/A -"
+        emulated = " [emulated guests: not a performance figure]" if self.emulated else ""
+        return (f"{self.mode} A/B: A = {self.a.text}, B = {self.b.text}: {figure}: "
+                f"{self._verdict_text()}; {len(self.rounds)} rounds in {self.wall_s:.0f} s "
+                f"(stopped by {self.stopped_by}, {self.measured_fraction * 100:.0f} % of it "
+                f"measured){emulated} [{_rates_text(self.mode)}]")
+
+    def __repr__(self):
+        return f"<ABResult {self}>"
+
+    def to_markdown(self):
+        """A table fit for a commit message: both sides' median figures, B/A,
+        its interval, the verdict, the rounds and the time, then how it was
+        measured."""
+        r, lo, hi = self._interval
+        a_med = statistics.median(self.a_mps()) if self.rounds else math.nan
+        b_med = statistics.median(self.b_mps()) if self.rounds else math.nan
+        conf = f"{(1 - self.alpha) * 100:g} %"
+        fig = (f"{r:.4f}", f"{lo:.4f}..{hi:.4f}") if r is not None else ("-", "-")
+        rows = [
+            "| side | benchmark | median M/s |",
+            "|---|---|---|",
+            f"| A | `{self.a.text}` | {a_med:.3f} |",
+            f"| B | `{self.b.text}` | {b_med:.3f} |",
+            "",
+            f"| B/A | {conf} interval | verdict | rounds | time |",
+            "|---|---|---|---|---|",
+            f"| {fig[0]} | {fig[1]} | {self._verdict_text()} | {len(self.rounds)} | "
+            f"{self.wall_s:.0f} s |",
+            "",
+            f"{self.mode} rounds of {self.metadata.get('warmup')} s warm-up + "
+            f"{self.metadata.get('duration')} s measured per run, sides in a random order "
+            f"(seed {self.seed}); a confidence sequence on the rounds' log ratios, "
+            f"threshold \u00b1{self.threshold * 100:g} %, stopped by {self.stopped_by}; "
+            f"kernel {self.metadata.get('kernel', '?')}, {self.metadata.get('nr_cpus', '?')} "
+            f"CPUs ({self.metadata.get('cpu_model', '?')}), benchbpf "
+            f"{self.metadata.get('benchbpf_version', '?')}.",
+        ]
+        if self.emulated:
+            rows.append("Emulated guests: the verdict is about emulation, never about speed.")
+        rows.append(f"Error rates: {_rates_text(self.mode)}.")
+        return "\n".join(rows)
+
+    def _repr_markdown_(self):
+        return self.to_markdown()
+
+    # ---- serialisation ----
+    def as_dict(self):
+        """The comparison as plain dicts and lists, the layout to_json() writes."""
+        return {"format": FORMAT, "version": FORMAT_VERSION,
+                "a": self.a.as_dict(), "b": self.b.as_dict(), "mode": self.mode,
+                "rounds": [r.as_dict() for r in self.rounds],
+                "stopped_by": self.stopped_by, "wall_s": self.wall_s,
+                "threshold": self.threshold, "precision": self.precision,
+                "alpha": self.alpha, "budget_s": self.budget_s,
+                "planned_rounds": self.planned_rounds, "seed": self.seed,
+                "metadata": _thawed(self.metadata),
+                # Derived, for readers of the file; from_dict recomputes them.
+                "ratio": self.ratio, "low": self.low, "high": self.high,
+                "verdict": self.verdict}
+
+    @classmethod
+    def from_dict(cls, d):
+        """The ABResult that as_dict() gave `d`.  ValueError when d is not a
+        benchbpf A/B comparison or of another format version."""
+        if d.get("format") != FORMAT:
+            raise ValueError("not a benchbpf A/B comparison")
+        if d.get("version") != FORMAT_VERSION:
+            raise ValueError(f"A/B format version {d.get('version')!r} not supported "
+                             f"(this benchbpf reads version {FORMAT_VERSION})")
+        return cls(Side.from_dict(d["a"]), Side.from_dict(d["b"]), d["mode"],
+                   tuple(Round.from_dict(r) for r in d["rounds"]), d["stopped_by"],
+                   d["wall_s"], d["threshold"], d["precision"], d["alpha"], d["budget_s"],
+                   d["planned_rounds"], d["seed"], d.get("metadata", {}))
+
+    def save(self, path):
+        """Write the comparison as JSON to path (ABResult.from_json reads it)."""
+        self.to_json(path)
+
+
+#: Error rates measured on the project's machine for each mode
+#: (scripts/ab_power.py --package-data; results/ab-power-2cpu.md).
+MEASURED_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "ab_measured.json")
+
+
+def measured_rates(mode):
+    """What was measured of `mode` on the project's machine: a dict with
+    "false_alarms" and "comparisons" (identical sides), "power" (path,
+    "user" or "bpf" -> nominal slowdown -> {"slower", "comparisons",
+    "measured_pct": the slowdown the cell's rounds measured}), "budget_s",
+    "machine" and "taken"; None where that mode was not measured."""
+    try:
+        with open(MEASURED_PATH) as f:
+            return json.load(f).get(mode)
+    except (OSError, ValueError):
+        return None
+
+
+_PATH_NAMES = {"user": "in user space", "bpf": "on the BPF path"}
+
+
+def _around(cells, pct=5.0):
+    """The measured cells nearest below and above pct, smallest first."""
+    below = [c for c in cells if c["measured_pct"] < pct]
+    above = [c for c in cells if c["measured_pct"] >= pct]
+    near = [max(below, key=lambda c: c["measured_pct"])] if below else []
+    if above:
+        near.append(min(above, key=lambda c: c["measured_pct"]))
+    return near
+
+
+def _rates_text(mode):
+    m = measured_rates(mode)
+    if not m:
+        return f"error rates of {mode} comparisons not measured"
+    k, n = m["false_alarms"], m["comparisons"]
+    found = []
+    for path, cells in m["power"].items():
+        near = _around(list(cells.values()))
+        if near:
+            found.append(" and ".join(f"{c['measured_pct']:g} % {c['slower']}/{c['comparisons']}"
+                                      for c in near) + f" {_PATH_NAMES.get(path, path)}")
+    power = (f"; slowdowns found, of those measured nearest 5 %: {'; '.join(found)} "
+             f"(within {m['budget_s']:g} s)") if found else ""
+    return (f"measured for {mode} comparisons on {m['machine']}: false alarms {k}/{n} "
+            f"({100 * k / n:.1f} %){power}")
+
+
+def _measured_s(result):
+    return sum(s.interval_ns for s in result.samples) / 1e9
+
+
+# ---------------------------------------------------------------- checks
+
+def _fraction(name, value, lo, hi, what):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name}={value!r}: must be {what} in {lo:g}..{hi:g}")
+    if not lo <= float(value) <= hi:
+        raise ValueError(f"{name}={value!r} out of range: {what} in {lo:g}..{hi:g}")
+    return float(value)
+
+
+def round_seconds(mode, warmup, duration):
+    """Nominal wall time of one round, s, before any has run: each side's
+    warmup (NOMINAL_AUTO_WARMUP_S for "auto"), duration and NOMINAL_LOAD_S,
+    once per side in turns, once for both at once when mode is "duet"."""
+    warm = NOMINAL_AUTO_WARMUP_S if _precision.is_auto(warmup) else warmup
+    run_s = warm + duration + NOMINAL_LOAD_S
+    return run_s if mode == "duet" else 2 * run_s
+
+
+def _check_options(mode, precision, threshold, alpha, budget, max_rounds, warmup,
+                   duration, interval, min_rounds=MIN_ROUNDS):
+    if mode not in MODES:
+        raise ValueError(f"mode={mode!r}: must be one of {', '.join(MODES)}")
+    precision = _fraction("precision", precision, MIN_PRECISION, MAX_PRECISION,
+                          "a fraction of the ratio (0.01 = 1 %)")
+    threshold = _fraction("threshold", threshold, MIN_THRESHOLD, MAX_THRESHOLD,
+                          "a fraction of the ratio (0.02 = 2 %)")
+    alpha = _fraction("alpha", alpha, 0.001, 0.5, "a probability")
+    interval = _runner._seconds("interval", interval, 0.001, allow_zero=False)
+    if _precision.is_auto(warmup):
+        warmup = DUET_WARMUP_S if mode == "duet" else _precision.AUTO
+    else:
+        _precision.check_warmup_text(warmup)
+        warmup = _runner._seconds("warmup", warmup, interval, allow_zero=True)
+    duration = _runner._seconds("duration", duration, interval, allow_zero=False)
+    nominal = round_seconds(mode, warmup, duration)
+    if budget is not None:
+        if isinstance(budget, bool) or not isinstance(budget, numbers.Real) or \
+                not 0 < budget <= _runner.MAX_SECONDS:
+            raise ValueError(f"budget={budget!r} out of range: seconds of wall time in "
+                             f"0..{_runner.MAX_SECONDS}, or None")
+        if budget < MIN_ROUNDS * nominal:
+            raise ValueError(
+                f"budget={budget!r} out of range: too short for {MIN_ROUNDS} rounds of "
+                f"about {nominal:g} s ({mode}: warm-up {warmup} s + {duration:g} s "
+                f"measured + about {NOMINAL_LOAD_S:g} s to load, per side): at least "
+                f"{MIN_ROUNDS * nominal:g} s")
+    if max_rounds is not None and (isinstance(max_rounds, bool)
+                                   or not isinstance(max_rounds, numbers.Integral)
+                                   or not MIN_ROUNDS <= max_rounds <= 1_000_000):
+        raise ValueError(f"max_rounds={max_rounds!r} out of range: an int in "
+                         f"{MIN_ROUNDS}..1000000, or None")
+    _runner._count("min_rounds", min_rounds, MIN_ROUNDS, max_rounds or 1_000_000,
+                   " (max_rounds)" if max_rounds else "")
+    if budget is None and max_rounds is None:
+        raise ValueError("budget=None and max_rounds=None: give at least one, or the "
+                         "comparison of two sides the same within noise never ends")
+    return precision, threshold, alpha, warmup, duration, nominal
+
+
+def _run_options(side, warmup, duration, interval):
+    return {**side.options, "warmup": warmup, "duration": duration, "interval": interval}
+
+
+def _check_sides(a, b, different_benchmarks, mode, warmup, duration, interval):
+    """Every check before anything loads: each side's benchmark and options
+    (benchbpf.check), that they measure the same figure, and what the mode
+    needs of them."""
+    for label, side in (("a", a), ("b", b)):
+        try:
+            info = _runner.describe(side.name)
+        except ValueError as e:
+            raise ValueError(f"{label}: {e}") from None
+        if info.report in ("bpf_timing", "false_hits"):
+            raise ValueError(f"{label}: {side.name}: not for an A/B comparison: its figure "
+                             + ("comes from BPF-timed batches, not a rate per interval"
+                                if info.report == "bpf_timing" else
+                                "is a false-positive percentage, not a rate per interval"))
+        if side.options.get("prog_stats"):
+            raise ValueError(f"{label}: prog_stats=True slows the programs it accounts: "
+                             "not in an A/B comparison")
+        try:
+            _runner.check(side.name, **_run_options(side, warmup, duration, interval))
+        except (ValueError, TypeError) as e:
+            raise type(e)(f"{label}: {e}") from None
+    if a.name != b.name and not different_benchmarks:
+        raise ValueError(f"a is {a.name} and b is {b.name}: different benchmarks measure "
+                         "different things; say different_benchmarks=True "
+                         "(--different-benchmarks) if comparing them is the point")
+    if mode == "duet" and a.name != b.name:
+        warnings.warn(
+            f"a duet of {a.name} and {b.name}: each side's calls also run the other "
+            "side's programs, and sides of different benchmarks pay different costs for "
+            "them (selftest against strncmp-helper read B/A 0.85 in a duet, 1.06 "
+            "interleaved: results/duet-cross-2cpu.md); compare them interleaved",
+            BenchmarkMismatchWarning, stacklevel=3)
+    kernels = (a.kernel is not None, b.kernel is not None)
+    if mode == "kernels":
+        if not all(kernels):
+            which = "a" if not kernels[0] else "b"
+            raise ValueError(f"{which}: no kernel: in a comparison of kernels each side "
+                             "names its kernel (--kernel K NAME -- --kernel K2 NAME)")
+        if "host" in (a.kernel, b.kernel):
+            raise ValueError("a side on the host against a side in a guest: the guest's "
+                             "figures are of its virtual CPUs (and here emulated), not "
+                             "comparable with the host's; give both sides a guest kernel")
+        from ..guests import vm
+        for label, side in (("a", a), ("b", b)):
+            try:
+                vm.resolve_kernel(side.kernel, fetch=False)
+            except (ValueError, TypeError) as e:
+                raise type(e)(f"{label}: {e}") from None
+    elif any(kernels):
+        raise ValueError(f"{'a' if kernels[0] else 'b'}: --kernel {(a if kernels[0] else b).kernel}"
+                         ": sides in guests need mode='kernels' (given for both sides, "
+                         "as --kernel K1 NAME -- --kernel K2 NAME)")
+
+
+# ---------------------------------------------------------------- runners
+
+class _Interleaved:
+    """Rounds of one run of each side in this process, in a random order."""
+
+    def __init__(self, a, b, warmup, duration, interval, rng):
+        self.sides = {"a": a, "b": b}
+        self.warmup, self.duration, self.interval = warmup, duration, interval
+        self.rng = rng
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def round(self, index):
+        """Each side once, in a random order: (A's Result, B's Result, the
+        side that ran first, None, None)."""
+        order = ["a", "b"]
+        self.rng.shuffle(order)
+        got = {}
+        for key in order:
+            side = self.sides[key]
+            got[key] = _runner.run(side.name, **_run_options(side, self.warmup, self.duration,
+                                                               self.interval))
+        return got["a"], got["b"], order[0], None, None
+
+
+def _runner_for(mode, a, b, warmup, duration, interval, rng, log):
+    """What runs the rounds: a context manager whose round(index) returns
+    (A's Result, B's Result, the side that ran first or None, A's CPUs, B's
+    CPUs)."""
+    if mode == "interleaved":
+        return _Interleaved(a, b, warmup, duration, interval, rng)
+    if mode == "duet":
+        from ._duet import Duet
+        return Duet(a, b, warmup, duration, interval, rng)
+    from ..guests.vm import GuestPair
+    return GuestPair(a, b, warmup, duration, interval, rng, say=log)
+
+
+def _metadata(mode, warmup, duration, interval):
+    machine = fingerprint()
+    return {"kernel": machine["kernel_release"], "nr_cpus": machine["nr_cpus"],
+            "cpu_model": machine["cpu_model"], "benchbpf_version": __version__,
+            "started": datetime.datetime.now(datetime.timezone.utc).isoformat(
+                timespec="seconds"),
+            "warmup": warmup, "duration": duration, "interval": interval,
+            "fingerprint": machine}
+
+
+def ab(a, b, *, mode="interleaved", precision=PRECISION, threshold=THRESHOLD, alpha=ALPHA,
+       budget=BUDGET_S, max_rounds=None, min_rounds=MIN_ROUNDS, warmup=WARMUP,
+       duration=DURATION_S, interval=INTERVAL_S, seed=None, different_benchmarks=False,
+       per_cpu=None, counter="hits", progress=None, on_round=None, log=None):
+    """Compare side B with side A, in rounds taken in turns: an ABResult.
+
+    a, b: the sides, each a command line as the CLI takes it
+    ("rb-libbpf --rb-sampled", or a list of its words), (name, {options}) or
+    a Side.  mode: "interleaved" (default: in this process, one side then
+    the other in a random order each round), "duet" (both at once, each on
+    half of the CPUs, swapped every round; refused where the CPUs are too
+    few for both sides' threads, or where a side's programs count other
+    processes' events) or "kernels" (each side in a guest booting its
+    kernel: --kernel in each side).
+
+    Stops when the interval of B/A decides against threshold (default 0.02:
+    +-2 %; "same" within it, "slower"/"faster" beyond it), when it is as
+    narrow as precision (default 0.01: +-1 %), after max_rounds rounds, or
+    when budget seconds of wall time (default 300) would be passed by
+    another round; then it says "undecided" unless the interval already
+    lies on one side of 1.  Neither the threshold nor the precision stops
+    it before min_rounds rounds (default 8); min_rounds=max_rounds takes a
+    fixed number of rounds, to measure an effect at length.  alpha: the
+    chance of a false alarm the interval allows over all its looks
+    (default 0.05).  warmup, duration, interval:
+    each run's warm-up and measured time and its sampling period, s
+    (default "auto": until steady, as run()'s, in a duet a fixed 0.3 s;
+    1.0; 0.05).  seed: the order of the sides within rounds (default: a
+    random seed, recorded).  different_benchmarks: allow sides of two
+    benchmarks (rb-libbpf against pb-libbpf).  per_cpu: each run's figure
+    is its speed as compare() judges it (analysis.run_speed), per
+    CPU-second of the producers where the samples carry it (None, the
+    default), which time the producers lost to other processes does not
+    move; False: per second.  counter: the figure's counter ("hits"; or
+    "total_ops", hits + drops, as the kernel's scripts sum the hashmap
+    benchmarks with a bloom filter).  progress: as sweep()'s.
+    on_round(round, result_so_far): called after each round.  log: called
+    with a line at each step of booting guests (mode "kernels"), or None.
+
+    Everything is checked before anything loads; ValueError/TypeError name
+    the side and option at fault.  Ctrl-C raises benchbpf.Interrupted whose
+    .partial is the ABResult of the rounds that finished."""
+    precision, threshold, alpha, warmup, duration, nominal = _check_options(
+        mode, precision, threshold, alpha, budget, max_rounds, warmup, duration, interval,
+        min_rounds)
+    a, b = Side.of(a, "a"), Side.of(b, "b")
+    if (a.kernel is not None or b.kernel is not None) and mode == "interleaved":
+        mode = "kernels"
+    _check_sides(a, b, different_benchmarks, mode, warmup, duration, interval)
+    if per_cpu not in (None, True, False):
+        raise TypeError(f"per_cpu={per_cpu!r}: must be None, True or False")
+    if counter not in ("hits", "total_ops"):
+        raise ValueError(f"counter={counter!r}: must be 'hits' or 'total_ops'")
+    for key, fn in (("on_round", on_round), ("log", log)):
+        if fn is not None and not callable(fn):
+            raise TypeError(f"{key}={fn!r}: must be callable or None")
+    if seed is None:
+        seed = int.from_bytes(os.urandom(4), "little")
+    elif isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
+        raise TypeError(f"seed={seed!r}: must be an int or None")
+    planned = max(10, min(1000, int((budget or max_rounds * nominal) / nominal)))
+    if max_rounds is not None:
+        planned = min(planned, max_rounds)
+    rng = random.Random(seed)
+    settings = dict(threshold=threshold, precision=precision, alpha=alpha,
+                    budget_s=float(budget) if budget is not None else math.inf,
+                    planned_rounds=planned, seed=int(seed),
+                    metadata=_metadata(mode, warmup, duration, interval))
+    rounds, began = [], time.monotonic()
+
+    def result(stopped_by):
+        return ABResult(a, b, mode, tuple(rounds), stopped_by,
+                        round(time.monotonic() - began, 3), **settings)
+
+    runner = _runner_for(mode, a, b, warmup, duration, interval, rng, log)
+    desc = f"ab {a.name}"
+    stopped_by = None
+    try:
+        with _progress.session(desc, 0, progress), runner:
+            while stopped_by is None:
+                with _progress.step(f"round {len(rounds) + 1}"):
+                    started_s = round(time.monotonic() - began, 3)
+                    ra, rb, first, a_cpus, b_cpus = runner.round(len(rounds))
+                    rounds.append(Round(len(rounds), ra, rb, first, started_s, a_cpus, b_cpus,
+                                        per_cpu, counter))
+                _check_figures(rounds[-1])
+                so_far = result(None)
+                stopped_by = _decided(len(rounds), so_far.ratio, so_far.low, so_far.high,
+                                      threshold, precision, min_rounds)
+                spent = time.monotonic() - began
+                per_round = spent / len(rounds)
+                if stopped_by is None and max_rounds is not None and len(rounds) >= max_rounds:
+                    stopped_by = "max_rounds"
+                if stopped_by is None and budget is not None and spent + per_round > budget:
+                    stopped_by = "budget"
+                if on_round is not None:
+                    on_round(rounds[-1], so_far)
+    except _progress.Interrupted as e:
+        raise _interrupted(result("interrupted"), desc) from e.__cause__
+    except KeyboardInterrupt:
+        raise _interrupted(result("interrupted"), desc) from None
+    return result(stopped_by)
+
+
+def _check_figures(rnd):
+    for key, r, figure in (("a", rnd.a, rnd.a_mps), ("b", rnd.b, rnd.b_mps)):
+        if not r.samples or not figure > 0:
+            from .._core import BenchmarkError
+            raise BenchmarkError(f"side {key.upper()} ({r.name}) measured no hits in round "
+                                 f"{rnd.index + 1}: there is no figure to compare")
+
+
+def _interrupted(partial, desc):
+    path = _progress.save_partial(partial, desc) if partial.rounds else None
+    where = f"saved to {path} (benchbpf.ABResult.from_json), and in the exception's " \
+            ".partial" if path else "in the exception's .partial"
+    message = (f"{desc}: interrupted after {len(partial.rounds)} rounds; they are {where}"
+               if partial.rounds else f"{desc}: interrupted before any round finished")
+    print(f"benchbpf: {message}", file=sys.stderr, flush=True)
+    return _progress.Interrupted(message, partial, path)
+
+
+# ---------------------------------------------------------------- simulation
+
+@dataclass(frozen=True)
+class SimulatedRates:
+    """Error rates of the stopping rule on simulated comparisons.
+
+    effect: the true slowdown of B (0.05: B is 5 % slower); n: comparisons;
+    slower, faster, same, undecided: how many ended so; median_rounds: the
+    rounds a comparison took, median."""
+    effect: float
+    n: int
+    slower: int
+    faster: int
+    same: int
+    undecided: int
+    median_rounds: float
+
+    @property
+    def false_alarm_rate(self):
+        """Share of comparisons calling a difference that is not there
+        (effect 0: slower or faster; else: faster)."""
+        wrong = self.slower + self.faster if self.effect == 0 else self.faster
+        return wrong / self.n
+
+    @property
+    def power(self):
+        """Share of comparisons calling B slower (for effect > 0)."""
+        return self.slower / self.n
+
+
+def _simulated_log_ratios(rng, rounds, effect, fast_sd, slow_sd, phase_s, round_s,
+                          outlier_p, side_sd, side_phi, tails_df):
+    """Log ratios B/A of simulated rounds on a host with slow phases (levels
+    of sd slow_sd that change after exponential times of mean phase_s), a
+    drifting component of seconds (AR(1)), fast noise per run with heavy
+    tails (Student's t with tails_df degrees of freedom, scaled to sd
+    fast_sd), now and then a disturbed run (10-40 % slow, with probability
+    outlier_p), and a bias for one side that lasts a few rounds (AR(1) of
+    coefficient side_phi and sd side_sd: a side left on a busier CPU for a
+    while).  Sides run in a random order, round_s apart per round."""
+    level, change_at = rng.gauss(0, slow_sd), rng.expovariate(1 / phase_s)
+    drift, bias, t, out = 0.0, 0.0, 0.0, []
+    tail_scale = math.sqrt((tails_df - 2) / tails_df)
+    for _ in range(rounds):
+        order = ["a", "b"]
+        rng.shuffle(order)
+        bias = side_phi * bias + rng.gauss(0, side_sd * math.sqrt(1 - side_phi ** 2))
+        x = {}
+        for side in order:
+            t += round_s / 2
+            while t > change_at:
+                level = rng.gauss(0, slow_sd)
+                change_at += rng.expovariate(1 / phase_s)
+            drift = 0.7 * drift + rng.gauss(0, 0.03)
+            chi2 = sum(rng.gauss(0, 1) ** 2 for _ in range(tails_df))
+            v = level + drift + fast_sd * tail_scale * rng.gauss(0, 1) / math.sqrt(chi2 / tails_df)
+            if rng.random() < outlier_p:
+                v -= rng.uniform(0.1, 0.4)
+            x[side] = v + (math.log(1 - effect) + bias if side == "b" else 0.0)
+        out.append(x["b"] - x["a"])
+    return out
+
+
+def simulate(effect=0.0, n=200, rounds=100, seed=1, fast_sd=0.05, slow_sd=0.10,
+             phase_s=120.0, round_s=3.0, outlier_p=0.03, side_sd=0.03, side_phi=0.5,
+             tails_df=3, threshold=THRESHOLD, precision=PRECISION, alpha=ALPHA):
+    """Run the stopping rule ab() uses over n seeded simulated comparisons
+    of at most `rounds` rounds each, B slower than A by `effect` (0.05 =
+    5 %), on a simulated host (see _simulated_log_ratios: slow phases of sd
+    slow_sd lasting phase_s s on average, fast noise of sd fast_sd per run
+    with tails of Student's t at tails_df, a disturbed run with probability
+    outlier_p, a bias for one side of sd side_sd lasting rounds as AR(1)
+    side_phi).  Looks after every round, as ab() does.  A SimulatedRates;
+    no BPF, nothing runs."""
+    rng = random.Random(seed)
+    counts = {v: 0 for v in VERDICTS}
+    used = []
+    for _ in range(n):
+        logs = _simulated_log_ratios(rng, rounds, effect, fast_sd, slow_sd, phase_s,
+                                     round_s, outlier_p, side_sd, side_phi, tails_df)
+        k = 0
+        low = high = None
+        for k in range(1, rounds + 1):
+            ratio, low, high = _interval(logs[:k], alpha, rounds)
+            if _decided(k, ratio, low, high, threshold, precision):
+                break
+        counts[_verdict(low, high, threshold)[0]] += 1
+        used.append(k)
+    return SimulatedRates(effect, n, counts[SLOWER], counts[FASTER], counts[SAME],
+                          counts[UNDECIDED], statistics.median(used))
+
+
+class _CallableModule(types.ModuleType):
+    """benchbpf.ab is this module and, called, ab()."""
+
+    def __call__(self, *args, **kwargs):
+        return ab(*args, **kwargs)
+
+
+sys.modules[__name__].__class__ = _CallableModule

@@ -1,0 +1,5 @@
+"""Runs in guests booting other kernels (QEMU, virtme-ng): `vm` on the
+host, `_guest` its half inside the guest.  Uses the harness and the
+results, nothing above."""
+
+__all__ = []

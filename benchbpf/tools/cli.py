@@ -1,0 +1,864 @@
+"""The benchbpf command: the kernel bench's flags and output, from the C core.
+
+    benchbpf -w2 -d5 -a trig-tp
+    benchbpf -l
+    benchbpf --rb-sampled -c1 rb-custom --json out.json
+    benchbpf report --quick -o report.html --json report.json
+    benchbpf compare before.json after.json
+"""
+import argparse
+import os
+import signal
+import statistics
+import sys
+import time
+import warnings
+
+from ..harness import _runner
+from ..analysis import hostdrift
+from . import report
+# The grammar lives in _cmdline; its names are also read through cli.
+from ..harness._cmdline import BPF_TIMED_DURATION, COMMON_FLAGS, EXAMPLES, SHORT_FLAGS, _bench_params, _c_int, _consumer_error, _default, _dest, _duration, _family_options, _flag, _flags, _in_flag_terms, _interval, _nonneg_number, _Parser, _positive_int, _positive_number, _precision_pct, _run_kwargs, _warmup, build_parser, check_command, parse_side
+from ..analysis._compare import run_agreement
+from .._core import BenchmarkError, UnsupportedError
+from ..results._lines import progress_line
+
+__all__ = ["main", "build_parser", "check_command"]
+
+
+def _bench_help(info):
+    """What `benchbpf NAME --help` prints."""
+    lines = [f"benchbpf {info.name}: {info.help}", "",
+             f"family {info.family}, report {info.report}, "
+             + (f"{info.default_consumers} consumer(s) by default, at most "
+                f"{info.max_consumers}" if info.max_consumers else "no consumer thread"),
+             "", "options of this benchmark:"]
+    if not info.params:
+        lines.append("  none besides the common options")
+    for p in info.params.values():
+        if p.choice_flags:
+            lines.append(f"  {' | '.join(_flags(p))}")
+            lines.append(f"  {'':24s} {p.help} (default --{p.default})")
+        elif p.type == "bool":
+            lines.append(f"  {_flag(p):24s} {p.help} (default off)")
+        elif p.type == "choice" and p.choice_help:
+            lines.append(f"  {_flag(p) + ' NAME':24s} {p.help} "
+                         + f"({_default(p)})")
+            lines += [f"      {c:<20s}  {h}" for c, h in zip(p.choices, p.choice_help)]
+        elif p.type == "choice":
+            lines.append(f"  {_flag(p) + ' ' + '|'.join(p.choices):24s} {p.help} "
+                         + f"({_default(p)})")
+        elif p.type == "string":
+            lines.append(f"  {_flag(p) + ' TEXT':24s} {p.help} (default {p.default}, "
+                         f"{p.min}..{p.max} characters)")
+        else:
+            lines.append(f"  {_flag(p) + ' NUM':24s} {p.help} ({_default(p)}, "
+                         f"{p.min}..{p.max})")
+    lines += ["", "common options: -w SEC (default 1), -d SEC (default 5), -p NUM, -c NUM, "
+              "-a, --prod-affinity CPUSET, --cons-affinity CPUSET, --interval SEC, -q, -v, "
+              "--json FILE (see `benchbpf --help`)"]
+    return "\n".join(lines)
+
+
+def _list(out):
+    """-l: every benchmark with its description; '!' marks those this kernel
+    cannot run, with the missing feature."""
+    from ..harness.features import features, missing_features
+    try:
+        probed = features()
+    except Exception as e:  # no privilege or no probes: list without marks
+        probed, note = None, f"(cannot probe this kernel: {e}; no marks)"
+    else:
+        note = "('!': this kernel cannot run it)"
+    print(f"Available benchmarks: {note}", file=out)
+    for name in _runner.list_benchmarks():
+        info = _runner.describe(name)
+        missing = missing_features(name, probed) if probed is not None else ()
+        mark = "!" if missing else "-"
+        why = f"  [cannot run: no {', '.join(missing)}]" if missing else ""
+        print(f"{mark} {name:28s} {info.help}{why}", file=out)
+
+
+def _list_scenarios(bench):
+    """--list-scenarios: as the kernel bench's, the scenarios of `bench`, or
+    of every benchmark that has some when none is named."""
+    names = [bench] if bench else [n for n in _runner.list_benchmarks()
+                                   if "scenario" in _runner.describe(n).params]
+    if bench and bench not in _runner.list_benchmarks():
+        return _fail(2, f"unknown benchmark {bench!r} (`benchbpf -l` lists them)")
+    for name in names:
+        p = _runner.describe(name).params.get("scenario")
+        if p is None:
+            return _fail(2, f"--list-scenarios: {name} has no scenarios")
+        print("Available scenarios:")
+        for choice, text in zip(p.choices, p.choice_help or ("",) * len(p.choices)):
+            print(f"  {choice:<20s}  {text}")
+    return 0
+
+
+def _check_json_path(path, flag="--json"):
+    """Refuse an output path (--json, -o) that could not be written to, before running:
+    the file is really opened for writing (created and removed again if it did not
+    exist; an existing file is opened to append, so its contents stay), since
+    permission bits say nothing of /proc, read-only mounts or full directories."""
+    if not path:
+        return f"{flag} {path!r}: empty path"
+    target = os.path.abspath(path)
+    if os.path.isdir(target):
+        return f"{flag} {path}: is a directory"
+    parent = os.path.dirname(target)
+    if not os.path.isdir(parent):
+        return f"{flag} {path}: directory {parent} does not exist"
+    existed = os.path.lexists(target)
+    try:
+        fd = os.open(target, os.O_WRONLY | (os.O_APPEND if existed else
+                                            os.O_CREAT | os.O_EXCL), 0o644)
+    except OSError as e:
+        return f"{flag} {path}: cannot write: {e.strerror}"
+    try:
+        os.write(fd, b"")   # a zero-byte write: refused by files like /proc's
+    except OSError as e:
+        return f"{flag} {path}: cannot write: {e.strerror}"
+    finally:
+        os.close(fd)
+    if not existed:
+        try:
+            os.unlink(target)
+        except OSError as e:
+            return f"{flag} {path}: cannot remove the test file: {e.strerror}"
+    return None
+
+
+class Terminated(BaseException):
+    """SIGTERM arrived: stop the run as Ctrl-C does."""
+
+
+def _on_sigterm(signum, frame):
+    raise Terminated()
+
+
+def _one_line_warning(message, category, filename, lineno, file=None, line=None):
+    print(f"benchbpf: warning: {message}", file=sys.stderr, flush=True)
+
+
+def _report_parser():
+    ap = _Parser(prog="benchbpf report",
+                 description="Run every benchmark this kernel supports (each with its "
+                             "defaults, as `benchbpf NAME`) and write one self-contained "
+                             "HTML page: the machine's fingerprint, a table of every "
+                             "result, a plot per family, and what could not run here.")
+    ap.add_argument("--quick", action="store_true",
+                    help="short runs (warm-up {warmup} s, {duration} s in samples of "
+                         "{interval} s) and cheaper set-up where a default is costly"
+                         .format(**report.QUICK))
+    ap.add_argument("--only", metavar="PATTERN",
+                    help="only benchmarks matching this glob, or comma list of globs "
+                         "(e.g. 'trig-*,rb-libbpf')")
+    ap.add_argument("-o", "--output", metavar="FILE", help="write the HTML report here")
+    ap.add_argument("--json", metavar="FILE",
+                    help="save the run as a ResultSet (benchbpf.ResultSet.load reads it)")
+    ap.add_argument("--no-prog-stats", action="store_true",
+                    help="leave the kernel's BPF run-time statistics off: no program "
+                         "cost column, and no clock reads added to each program run")
+    ap.add_argument("--repeat", type=_positive_int, default=1, metavar="N",
+                    help="run every benchmark N times, round the suite (default 1); "
+                         "`benchbpf compare` tests across the runs, and needs 4 per side "
+                         "to call a change significant at alpha 0.05")
+    ap.add_argument("--budget", type=_positive_number, default=None, metavar="SEC",
+                    help="with --repeat: wall time after which no new pass round the suite "
+                         "starts")
+    ap.add_argument("-q", "--quiet", action="store_true",
+                    help="no progress line per benchmark on stderr")
+    return ap
+
+
+def _report_main(argv):
+    args = _report_parser().parse_args(argv)
+    if args.output is None and args.json is None:
+        return _fail(2, "report needs -o FILE (HTML) and/or --json FILE")
+    outputs = [(flag, path) for flag, path in (("-o", args.output), ("--json", args.json))
+               if path is not None]
+    for flag, path in outputs:
+        why = _check_json_path(path, flag)
+        if why:
+            return _fail(2, why)
+    if len(outputs) == 2 and os.path.abspath(args.output) == os.path.abspath(args.json):
+        return _fail(2, f"-o {args.output} and --json {args.json} are the same file")
+    prog_stats = not args.no_prog_stats
+    try:
+        report.plan(args.quick, args.only, prog_stats)
+    except ValueError as e:
+        return _fail(2, str(e))
+
+    def progress(line):
+        print(line, file=sys.stderr, flush=True)
+
+    previous = signal.signal(signal.SIGTERM, _on_sigterm)
+    try:
+        with warnings.catch_warnings():
+            warnings.showwarning = _one_line_warning
+            rs = report.run_suite(args.quick, args.only, None if args.quiet else progress,
+                                  prog_stats, repeat=args.repeat, budget=args.budget)
+    except KeyboardInterrupt as e:
+        partial = getattr(e, "partial", None)
+        if partial is None or not (len(partial) or partial.unsupported):
+            return _fail(130, "interrupted: nothing finished, nothing written", prefix="")
+        # What finished is kept: written where asked, marked incomplete.
+        try:
+            _write_report(args, partial)
+        except OSError as err:
+            return _fail(130, f"interrupted; writing the partial report: {err.filename}: "
+                              f"{err.strerror} (it is also in {e.path})", prefix="")
+        meta = partial.metadata
+        return _fail(130, f"interrupted after {meta['finished_runs']} of "
+                          f"{meta['planned_runs']} benchmarks: wrote what finished, marked "
+                          f"incomplete, to {' and '.join(p for _, p in outputs)}", prefix="")
+    except Terminated:
+        return _fail(143, "terminated (SIGTERM): runs stopped and cleaned up, nothing "
+                          "written", prefix="")
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    try:
+        _write_report(args, rs)
+    except OSError as e:
+        return _fail(1, f"{e.filename}: {e.strerror}")
+    failed = rs.metadata.get("failed") or ()
+    if not args.quiet:
+        where = " and ".join(p for _, p in outputs)
+        print(f"benchbpf report: {len(rs)} ran, {len(rs.unsupported)} unsupported, "
+              f"{len(failed)} failed, {rs.metadata['report']['elapsed_s']:.0f} s; "
+              f"wrote {where}", file=sys.stderr)
+    return 1 if failed else 0
+
+
+def _write_report(args, rs):
+    if args.json is not None:
+        rs.save(args.json)
+    if args.output is not None:
+        page = report.to_html(rs)
+        with open(args.output, "w", encoding="utf-8") as f:
+            f.write(page)
+
+
+def _compare_parser():
+    ap = _Parser(prog="benchbpf compare",
+                 description="Compare a baseline with new runs: two suite reports "
+                             "(report --json), benchmark by benchmark, or two results "
+                             "(benchbpf NAME --json, one run or --repeat N runs).  Each "
+                             "run counts as one figure (its speed per producer CPU-second, "
+                             "else its median); the verdict is an "
+                             "exact Mann-Whitney U test across runs: 'significant', "
+                             "'within noise', or 'not enough runs' (fewer than 4 runs "
+                             "per side at alpha 0.05).  Runs whose parameters, trigger "
+                             "or interval differ are refused unless --different-params.")
+    ap.add_argument("base", metavar="A.json", help="the baseline")
+    ap.add_argument("new", metavar="B.json", help="the runs to compare with it")
+    ap.add_argument("--alpha", type=float, default=0.05,
+                    help="significance level (default 0.05)")
+    ap.add_argument("--fail-on-regression", type=_nonneg_number, metavar="PCT",
+                    help="exit 1 if any significant drop is larger than PCT percent, "
+                         "naming each; exit 2 if too few runs to decide")
+    ap.add_argument("--different-params", action="store_true",
+                    help="compare runs whose parameters, trigger or interval differ "
+                         "(the difference is the point); the differences are listed")
+    ap.add_argument("--different-benchmarks", action="store_true",
+                    help="compare results of benchmarks that measure different things")
+    ap.add_argument("--per-second", action="store_true",
+                    help="decide on the runs' median rates per second (the figures "
+                         "printed) instead of their speeds per producer CPU-second")
+    ap.add_argument("--allow-emulated", action="store_true",
+                    help="compare figures from a TCG-emulated guest (benchbpf --kernel "
+                         "without KVM) with real ones anyway")
+    return ap
+
+
+def _compare_main(argv):
+    args = _compare_parser().parse_args(argv)
+    if not 0 < args.alpha < 1:
+        return _fail(2, f"--alpha {args.alpha:g}: must be between 0 and 1")
+    try:
+        base, new = report.load(args.base), report.load(args.new)
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        return _fail(2, str(e))
+    options = dict(different_params=args.different_params,
+                   different_benchmarks=args.different_benchmarks,
+                   per_cpu=False if args.per_second else None,
+                   allow_emulated=args.allow_emulated)
+    try:
+        with warnings.catch_warnings():
+            warnings.showwarning = _one_line_warning
+            if isinstance(base, report.ResultSet) or isinstance(new, report.ResultSet):
+                # A single result is a set of one run (e.g. an old baseline
+                # against `benchbpf NAME --repeat N --json`).
+                lines, regressions, undecided = report.compare_sets(
+                    _as_set(base), _as_set(new), args.alpha, args.fail_on_regression,
+                    **options)
+            else:
+                lines, regressions, undecided = report.compare_results(
+                    base, new, args.alpha, args.fail_on_regression, **options)
+    except ValueError as e:
+        return _fail(2, str(e))
+    try:
+        print("\n".join(lines))
+    except BrokenPipeError:
+        sys.stdout = open(os.devnull, "w")
+        return 141
+    if regressions:
+        print(f"benchbpf compare: {len(regressions)} regression(s) beyond "
+              f"-{args.fail_on_regression:g}%:", file=sys.stderr)
+        for line in regressions:
+            print("  " + line, file=sys.stderr)
+        return 1
+    if undecided:
+        print(f"benchbpf compare: --fail-on-regression {args.fail_on_regression:g} cannot "
+              "decide: too few runs for the test across runs (record several: "
+              "`benchbpf NAME --repeat N --json`, `benchbpf report --repeat N`):",
+              file=sys.stderr)
+        for line in undecided:
+            print("  " + line, file=sys.stderr)
+        return 2
+    return 0
+
+
+def _as_set(x):
+    return x if isinstance(x, report.ResultSet) else report.ResultSet([x])
+
+
+def _pct(flag, lo, hi):
+    def parse(text):
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+        if not lo <= value <= hi:
+            raise argparse.ArgumentTypeError(f"{text} out of range: percent in {lo:g}..{hi:g}")
+        return value / 100.0
+    return parse
+
+
+def _ab_parser():
+    from ..analysis import ab
+    ap = _Parser(
+        prog="benchbpf ab", usage="benchbpf ab [options] A [A's options] -- B [B's options]",
+        description="Did B make it slower?  Runs side A and side B in rounds, each round "
+                    "each side once (in a random order, or both at once with --duet), "
+                    "until the 95% interval of B/A decides against the threshold, is as "
+                    "narrow as the precision, or the budget runs out.  A side is a "
+                    "benchmark with its options as `benchbpf NAME ...` takes them; "
+                    "`--kernel K NAME` runs it in a guest booting kernel K (both sides "
+                    "then name a kernel).",
+        epilog="examples:\n"
+               "  benchbpf ab count-local -- count-local --work-per-hit 40\n"
+               "  benchbpf ab rb-libbpf -- rb-libbpf --rb-sampled\n"
+               "  benchbpf ab --duet --budget 120 selftest -- selftest --bpf-work 100\n"
+               "  benchbpf ab --different-benchmarks bpf-loop -- bpf-for\n"
+               "  benchbpf ab --kernel 6.1 count-local -- --kernel 6.12 count-local\n"
+               "exit status: 0 decided or undecided, 1 a run failed, 2 bad arguments, "
+               "3 this kernel cannot run a side, 130 Ctrl-C (the finished rounds are "
+               "saved)",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--duet", action="store_true",
+                    help="run both sides at once, each on half of the CPUs, swapped every "
+                         "round (refused where the CPUs are too few for both sides' threads)")
+    ap.add_argument("--precision", type=_pct("--precision", ab.MIN_PRECISION * 100,
+                                             ab.MAX_PRECISION * 100),
+                    default=ab.PRECISION, metavar="PCT",
+                    help=f"stop once B/A is known within PCT %% (default "
+                         f"{ab.PRECISION * 100:g})")
+    ap.add_argument("--threshold", type=_pct("--threshold", ab.MIN_THRESHOLD * 100,
+                                             ab.MAX_THRESHOLD * 100),
+                    default=ab.THRESHOLD, metavar="PCT",
+                    help=f"the change that matters: stop once B/A lies within or beyond "
+                         f"+-PCT %% (default {ab.THRESHOLD * 100:g})")
+    ap.add_argument("--alpha", type=float, default=ab.ALPHA,
+                    help=f"chance of a false alarm over all looks (default {ab.ALPHA:g})")
+    ap.add_argument("--budget", type=_positive_number, default=ab.BUDGET_S, metavar="SEC",
+                    help=f"wall time after which no round starts (default {ab.BUDGET_S:g})")
+    ap.add_argument("--max-rounds", type=_positive_int, default=None, metavar="N",
+                    help="stop after N rounds")
+    ap.add_argument("--min-rounds", type=_positive_int, default=ab.MIN_ROUNDS, metavar="N",
+                    help=f"no verdict before N rounds (default {ab.MIN_ROUNDS}); with "
+                         "--max-rounds N, a fixed N rounds")
+    ap.add_argument("-w", "--warmup", type=_warmup, default=ab.WARMUP, metavar="SEC",
+                    help="warm-up of each run, s, or 'auto': until the benchmark is "
+                         f"steady (default; a duet's is a fixed {ab.DUET_WARMUP_S:g} s)")
+    ap.add_argument("-d", "--duration", type=_positive_number, default=ab.DURATION_S,
+                    metavar="SEC", help=f"measured time of each run (default {ab.DURATION_S:g})")
+    ap.add_argument("--interval", type=_positive_number, default=ab.INTERVAL_S, metavar="SEC",
+                    help=f"sampling interval (default {ab.INTERVAL_S:g})")
+    ap.add_argument("--seed", type=int, default=None,
+                    help="seed of the sides' order within rounds (default: random, recorded)")
+    ap.add_argument("--different-benchmarks", action="store_true",
+                    help="allow sides of two different benchmarks")
+    ap.add_argument("--per-second", action="store_true",
+                    help="each run's figure per second, not per CPU-second of its producers")
+    ap.add_argument("--counter", choices=("hits", "total_ops"), default="hits",
+                    help="the counter compared (default hits; total_ops: hits + drops)")
+    ap.add_argument("--json", metavar="FILE", help="save the comparison (all rounds) as JSON")
+    ap.add_argument("--markdown", action="store_true",
+                    help="also print the comparison as a Markdown table (for a commit message)")
+    ap.add_argument("-q", "--quiet", action="store_true", help="no line per round on stderr")
+    return ap
+
+
+def split_ab_argv(argv):
+    """`benchbpf ab`'s words as (ab's own, side A's, side B's): ab's options
+    come first, side A from its first word that is not one of them, side B
+    after `--`."""
+    ap = _ab_parser()
+    takes_value = {s for a in ap._actions if a.nargs is None and a.option_strings
+                   for s in a.option_strings}
+    own = set(takes_value) | {s for a in ap._actions for s in a.option_strings}
+    i = 0
+    while i < len(argv) and argv[i] in own and argv[i] != "--":
+        i += 2 if argv[i] in takes_value else 1
+    rest = argv[i:]
+    if "--" not in rest:
+        return argv[:i], rest, None
+    cut = rest.index("--")
+    return argv[:i], rest[:cut], rest[cut + 1:]
+
+
+def _ab_main(argv):
+    from ..analysis import ab
+    ap = _ab_parser()
+    if any(a in ("-h", "--help") for a in argv[:1]) or argv in ([], ["-h"], ["--help"]):
+        ap.print_help()
+        return 0
+    own, side_a, side_b = split_ab_argv(argv)
+    args = ap.parse_args(own)
+    if not side_a:
+        return _fail(2, "ab: side A is missing: benchbpf ab [options] A ... -- B ...")
+    if side_b is None:
+        return _fail(2, f"ab: no `--` after side A ({' '.join(side_a)}): benchbpf ab "
+                        "[options] A ... -- B ...")
+    if not side_b:
+        return _fail(2, "ab: side B is missing after `--`")
+    if args.json is not None:
+        why = _check_json_path(args.json)
+        if why:
+            return _fail(2, why)
+
+    def show(rnd, so_far):
+        if args.quiet:
+            return
+        first = f", {rnd.first.upper()} first" if rnd.first else \
+            f", A on CPU {','.join(map(str, rnd.a_cpus))}" if rnd.a_cpus else ""
+        interval = f"{so_far.ratio:.4f} ({so_far.low:.4f}..{so_far.high:.4f})" \
+            if so_far.ratio is not None else "-"
+        print(f"round {rnd.index + 1}{first}: A {rnd.a_mps:.3f} M/s, B {rnd.b_mps:.3f} M/s, "
+              f"B/A {rnd.ratio:.4f}; so far {interval}", file=sys.stderr, flush=True)
+
+    def attempt():
+        with warnings.catch_warnings():
+            warnings.showwarning = _one_line_warning
+            return ab.ab(side_a, side_b, mode="duet" if args.duet else "interleaved",
+                         precision=args.precision, threshold=args.threshold,
+                         alpha=args.alpha, budget=args.budget, max_rounds=args.max_rounds,
+                         min_rounds=args.min_rounds,
+                         warmup=args.warmup, duration=args.duration, interval=args.interval,
+                         seed=args.seed, different_benchmarks=args.different_benchmarks,
+                         per_cpu=False if args.per_second else None, counter=args.counter,
+                         progress=False, on_round=show,
+                         log=None if args.quiet else lambda line: print(
+                             line, file=sys.stderr, flush=True))
+
+    try:
+        result, stopped = _interruptible(attempt)
+    except (ValueError, TypeError) as e:
+        return _fail(2, f"ab: {e}")
+    except (UnsupportedError, PermissionError) as e:
+        return _fail(3, f"ab: cannot run here: {e}", prefix="")
+    except BenchmarkError as e:
+        return _fail(1, f"ab: a run failed: {e}", prefix="")
+    if stopped is not None:
+        return stopped
+    print(result)
+    if args.markdown:
+        print()
+        print(result.to_markdown())
+    if args.json:
+        try:
+            result.to_json(args.json)
+        except OSError as e:
+            return _fail(1, f"--json {args.json}: {e.strerror}")
+    return 0
+
+
+def _kernels_main(args, flags):
+    """--kernel K...: the run (or -l) in a guest booting each kernel in turn."""
+    from ..guests import vm
+    from ..results.resultset import ResultSet
+    try:
+        for k in args.kernel:   # every spec checked before anything boots
+            vm.resolve_kernel(k, fetch=False)
+    except (ValueError, TypeError) as e:
+        return _fail(2, f"--kernel {_in_flag_terms(str(e))}")
+    if not args.list and not args.bench:
+        return _fail(2, "benchmark name is not specified (or -l)")
+    options = {}
+    if not args.list:
+        try:
+            info = _runner.describe(args.bench)
+            params = _bench_params(args, args.bench, flags)
+        except ValueError as e:
+            return _fail(2, str(e), prefix="")
+        why = _consumer_error(args.consumers, info, params)
+        if why is None and args.json is not None:
+            why = _check_json_path(args.json)
+        if why:
+            return _fail(2, why)
+        options = _run_kwargs(args, info, params)
+        try:
+            _runner.check(args.bench, **options)
+        except (ValueError, TypeError) as e:
+            return _fail(2, _in_flag_terms(str(e), info))
+
+    def progress(line):
+        if not args.quiet:
+            print(f"benchbpf: {line}", file=sys.stderr, flush=True)
+
+    def each_kernel():
+        status, results = 0, []
+        for spec in args.kernel:
+            try:
+                if args.list:
+                    probed, missing = vm.features(spec, progress=progress)
+                    print(f"Kernel {spec}: benchmarks ('!': this kernel cannot run it)")
+                    for name in _runner.list_benchmarks():
+                        m = missing.get(name, ())
+                        why = f"  [cannot run: no {', '.join(m)}]" if m else ""
+                        print(f"{'!' if m else '-'} {name:28s} "
+                              f"{_runner.describe(name).help}{why}")
+                    continue
+                got = vm.run_many([(args.bench, options)], spec, progress=progress)[0]
+            except UnsupportedError as e:
+                print(f"benchbpf: {args.bench or '-l'} cannot run on kernel {spec}: {e}",
+                      file=sys.stderr)
+                status = max(status, 3)
+                continue
+            except (ValueError, TypeError) as e:
+                _fail(2, f"--kernel {spec}: {e}")
+                return 2, []
+            except BenchmarkError as e:
+                print(f"benchbpf: {args.bench} failed on kernel {spec}: {e}", file=sys.stderr)
+                status = 1
+                continue
+            if isinstance(got, dict):
+                print(f"benchbpf: {args.bench} cannot run on kernel {spec}: {got['message']}",
+                      file=sys.stderr)
+                status = max(status, 3)
+                continue
+            _print_guest_result(args, info, got)
+            results.append(got)
+        return status, results
+
+    outcome, stopped = _interruptible(each_kernel)
+    if stopped is not None:
+        return stopped
+    status, results = outcome
+    if args.json is not None and results:
+        try:
+            if len(args.kernel) == 1:
+                results[0].to_json(args.json)
+            else:
+                ResultSet(results, axes=("kernel",)).save(args.json)
+        except OSError as e:
+            return _fail(1, f"--json {args.json}: {e.strerror}")
+    return status
+
+
+def _print_guest_result(args, info, r):
+    """The lines `benchbpf NAME` prints, from a Result a guest sent back."""
+    vm_meta = r.metadata.get("vm", {})
+    print(f"Kernel: {r.metadata.get('kernel')} ({vm_meta.get('kernel_source')}; "
+          f"{str(vm_meta.get('accel', '?')).upper()}: {vm_meta.get('accel_reason')})")
+    if not args.quiet:
+        print(f"Setting up benchmark '{args.bench}'...")
+        print(f"Benchmark '{args.bench}' started.")
+    interval_ns = r.metadata.get("interval_ns", int(round(_interval(args) * 1e9)))
+    for i, s in enumerate(r.warmup_samples + r.samples):
+        line = progress_line(info.report, i, s, args.producers, interval_ns)
+        if line is not None:
+            print(line)
+    _print_summary(r)
+    sys.stdout.flush()
+
+
+def _print_summary(result, machine_readable=False):
+    """The trigger that ran, the summary (kept the last line) and program costs;
+    before them, a BPF-timed run's calibration warning on stderr, as the kernel
+    bench's. machine_readable: the kernel bench's one RESULT line instead of
+    the trigger and summary."""
+    timing_warning = (result.metadata.get("bpf_timing") or {}).get("calibration", {}) \
+        .get("warning")
+    if timing_warning:
+        print(timing_warning, file=sys.stderr)
+    if machine_readable:
+        from ..results.bpf_timing import machine_line
+        print(machine_line(result))
+    else:
+        trigger = result.metadata.get("trigger")
+        if trigger:
+            print(f"Trigger: {trigger}")
+        print(result.summary())
+    for prog in result.prog_stats:
+        print(prog)
+    _print_warnings(result.warnings)
+
+
+def _print_warnings(lines):
+    """Instability warnings on stderr, after what stdout has so far: stdout
+    stays the kernel bench's lines."""
+    if lines:
+        sys.stdout.flush()
+        for line in lines:
+            print(f"WARNING: {line}", file=sys.stderr, flush=True)
+
+
+def _interruptible(fn):
+    """(fn(), None), or (None, exit status) once Ctrl-C, SIGTERM (handled as
+    Ctrl-C while fn runs) or a closed stdout stopped it; the run or guest
+    has been stopped and cleaned up by then."""
+    previous = signal.signal(signal.SIGTERM, _on_sigterm)
+    try:
+        return fn(), None
+    except KeyboardInterrupt:
+        print("benchbpf: interrupted", file=sys.stderr)
+        return None, 130
+    except Terminated:
+        print("benchbpf: terminated (SIGTERM): run stopped and cleaned up", file=sys.stderr)
+        return None, 143
+    except BrokenPipeError:
+        # Reader went away (| head): the run was stopped and cleaned up.
+        sys.stdout = open(os.devnull, "w")
+        return None, 141
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _fail(status, message, prefix="error: "):
+    print(f"benchbpf: {prefix}{message}", file=sys.stderr)
+    return status
+
+
+def _host_drift_main(argv):
+    ap = argparse.ArgumentParser(
+        prog="benchbpf host-drift",
+        description="Measure how far this machine moves a steady benchmark's figure "
+                    "over minutes (short runs of "
+                    f"{', '.join(hostdrift.CALIBRATION_BENCHMARKS)} in turn) and save it; "
+                    "later runs on this machine and kernel add it to their interval "
+                    "(Result.host_ci_mps), precision runs also how the same benchmark's "
+                    "precision runs of the last day differed (--show lists them). Run it "
+                    "on an otherwise idle machine.")
+    ap.add_argument("--minutes", type=float, default=20,
+                    help=f"how long to measure ({hostdrift.MIN_MINUTES:g}.."
+                         f"{hostdrift.MAX_MINUTES:g}, default 20)")
+    ap.add_argument("-o", "--output", default=None,
+                    help=f"where to save it (default {hostdrift.default_path()})")
+    ap.add_argument("--show", action="store_true",
+                    help="print the saved calibration and the history of precision "
+                         "runs, and measure nothing")
+    args = ap.parse_args(argv)
+    path = args.output or hostdrift.default_path()
+    if args.show:
+        drift = hostdrift.load(path)
+        if drift is None:
+            return _fail(1, f"no host drift calibration at {path}")
+        print(drift)
+        _print_histories(drift)
+        return 0
+    try:
+        hostdrift.check_minutes(args.minutes)
+    except (TypeError, ValueError) as e:
+        return _fail(2, f"--{e}")
+
+    def progress(elapsed_s, span_s):
+        print(f"\r{elapsed_s:6.0f} / {span_s:.0f} s", end="", file=sys.stderr, flush=True)
+    try:
+        drift = hostdrift.calibrate(args.minutes, path=path, progress=progress)
+    except (ValueError, OSError) as e:
+        print(file=sys.stderr)
+        return _fail(1, str(e))
+    print(file=sys.stderr)
+    print(drift)
+    print(f"saved to {path}")
+    return 0
+
+
+def _print_histories(drift):
+    """The precision runs of the last day on the calibrated machine, by
+    benchmark and parameters: how far they differed."""
+    path = hostdrift.default_history_path()
+    histories = hostdrift.read_histories(drift.machine, time.time(), path)
+    print(f"history of precision runs ({path}, last {hostdrift.HISTORY_HOURS:g} h): "
+          f"{sum(map(len, histories.values()))} runs of {len(histories)} configurations")
+    for key, records in sorted(histories.items()):
+        h = hostdrift.history_of(records)
+        print(f"  {key}: {len(records)} run{'s' if len(records) != 1 else ''}, " + (
+            f"differing by \u00b1{h.relative_sd * 100:.2f}% beyond their own intervals"
+            + (f", over {h.span_s / 60:.0f} min: young (under "
+               f"{hostdrift.MATURE_HISTORY_S / 60:.0f})" if h.young else "")
+            if h else f"fewer than {hostdrift.MIN_HISTORY_RUNS}: not used yet"))
+
+
+#: `benchbpf NAME ...` runs a benchmark; these words, first, are subcommands
+#: instead (no benchmark has these names: tests/test_report.py checks it).
+SUBCOMMANDS = {"report": _report_main, "compare": _compare_main,
+               "host-drift": _host_drift_main, "ab": _ab_main}
+
+
+def main(argv=None):
+    """The benchbpf command: argv (default sys.argv[1:]) as `benchbpf --help`
+    describes it; returns the exit status (0 ok, 1 the run failed, 2 bad
+    arguments, 3 this kernel cannot run the benchmark, 130 Ctrl-C, 143
+    SIGTERM)."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv and argv[0] in SUBCOMMANDS:
+        return SUBCOMMANDS[argv[0]](argv[1:])
+    flags = _family_options()
+    # `benchbpf NAME --help`: that benchmark's own help.
+    if any(a in ("-h", "--help") for a in argv):
+        names = [a for a in argv if not a.startswith("-") and a in _runner.list_benchmarks()]
+        if names:
+            print(_bench_help(_runner.describe(names[0])))
+            return 0
+        # `benchbpf NOSUCH --help`: the unknown name, not the generic help.
+        known, _ = build_parser(flags, add_help=False).parse_known_args(
+            [a for a in argv if a not in ("-h", "--help")])
+        if known.bench:
+            try:
+                _runner.describe(known.bench)
+            except ValueError as e:
+                return _fail(2, str(e), prefix="")
+    ap = build_parser(flags)
+    args = ap.parse_args(argv)
+    if args.version:
+        from .. import _core
+        from .._version import __version__
+        print(f"benchbpf {__version__} (libbpf {_core.libbpf_version()})")
+        return 0
+    if args.kernel:
+        if args.repeat != 1:
+            return _fail(2, "--repeat with --kernel: repeated runs are taken on this "
+                            "kernel only")
+        return _kernels_main(args, flags)
+    if args.list:
+        try:
+            _list(sys.stdout)
+        except BrokenPipeError:
+            sys.stdout = open(os.devnull, "w")
+            return 141
+        return 0
+    if args.list_scenarios:
+        return _list_scenarios(args.bench)
+    if args.bench in SUBCOMMANDS:
+        return _fail(2, f"{args.bench} is a subcommand: it comes first "
+                        f"(`benchbpf {args.bench} --help`)")
+    if not args.bench:
+        print("benchbpf: benchmark name is not specified\nTry `benchbpf --help' for more "
+              "information.", file=sys.stderr)
+        return 2
+    try:
+        info = _runner.describe(args.bench)
+    except ValueError as e:
+        print(f"benchbpf: {e}", file=sys.stderr)
+        return 2
+    try:
+        params = _bench_params(args, args.bench, flags)
+    except ValueError as e:
+        print(f"benchbpf: error: {e}", file=sys.stderr)
+        return 2
+    why = _consumer_error(args.consumers, info, params)
+    missing = [p for k, p in info.params.items() if p.required and k not in params]
+    if why is None and missing:
+        extra = " (--list-scenarios lists them)" if missing[0].name == "scenario" else ""
+        why = f"{_flag(missing[0])} is required for {info.name}{extra}"
+    if why is None and args.machine_readable and info.report != "bpf_timing":
+        timed = [n for n in _runner.list_benchmarks()
+                 if _runner.describe(n).report == "bpf_timing"]
+        why = (f"--machine-readable: {info.name} is not BPF-timed (it applies to "
+               f"{', '.join(timed)})")
+    if why is None and args.budget is not None and args.precision is None \
+            and args.repeat == 1:
+        why = (f"--budget {args.budget:g}: a time budget bounds repeated runs: give "
+               "--precision or --repeat N too")
+    if why is None and args.json is not None:
+        why = _check_json_path(args.json)
+    if why:
+        print(f"benchbpf: error: {why}", file=sys.stderr)
+        return 2
+    producers = args.producers
+    interval_ns = int(round(_interval(args) * 1e9))
+    kwargs = _run_kwargs(args, info, params)
+    # As the kernel bench's --machine-readable: quiet, one RESULT line.
+    if args.machine_readable:
+        args.quiet = True
+
+    def show(sample, index, warmup):
+        if index == 0 and not args.quiet:
+            print(f"Benchmark '{args.bench}' started.", flush=True)
+        line = progress_line(info.report, index, sample, producers, interval_ns)
+        if line is not None:
+            print(line, flush=True)
+
+    def attempt():
+        results = []
+        with warnings.catch_warnings():
+            warnings.showwarning = _one_line_warning
+            began = time.monotonic()
+            for i in range(args.repeat):
+                spent = time.monotonic() - began
+                if _runner.next_would_overrun(args.budget, spent, i):
+                    print(f"benchbpf: --budget {args.budget:g} s: {i} of {args.repeat} runs "
+                          "taken", file=sys.stderr, flush=True)
+                    break
+                if not args.quiet:
+                    print(f"Setting up benchmark '{args.bench}'...", flush=True)
+                budget = {} if args.budget is None or args.precision is None else \
+                    {"budget": max(args.budget - spent, 0.001)}
+                result = _runner.run(args.bench, callback=show, **kwargs, **budget)
+                results.append(result)
+                _print_summary(result, machine_readable=args.machine_readable)
+        return results
+
+    try:
+        results, stopped = _interruptible(attempt)
+    except (ValueError, TypeError) as e:
+        print(f"benchbpf: error: {_in_flag_terms(str(e), info)}", file=sys.stderr)
+        return 2
+    except (UnsupportedError, PermissionError) as e:
+        print(f"benchbpf: {args.bench} cannot run here: {e}", file=sys.stderr)
+        return 3
+    except BenchmarkError as e:
+        print(f"benchbpf: {args.bench} failed: {e}", file=sys.stderr)
+        log = getattr(e, "log", "")
+        if log and args.verbose:
+            print(log, file=sys.stderr)
+        return 1
+    if stopped is not None:
+        return stopped
+    if len(results) > 1:
+        meds = [r.median for r in results]
+        over = sum(1 for r in results if (r.metadata.get("concurrent_runs") or 0) >= 1)
+        print(f"Runs: {len(results)}, hits median of run medians "
+              f"{statistics.median(meds):.3f} M/s (run medians "
+              + ", ".join(f"{m:.3f}" for m in meds) + ")"
+              + (f" [{over} overlapped another benchbpf run]" if over else ""))
+        agreement = run_agreement(results)
+        if agreement:
+            _print_warnings([agreement.text()])
+    if args.json:
+        saved = results[0] if len(results) == 1 else report.ResultSet(
+            results, metadata={"repeat": len(results)})
+        try:
+            saved.to_json(args.json)
+        except OSError as e:
+            print(f"benchbpf: error: --json {args.json}: {e.strerror}", file=sys.stderr)
+            return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,596 @@
+"""pytest plugin: regression gates on benchbpf Results::
+
+    def test_count_local(benchbpf_gate):
+        benchbpf_gate.check("count-local",
+                            lambda: benchbpf.run("count-local", warmup=0.2, duration=1,
+                                                 interval=0.001),
+                            max_drop_pct=15)
+
+`pytest --benchbpf-baseline DIR --benchbpf-save` records baselines as
+DIR/<key>.json (the runs, as a ResultSet); `pytest --benchbpf-baseline DIR`
+compares against them.  `--benchbpf-save` alone and `--benchbpf-compare` use
+``.benchbpf-baselines`` in pytest's rootdir.  --benchbpf-baseline always
+takes a directory; a test file there is a usage error.
+
+What is compared: a run's speed is the median of the fastest `top_pct`
+percent (default 10) of its per-interval rates, per CPU-second of the
+producer threads (the harness reads each one's CPU-time clock at every
+sample; only intervals in which they ran at least 0.2 ms count).
+Per CPU-second, a producer that shares its CPU with another thread is not
+slower; the fastest intervals leave out the ones in which something else
+slowed it while it ran (another process on the other CPUs, the host).
+What neither removes is a slowdown lasting a whole run: on a virtual
+machine a CPU runs some 17 % slower for seconds at a time, whatever runs
+on it (the host's doing), so runs, not samples, are the unit.  A baseline
+is recorded from several runs (Gate.baseline_runs, default 5, 1 s apart);
+its reference is the highest lower confidence bound of their speeds (the
+code is as fast as its fastest undisturbed run), and the runs' speeds and
+spread are stored and shown.
+
+The rule (Gate's docstring): a run is slower when the upper (1 - alpha)
+confidence bound of its speed is more than max_drop_pct below the
+baseline's reference AND a one-sided Mann-Whitney U test of its fastest
+rates against the baseline's gives p < alpha (default 0.01).  A check
+fails only when a slower run is confirmed by three more independent runs,
+each slower, after pauses of 2, 5 and 10 s (Gate.confirm_delays_s); the
+first run whose speed is within max_drop_pct passes it; and the slower
+runs' speeds must be below the baseline runs' by the test across runs that
+`benchbpf compare` uses (analysis.across_runs, one-sided, at alpha); on a
+machine with a host drift calibration, their mean hit rate below the
+baseline's beyond the host's drift too (analysis.host_test, one-sided).  A
+slower run that overlapped another benchbpf run is measured again, up to
+Gate.max_overlap_retries times, then counted and named; a check that cannot
+decide while runs overlapped is skipped saying so.  A run with fewer samples
+than the baseline's spread needs is topped up by the next.  A failure
+names both speeds, the change and its bound, the p-value, the baseline's
+file and date, and what differs in the machine.  An UnsupportedError
+inside check() skips the test with its reason.
+
+A baseline of another benchmark, other parameters or another trigger is
+refused, saying what differs.  Without --benchbpf-baseline nothing is
+compared: each check is listed as NOT CHECKED in the terminal summary.
+"""
+import json
+import math
+import os
+import re
+import statistics
+import time
+import warnings
+
+import pytest
+
+from .._core import UnsupportedError
+# Parameters that may differ between a baseline and a run: how long and how
+# often it sampled, not what it measured (the host history's rule too).
+from ..results._drift import TIMING_PARAMS
+from ..analysis._compare import MIN_PRODUCER_CPU_NS, SIGNIFICANT, across_runs, configuration_differences, host_test, mann_whitney_u, median_ci, min_p_value, samples_needed
+# The gate's speed of a run, shared with compare(): usable rates (per producer
+# CPU-second where recorded), the fastest of them, their median.
+from ..analysis._compare import _median, _per_cpu, fastest as _top, usable_rates as _rates
+from ..results.fingerprint import machine_differences
+from ..results.result import Result
+from ..results.resultset import ResultSet
+
+__all__ = ["Gate", "Baseline", "GateWarning", "DEFAULT_BASELINE_DIR", "TIMING_PARAMS"]
+
+#: Where baselines go when --benchbpf-baseline / --benchbpf-save name no directory.
+DEFAULT_BASELINE_DIR = ".benchbpf-baselines"
+
+
+_REPORTS = "benchbpf_reports"
+
+class GateWarning(UserWarning):
+    """The baseline was taken on a machine that differs (kernel, CPU, mitigations...)."""
+
+
+def pytest_addoption(parser):
+    group = parser.getgroup("benchbpf", "BPF benchmark regression gates")
+    group.addoption("--benchbpf-baseline", metavar="DIR", default=None,
+                    help="the baselines' directory (<key>.json): compare against them, or "
+                         "with --benchbpf-save record them there")
+    group.addoption("--benchbpf-compare", action="store_true", default=False,
+                    help="compare against the baselines in --benchbpf-baseline DIR, else "
+                         f"in {DEFAULT_BASELINE_DIR} in the rootdir")
+    group.addoption("--benchbpf-save", action="store_true", default=False,
+                    help="save this run's results as baselines (to --benchbpf-baseline, "
+                         f"else {DEFAULT_BASELINE_DIR} in the rootdir)")
+
+
+def _baseline_dir_error(value):
+    """Why `value` of --benchbpf-baseline looks like a test path, not a
+    baseline directory (`pytest --benchbpf-baseline test_rb.py` takes the
+    test file as the directory), or None."""
+    if "::" in value or value.endswith(".py") or os.path.isfile(value):
+        return (f"--benchbpf-baseline {value}: that is a test file, not a baseline "
+                "directory; --benchbpf-baseline takes a directory (write "
+                "--benchbpf-baseline=DIR), and --benchbpf-compare alone compares against "
+                f"{DEFAULT_BASELINE_DIR} in the rootdir")
+    return None
+
+
+def pytest_configure(config):
+    setattr(config, _REPORTS, [])
+    value = config.getoption("--benchbpf-baseline", None)
+    if value is not None:
+        why = _baseline_dir_error(value)
+        if why:
+            raise pytest.UsageError(why)
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    reports = getattr(config, _REPORTS, None)
+    if not reports:
+        return
+    terminalreporter.section("benchbpf gate")
+    for line in reports:
+        terminalreporter.write_line(line)
+
+
+class _Verdict:
+    PASS, REGRESSION, UNCLEAR = "pass", "regression", "unclear"
+
+
+def _rel_spread(xs):
+    """Robust relative spread of samples: interquartile range / 1.349 / median."""
+    if len(xs) < 4:
+        return math.nan
+    q = statistics.quantiles(xs, n=4)
+    med = statistics.median(xs)
+    return (q[2] - q[0]) / 1.349 / med if med > 0 else math.nan
+
+
+def _load_baseline(path):
+    """The runs of a saved baseline, in the order they ran (a file holding
+    one Result, as earlier versions saved, is a baseline of one run)."""
+    with open(path) as f:
+        try:
+            d = json.load(f)
+        except json.JSONDecodeError as e:
+            raise ValueError(f"{path}: not JSON ({e})") from None
+    if not isinstance(d, dict):
+        raise ValueError(f"{path}: not a benchbpf baseline (a JSON {type(d).__name__})")
+    if d.get("format") == "benchbpf-result":
+        return (Result.from_dict(d),)
+    return tuple(ResultSet.from_dict(d))
+
+
+class Baseline:
+    """The runs a baseline was recorded from and what the gate compares
+    with: each run's speed (the median of its fastest top_pct percent of
+    per-interval rates) with its lower (1 - alpha) confidence bound, and the
+    reference: the highest of those bounds.  The fastest run, because on a
+    shared machine (a virtual one above all) a CPU runs slower for seconds
+    at a time, whatever runs on it, and the code is as fast as its fastest
+    undisturbed run; its lower bound, so that a run that was fast by chance
+    does not raise the bar.
+
+    Baseline(runs, counter, top_pct, per_cpu, alpha): runs, the Results;
+    counter, the rate compared; per_cpu, rates per CPU-second of the
+    producers (default: when every run recorded their CPU time); alpha, the
+    bound's error rate.  ValueError without runs."""
+
+    def __init__(self, runs, counter="hits", top_pct=10, per_cpu=None, alpha=0.01):
+        if not runs:
+            raise ValueError("a baseline needs at least one run")
+        self.runs = tuple(runs)
+        if per_cpu is None:
+            per_cpu = all(_per_cpu(r.samples) for r in self.runs)
+        self.per_cpu = per_cpu
+        self.tops = [_top(_rates(r, counter, per_cpu), top_pct) for r in self.runs]
+        #: The fastest top_pct percent of every run, together.
+        self.pooled_top = [x for t in self.tops for x in t]
+        self.all_rates = [x for r in self.runs for x in _rates(r, counter, per_cpu)]
+        #: One speed per run loaded, a precision run's runs each their own
+        #: (as compare() counts them): what the decision across runs takes.
+        self.speeds = [_run_speed(u, counter, per_cpu, top_pct)
+                       for r in self.runs for u in r.runs()]
+        self.lower_bounds = [median_ci(t, 1.0 - 2.0 * alpha)[0] for t in self.tops]
+        # A run without a usable interval (its producers hardly ran) has no speed.
+        known = [b for b in self.lower_bounds if not math.isnan(b)]
+        self.reference = max(known) if known else math.nan
+        #: Range of the runs' speeds, percent of the reference.
+        speeds = [x for x in self.speeds if not math.isnan(x)]
+        self.spread_pct = (max(speeds) - min(speeds)) / self.reference * 100.0 \
+            if self.reference > 0 else math.nan
+
+    @property
+    def first(self):
+        """The first run of the baseline, a Result."""
+        return self.runs[0]
+
+    def describe(self):
+        """The baseline in words: the reference (M/s), how many runs it is
+        the fastest of, and the runs' speeds and their spread (%)."""
+        n = len(self.runs)
+        speeds = [x for x in self.speeds if not math.isnan(x)] or [math.nan]
+        loaded = "" if len(self.speeds) == n else f" of {len(self.speeds)} loads"
+        return (f"{self.reference:.3f} M/s (fastest of {n} run{'s' if n > 1 else ''}, lower "
+                f"bound; run speeds{loaded} {min(speeds):.3f}..{max(speeds):.3f}, spread "
+                f"{self.spread_pct:.1f}%)")
+
+
+def _run_speed(run, counter, per_cpu, top_pct):
+    """A run's speed: the median of its fastest top_pct percent of rates."""
+    return _median(_top(_rates(run, counter, per_cpu), top_pct))
+
+
+def _unit(per_cpu):
+    return "per producer CPU-second" if per_cpu else "per second"
+
+
+class Gate:
+    """Compares Results against saved baselines, one key per gate.
+
+    The rule, for a check against a baseline of B runs (see check()):
+
+    - a run's speed is the median of the fastest top_pct percent of its
+      per-interval rates, per CPU-second of the producer threads (per
+      second of the interval for samples recorded without that);
+    - the baseline's reference is the highest lower (1 - alpha) confidence
+      bound of its runs' speeds (see Baseline);
+    - a run is slower when the upper (1 - alpha) confidence bound of its
+      speed is more than max_drop_pct below the reference AND a one-sided
+      Mann-Whitney U test of its fastest rates against the baseline runs'
+      gives p < alpha;
+    - the check fails only when a slower run is confirmed by
+      len(confirm_delays_s) more independent runs, each slower, after
+      pauses of confirm_delays_s; the first run whose speed is no more than
+      max_drop_pct below the reference passes it.  The pauses grow: a CPU
+      slowed by the host stays slow for seconds;
+    - and, as `benchbpf compare` decides, the slower runs' speeds must be
+      below the baseline runs' speeds by across_runs (one-sided, at alpha):
+      the decision both share.  One baseline run can never reach it;
+    - on a machine with a host drift calibration, the slower runs' mean hit
+      rate must be below the baseline runs' beyond both sides' host-widened
+      intervals (analysis.host_test, one-sided Welch p < alpha), as compare()
+      requires of sides taken apart in time; else the check is undecided.
+    """
+
+    #: At most this many runs of a callable per check.
+    max_runs = 8
+    #: At most this many slower runs that overlapped another benchbpf run
+    #: are measured again instead of counted.
+    max_overlap_retries = 3
+    #: Runs a baseline is recorded from, given a callable, and the pause
+    #: between them, seconds.
+    baseline_runs = 5
+    baseline_delay_s = 1.0
+    #: Pauses before the runs that confirm a slower run, seconds.
+    confirm_delays_s = (2.0, 5.0, 10.0)
+
+    @property
+    def regression_runs(self):
+        """Slower runs in a row a regression needs."""
+        return len(self.confirm_delays_s) + 1
+
+    def __init__(self, directory, save, request, reports=None):
+        self.directory = directory
+        self.save = save
+        self.request = request
+        self.reports = reports if reports is not None else []
+
+    def _path(self, key):
+        if not isinstance(key, str) or not re.fullmatch(r"[A-Za-z0-9_.-]+", key):
+            raise ValueError(f"key={key!r}: use letters, digits, '_', '.', '-'")
+        return os.path.join(self.directory, key + ".json")
+
+    def _note(self, line):
+        self.reports.append(line)
+        self.request.node.user_properties.append(("benchbpf", line))
+
+    @staticmethod
+    def mismatch(base, result, allow=()):
+        """What makes `base` no baseline for `result`: a list of lines, empty if
+        none (analysis.configuration_differences, compare()'s own check, but
+        for TIMING_PARAMS: the gate's rates per CPU-second of fastest
+        intervals do not depend on the sampling interval as medians do)."""
+        return configuration_differences(base, result, ignore=TIMING_PARAMS + tuple(allow),
+                                         labels=("baseline", "this run"), strict=True)
+
+    def required_samples(self, base, max_drop_pct, counter="hits", alpha=0.01, top_pct=10):
+        """Samples a run needs to tell a max_drop_pct drop from the baseline's
+        spread (see analysis.samples_needed), counting every sample of which
+        the fastest top_pct percent are compared.  base: a Result or a Baseline."""
+        if isinstance(base, Result):
+            base = Baseline((base,), counter, top_pct)
+        spread = _median([_rel_spread(t) for t in base.tops])
+        if not math.isfinite(spread):
+            spread = 0.5    # too few baseline samples to tell: assume a wide one
+        n = samples_needed(spread, max_drop_pct / 100.0, alpha=alpha)
+        return math.ceil(n * 100.0 / top_pct)
+
+    def _save(self, key, path, get, runner, counter, top_pct, alpha):
+        runs = []
+        for i in range(self.baseline_runs if runner else 1):
+            if i:
+                time.sleep(self.baseline_delay_s)
+            runs.append(get())
+        base = Baseline(runs, counter, top_pct, alpha=alpha)
+        os.makedirs(self.directory, exist_ok=True)
+        ResultSet(runs, metadata={"gate": {
+            "counter": counter, "top_pct": top_pct, "per_cpu": base.per_cpu,
+            "speeds_mps": base.speeds, "lower_bounds_mps": base.lower_bounds,
+            "alpha": alpha, "reference_mps": base.reference,
+            "spread_pct": base.spread_pct}}).to_json(path)
+        self._note(f"{key}: saved baseline {path} ({runs[0].name} {counter} "
+                   f"{_unit(base.per_cpu)}, fastest {top_pct:g}%: {base.describe()})"
+                   + ("" if runner else " [one run: pass a callable to record "
+                      f"{self.baseline_runs}]"))
+
+    def check(self, key, result, max_drop_pct=20.0, counter="hits", alpha=0.01,
+              top_pct=10, allow_param_changes=()):
+        """Fail the test if `result` regressed against baseline `key`.
+
+        result: a benchbpf.Result, or a callable returning one (prefer it:
+            then --benchbpf-save records the baseline from `baseline_runs`
+            runs, and a check can run again to top up samples, to confirm a
+            regression with independent runs, and to measure again a run
+            that overlapped another benchbpf run).
+        max_drop_pct: the smallest drop that counts, percent of the
+            baseline's reference speed.
+        alpha: level of the confidence bound and of the one-sided
+            Mann-Whitney U test (new < baseline).
+        top_pct: compare the fastest top_pct percent of each run's
+            per-interval rates (100: all of them).  Threads of other
+            processes take whole intervals from the producers, or slow them
+            down while they run (the CPUs' other work, or the host's); the
+            fastest intervals are the ones they ran through undisturbed.
+            Sample often (a short `interval`) so that many do.
+        allow_param_changes: parameters that may differ from the baseline's
+            (what the comparison is about, e.g. a tuning knob).
+
+        The decision is the class docstring's rule.  A run with fewer
+        samples than the baseline's spread needs, or whose speed is below
+        the limit while its confidence bound is not, is topped up by the
+        next run's samples.  Returns a dict describing the decision (None
+        when saving or when no baseline directory was given)."""
+        if not (isinstance(result, Result) or callable(result)):
+            raise TypeError("result must be a benchbpf.Result or a callable returning one, "
+                            f"not {type(result).__name__}")
+        if isinstance(max_drop_pct, bool) or not isinstance(max_drop_pct, (int, float)) \
+                or not 0 < max_drop_pct < 100:
+            raise ValueError(f"max_drop_pct={max_drop_pct!r} out of range: 0 < pct < 100")
+        if not 0 < alpha < 0.5:
+            raise ValueError(f"alpha={alpha!r} out of range: 0 < alpha < 0.5")
+        if isinstance(top_pct, bool) or not isinstance(top_pct, (int, float)) \
+                or not 0 < top_pct <= 100:
+            raise ValueError(f"top_pct={top_pct!r} out of range: 0 < pct <= 100")
+        path = self._path(key) if self.directory is not None else None
+        runner = result if callable(result) and not isinstance(result, Result) else None
+
+        def get():
+            try:
+                r = runner() if runner else result
+            except UnsupportedError as e:
+                # A kernel without the feature: nothing to gate here, not a failure.
+                self._note(f"{key}: SKIPPED, cannot run here: {e}")
+                pytest.skip(f"{key}: cannot run here: {e}")
+            if not isinstance(r, Result):
+                raise TypeError(f"the callable returned {type(r).__name__}, not a "
+                                "benchbpf.Result")
+            return r
+
+        if self.directory is None:
+            r = get()
+            self._note(f"{key}: NOT CHECKED, no --benchbpf-baseline "
+                       f"({r.name} median {r.median:.3f} M/s)")
+            return None
+        if self.save:
+            self._save(key, path, get, runner, counter, top_pct, alpha)
+            return None
+        if not os.path.exists(path):
+            pytest.fail(f"no baseline {path}: record one with --benchbpf-save")
+        runs = _load_baseline(path)
+        when = runs[0].metadata.get("started", "unknown date")
+        base = Baseline(runs, counter, top_pct, alpha=alpha)
+        ref = base.reference
+        if not ref > 0:
+            pytest.fail(f"{key}: baseline {path} ({when}) has no usable interval: its "
+                        f"producers ran under {MIN_PRODUCER_CPU_NS / 1e6:g} ms of CPU time "
+                        "in every one (record it again, on a less loaded machine)",
+                        pytrace=False)
+        need = self.required_samples(base, max_drop_pct, counter, alpha, top_pct)
+
+        def decide(pool):
+            xs = _top(pool, top_pct)
+            speed = _median(xs)
+            upper = median_ci(xs, 1.0 - 2.0 * alpha)[1]
+            if not xs:
+                # No interval in which the producers ran enough: no speed.
+                return _Verdict.UNCLEAR, math.nan, math.nan, math.nan, math.nan
+            change = (speed / ref - 1.0) * 100.0 if ref > 0 else math.inf
+            bound = (upper / ref - 1.0) * 100.0 if ref > 0 else math.inf
+            p = mann_whitney_u(xs, base.pooled_top, "less")[1]
+            if change >= -max_drop_pct:
+                verdict = _Verdict.PASS
+            elif bound < -max_drop_pct and p < alpha:
+                verdict = _Verdict.REGRESSION
+            else:
+                verdict = _Verdict.UNCLEAR
+            return verdict, speed, change, bound, p
+
+        pool, runs_done, regressions, history = [], 0, 0, []
+        slower_speeds, slower_results, overlapped_runs, retried = [], [], 0, 0
+        first = None
+        while True:
+            r = get()
+            runs_done += 1
+            if first is None:
+                first = r
+                why = self.mismatch(base.first, r, allow_param_changes)
+                if why:
+                    pytest.fail(f"{key}: baseline {path} ({when}) does not match this run; "
+                                "refusing to compare:\n  " + "\n  ".join(why),
+                                pytrace=False)
+            before = list(pool)
+            own = _rates(r, counter, base.per_cpu)
+            pool.extend(own)
+            verdict, speed, change, bound, p = decide(pool)
+            decided = list(pool)
+            if len(pool) < need:
+                verdict = _Verdict.UNCLEAR
+            overlapped = r.metadata.get("concurrent_runs") or 0
+            overlapped_runs += bool(overlapped)
+            note = f" (overlapped {overlapped} other benchbpf run(s))" if overlapped else ""
+            if own:
+                what = (f"{len(own)} usable samples, median {_median(own):.3f} M/s; "
+                        f"{len(pool)} pooled, top {top_pct:g}% median {speed:.3f} M/s, "
+                        f"{change:+.1f}% (bound {bound:+.1f}%), p={p:.2g}")
+            else:
+                what = (f"no usable interval (its producers ran under "
+                        f"{MIN_PRODUCER_CPU_NS / 1e6:g} ms of CPU time in every one)")
+            if verdict == _Verdict.REGRESSION and overlapped and runner is not None \
+                    and retried < self.max_overlap_retries and runs_done < self.max_runs:
+                # Another benchbpf run shared the CPUs: its drop may be that
+                # run's doing.  Measure again instead of counting it, a
+                # bounded number of times; after that overlapped runs count
+                # (rates per producer CPU-second do not drop for sharing a
+                # CPU) and the decision says how many there were.
+                retried += 1
+                verdict, note = _Verdict.UNCLEAR, f" (overlapped {overlapped} other " \
+                    "benchbpf run(s): not counted, measuring again)"
+                pool = before
+            history.append(f"run {runs_done}: {what} -> {verdict}{note}")
+            if verdict == _Verdict.REGRESSION:
+                regressions += 1
+                slower_results.append(r)
+                # A precision run is its runs, each loaded anew: one speed each.
+                units = r.runs()
+                slower_speeds.extend([speed] if len(units) == 1 else
+                                     [_run_speed(u, counter, base.per_cpu, top_pct)
+                                      for u in units])
+                if runner is None:
+                    break
+                if regressions >= self.regression_runs:
+                    if across_runs(base.speeds, slower_speeds, alpha,
+                                   "less").verdict == SIGNIFICANT:
+                        break
+                    known = sum(1 for x in base.speeds if not math.isnan(x))
+                    if min_p_value(known, regressions + self.max_runs - runs_done,
+                                   "less") >= alpha:
+                        break   # no number of runs left could reach alpha
+                # Confirm with a fresh, independent run, later each time:
+                # a slowed CPU or a burst of load rarely lasts through all.
+                pool = []
+                if runs_done < self.max_runs:
+                    time.sleep(self.confirm_delays_s[
+                        min(regressions, len(self.confirm_delays_s)) - 1])
+            elif verdict == _Verdict.PASS:
+                break
+            if runner is None or runs_done >= self.max_runs:
+                break
+        if verdict == _Verdict.REGRESSION:
+            # The decision compare() makes too: the slower runs' speeds
+            # against the baseline runs', one figure per run.
+            test = across_runs(base.speeds, slower_speeds, alpha, "less")
+            if test.verdict != SIGNIFICANT or regressions < self.regression_runs and \
+                    runner is not None:
+                verdict = _Verdict.UNCLEAR
+                history.append(
+                    f"{regressions} slower run(s) in {runs_done}, of the "
+                    f"{self.regression_runs} in a row a regression needs; across runs "
+                    f"(their speeds against the baseline's {len(base.speeds)}), one-sided "
+                    f"Mann-Whitney U p={test.p_value:.2g}: {test.verdict}"
+                    + ("" if test.verdict == SIGNIFICANT else
+                       f" (a baseline of {len(test.base)} run(s) can never reach alpha "
+                       f"{alpha:g} within {self.max_runs} runs: record it from a callable, "
+                       f"{self.baseline_runs} runs)"
+                       if min_p_value(len(test.base), self.max_runs, "less") >= alpha else
+                       " (too few slower runs for alpha "
+                       f"{alpha:g}{'' if runner else ': pass a callable'})"))
+        # Baseline and check are always taken apart in time: on a machine with
+        # a host drift calibration the drop must also stand beyond the host's
+        # drift, as compare() requires of such sides.
+        host = host_test(base.runs, slower_results, "less") \
+            if verdict == _Verdict.REGRESSION and counter == "hits" else None
+        if host is not None:
+            beyond = host.p_value < alpha
+            history.append(f"{regressions} slower run(s): mean hit rate "
+                           f"{host.new.mean:.3f} M/s against the baseline's "
+                           f"{host.base.mean:.3f} M/s, {host.text()}: " + (
+                               "beyond this host's drift" if beyond else
+                               "not beyond what this host does to the figure over time at "
+                               f"alpha {alpha:g} (take baseline and check in turns, or "
+                               "record the baseline again)"))
+            if not beyond:
+                verdict = _Verdict.UNCLEAR
+
+        diffs = machine_differences(base.first.metadata.get("fingerprint"),
+                                    first.metadata.get("fingerprint"))
+        which = "median" if top_pct == 100 else f"median of the fastest {top_pct:g}%"
+        detail = (f"{first.name} {counter} {_unit(base.per_cpu)}, {which}: "
+                  f"{_median(_top(decided, top_pct)):.3f} M/s vs baseline {base.describe()} "
+                  f"({change:+.1f}%, upper {100 * (1 - alpha):g}% bound {bound:+.1f}%, limit "
+                  f"-{max_drop_pct:g}%), one-sided Mann-Whitney U p={p:.2g} (alpha "
+                  f"{alpha:g}); all-sample medians {_median(decided):.3f} vs "
+                  f"{_median(base.all_rates):.3f} M/s, {len(decided)} vs {len(base.all_rates)} "
+                  f"samples; baseline {path} recorded {when}")
+        if not decided:
+            detail = (f"{first.name} {counter} {_unit(base.per_cpu)}: no speed, no interval "
+                      f"in which the producers ran {MIN_PRODUCER_CPU_NS / 1e6:g} ms of CPU "
+                      f"time, against baseline {base.describe()}; baseline {path} recorded "
+                      f"{when}")
+        fp_note = ""
+        if diffs:
+            fp_note = "\nthe machine differs from the baseline's:\n  " + "\n  ".join(diffs)
+            warnings.warn(f"{key}: baseline {path} was taken on a different machine: "
+                          + "; ".join(diffs), GateWarning, stacklevel=2)
+        decision = {"key": key, "verdict": verdict, "change_pct": change,
+                    "bound_pct": bound, "p_value": p, "speed_mps": speed,
+                    "baseline_mps": ref, "baseline_speeds_mps": tuple(base.speeds),
+                    "samples": len(decided), "needed_samples": need, "runs": runs_done,
+                    "slower_runs": regressions,
+                    "host_p_value": host.p_value if host is not None else None,
+                    "history": tuple(history), "fingerprint_differences": tuple(diffs)}
+        overlap_note = ""
+        if overlapped_runs:
+            overlap_note = (f"\n{overlapped_runs} of its {runs_done} runs overlapped other "
+                            f"benchbpf runs (each run records it in metadata"
+                            f"['concurrent_runs']); {retried} slower one(s) measured again")
+        if verdict == _Verdict.REGRESSION:
+            self._note(f"{key}: REGRESSION {detail}"
+                       + (f" [{overlapped_runs} runs overlapped other benchbpf runs]"
+                          if overlapped_runs else ""))
+            pytest.fail(f"{key}: regression: {detail}"
+                        + (f"\nconfirmed by {regressions} independent runs"
+                           if regressions > 1 else "") + overlap_note
+                        + fp_note + "\n" + "\n".join(history), pytrace=False)
+        known = sum(1 for x in base.speeds if not math.isnan(x))
+        decidable = min_p_value(known, self.max_runs if runner else 1, "less") < alpha
+        if verdict == _Verdict.UNCLEAR and overlapped_runs and decidable:
+            # Other benchbpf runs competed for the CPUs: say so plainly
+            # rather than "cannot decide" as if the code were at fault.
+            self._note(f"{key}: SKIPPED, {overlapped_runs} of {runs_done} runs overlapped "
+                       f"other benchbpf runs; {detail}")
+            pytest.skip(f"{key}: cannot decide because other benchbpf runs were going on: "
+                        f"{overlapped_runs} of its {runs_done} runs overlapped them "
+                        f"(retried {retried} time(s)); run the gate alone. {detail}\n"
+                        + "\n".join(history))
+        if verdict == _Verdict.UNCLEAR:
+            self._note(f"{key}: UNDECIDED {detail}")
+            why = (f"the drop is not beyond this host's drift ({host.text()})"
+                   if host is not None and not host.p_value < alpha else
+                   f"the baseline's spread needs {need} samples per side"
+                   + ("" if runner else " (pass a callable so the gate can run more, or "
+                      "a longer duration)"))
+            pytest.fail(f"{key}: cannot decide: {detail}; {why}"
+                        + fp_note + "\n" + "\n".join(history), pytrace=False)
+        self._note(f"{key}: ok {detail}" + (f" [{len(diffs)} fingerprint differences]"
+                                             if diffs else "")
+                   + (f" [{overlapped_runs} runs overlapped other benchbpf runs]"
+                      if overlapped_runs else ""))
+        return decision
+
+
+@pytest.fixture
+def benchbpf_gate(request):
+    """A Gate bound to --benchbpf-baseline / --benchbpf-compare / --benchbpf-save."""
+    cfg = request.config
+    directory = cfg.getoption("--benchbpf-baseline")
+    save = cfg.getoption("--benchbpf-save")
+    if directory is None and (save or cfg.getoption("--benchbpf-compare")):
+        directory = DEFAULT_BASELINE_DIR
+    if directory == DEFAULT_BASELINE_DIR:
+        directory = os.path.join(str(cfg.rootdir), DEFAULT_BASELINE_DIR)
+    return Gate(directory, save, request, getattr(cfg, _REPORTS, None))
