@@ -32,26 +32,22 @@ python_path=$("$PYTHON" -c 'import os, sys; print(os.path.realpath(sys.executabl
 
 need=""
 # A venv needs the venv module and ensurepip, the C core needs Python.h:
-# Debian ships them apart from python3 (python3-venv, python3-pip, python3-dev).
-if ! "$PYTHON" -c 'import ensurepip, venv' 2>/dev/null; then
+# Debian ships them apart from python3, and apt installs them below with the
+# rest; another interpreter lacking them is refused.
+python_lacks() {    # $1: what is missing, $2: Debian's packages that bring it
     if dpkg -S "$python_path" >/dev/null 2>&1; then
-        need="$need python3-venv python3-pip"
+        need="$need $2"
     else
-        echo "install.sh: PYTHON=$PYTHON ($python_path) has no venv or ensurepip module:" \
-             "install them, or name another interpreter with PYTHON=" >&2
+        echo "install.sh: PYTHON=$PYTHON ($python_path) has no $1: install it," \
+             "or name another interpreter with PYTHON=" >&2
         exit 2
     fi
-fi
-if ! "$PYTHON" -c 'import os, sys, sysconfig
-sys.exit(not os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h")))'; then
-    if dpkg -S "$python_path" >/dev/null 2>&1; then
-        need="$need python3-dev"
-    else
-        echo "install.sh: PYTHON=$PYTHON ($python_path) has no Python.h, which the C core" \
-             "needs: install its headers, or name another interpreter with PYTHON=" >&2
-        exit 2
-    fi
-fi
+}
+"$PYTHON" -c 'import ensurepip, venv' 2>/dev/null ||
+    python_lacks "venv or ensurepip module" "python3-venv python3-pip"
+"$PYTHON" -c 'import os, sys, sysconfig
+sys.exit(not os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h")))' ||
+    python_lacks "Python.h (the C core is built against it)" python3-dev
 command -v clang >/dev/null 2>&1 || need="$need clang llvm"
 # crypto-*'s object holds a kptr, whose BTF type tag clang 14 leaves out:
 # a clang 15 or newer beside the default one (setup.py picks it for that file).
