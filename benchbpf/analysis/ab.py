@@ -44,11 +44,11 @@ import shlex
 import statistics
 import sys
 import time
-import types
 import warnings
 from dataclasses import dataclass
 from types import MappingProxyType
 
+from .._callable import callable_module
 from ..harness import _precision, _progress, _runner
 from ..results import stats
 from .._version import __version__
@@ -75,6 +75,8 @@ MIN_THRESHOLD, MAX_THRESHOLD = 0.001, 0.5
 #: spread, which a handful of rounds do not show (real rounds that happened
 #: to agree called identical sides different after 4; results/ab-power-2cpu.md).
 MIN_ROUNDS = 8
+#: The most rounds max_rounds may ask for.
+MAX_ROUNDS = 1_000_000
 #: One run of a side: warm-up ("auto": until steady, run()'s), measured
 #: time, s, sampled every INTERVAL_S (fine enough for the auto warm-up to
 #: end after 0.35 s where the benchmark is steady from the start).
@@ -561,28 +563,23 @@ def _check_options(mode, precision, threshold, alpha, budget, max_rounds, warmup
         warmup = _runner._seconds("warmup", warmup, interval, allow_zero=True)
     duration = _runner._seconds("duration", duration, interval, allow_zero=False)
     nominal = round_seconds(mode, warmup, duration)
+    budget = _runner.check_budget(budget)
     if budget is not None:
-        if isinstance(budget, bool) or not isinstance(budget, numbers.Real) or \
-                not 0 < budget <= _runner.MAX_SECONDS:
-            raise ValueError(f"budget={budget!r} out of range: seconds of wall time in "
-                             f"0..{_runner.MAX_SECONDS}, or None")
         if budget < MIN_ROUNDS * nominal:
             raise ValueError(
                 f"budget={budget!r} out of range: too short for {MIN_ROUNDS} rounds of "
                 f"about {nominal:g} s ({mode}: warm-up {warmup} s + {duration:g} s "
                 f"measured + about {NOMINAL_LOAD_S:g} s to load, per side): at least "
                 f"{MIN_ROUNDS * nominal:g} s")
-    if max_rounds is not None and (isinstance(max_rounds, bool)
-                                   or not isinstance(max_rounds, numbers.Integral)
-                                   or not MIN_ROUNDS <= max_rounds <= 1_000_000):
-        raise ValueError(f"max_rounds={max_rounds!r} out of range: an int in "
-                         f"{MIN_ROUNDS}..1000000, or None")
-    _runner._count("min_rounds", min_rounds, MIN_ROUNDS, max_rounds or 1_000_000,
+    if max_rounds is not None:
+        max_rounds = _runner._count("max_rounds", max_rounds, MIN_ROUNDS, MAX_ROUNDS,
+                                    ", or None")
+    _runner._count("min_rounds", min_rounds, MIN_ROUNDS, max_rounds or MAX_ROUNDS,
                    " (max_rounds)" if max_rounds else "")
     if budget is None and max_rounds is None:
         raise ValueError("budget=None and max_rounds=None: give at least one, or the "
                          "comparison of two sides the same within noise never ends")
-    return precision, threshold, alpha, warmup, duration, nominal
+    return precision, threshold, alpha, budget, max_rounds, warmup, duration, nominal
 
 
 def _run_options(side, warmup, duration, interval):
@@ -737,7 +734,7 @@ def ab(a, b, *, mode="interleaved", precision=PRECISION, threshold=THRESHOLD, al
     Everything is checked before anything loads; ValueError/TypeError name
     the side and option at fault.  Ctrl-C raises benchbpf.Interrupted whose
     .partial is the ABResult of the rounds that finished."""
-    precision, threshold, alpha, warmup, duration, nominal = _check_options(
+    precision, threshold, alpha, budget, max_rounds, warmup, duration, nominal = _check_options(
         mode, precision, threshold, alpha, budget, max_rounds, warmup, duration, interval,
         min_rounds)
     a, b = Side.of(a, "a"), Side.of(b, "b")
@@ -784,11 +781,10 @@ def ab(a, b, *, mode="interleaved", precision=PRECISION, threshold=THRESHOLD, al
                 so_far = result(None)
                 stopped_by = _decided(len(rounds), so_far.ratio, so_far.low, so_far.high,
                                       threshold, precision, min_rounds)
-                spent = time.monotonic() - began
-                per_round = spent / len(rounds)
                 if stopped_by is None and max_rounds is not None and len(rounds) >= max_rounds:
                     stopped_by = "max_rounds"
-                if stopped_by is None and budget is not None and spent + per_round > budget:
+                if stopped_by is None and _runner.next_would_overrun(
+                        budget, time.monotonic() - began, len(rounds)):
                     stopped_by = "budget"
                 if on_round is not None:
                     on_round(rounds[-1], so_far)
@@ -909,11 +905,5 @@ def simulate(effect=0.0, n=200, rounds=100, seed=1, fast_sd=0.05, slow_sd=0.10,
                           counts[UNDECIDED], statistics.median(used))
 
 
-class _CallableModule(types.ModuleType):
-    """benchbpf.ab is this module and, called, ab()."""
-
-    def __call__(self, *args, **kwargs):
-        return ab(*args, **kwargs)
-
-
-sys.modules[__name__].__class__ = _CallableModule
+# benchbpf.ab is this module and, called, ab().
+callable_module(__name__, "ab")
