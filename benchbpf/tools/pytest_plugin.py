@@ -67,7 +67,7 @@ from ..results._drift import TIMING_PARAMS
 from ..analysis._compare import MIN_PRODUCER_CPU_NS, SIGNIFICANT, across_runs, configuration_differences, host_test, mann_whitney_u, median_ci, min_p_value, samples_needed
 # The gate's speed of a run, shared with compare(): usable rates (per producer
 # CPU-second where recorded), the fastest of them, their median.
-from ..analysis._compare import _median, _per_cpu, fastest as _top, usable_rates as _rates
+from ..analysis._compare import _median, _per_cpu, fastest as _top, run_speed, usable_rates as _rates
 from ..results.fingerprint import machine_differences
 from ..results.result import Result
 from ..results.resultset import ResultSet
@@ -183,7 +183,7 @@ class Baseline:
         self.all_rates = [x for r in self.runs for x in _rates(r, counter, per_cpu)]
         #: One speed per run loaded, a precision run's runs each their own
         #: (as compare() counts them): what the decision across runs takes.
-        self.speeds = [_run_speed(u, counter, per_cpu, top_pct)
+        self.speeds = [run_speed(u, counter, per_cpu, top_pct)
                        for r in self.runs for u in r.runs()]
         self.lower_bounds = [median_ci(t, 1.0 - 2.0 * alpha)[0] for t in self.tops]
         # A run without a usable interval (its producers hardly ran) has no speed.
@@ -208,11 +208,6 @@ class Baseline:
         return (f"{self.reference:.3f} M/s (fastest of {n} run{'s' if n > 1 else ''}, lower "
                 f"bound; run speeds{loaded} {min(speeds):.3f}..{max(speeds):.3f}, spread "
                 f"{self.spread_pct:.1f}%)")
-
-
-def _run_speed(run, counter, per_cpu, top_pct):
-    """A run's speed: the median of its fastest top_pct percent of rates."""
-    return _median(_top(_rates(run, counter, per_cpu), top_pct))
 
 
 def _unit(per_cpu):
@@ -458,7 +453,7 @@ class Gate:
                 # A precision run is its runs, each loaded anew: one speed each.
                 units = r.runs()
                 slower_speeds.extend([speed] if len(units) == 1 else
-                                     [_run_speed(u, counter, base.per_cpu, top_pct)
+                                     [run_speed(u, counter, base.per_cpu, top_pct)
                                       for u in units])
                 if runner is None:
                     break
