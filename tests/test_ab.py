@@ -119,6 +119,47 @@ def test_bad_comparisons_are_refused_before_anything_loads():
         benchbpf.ab("count-local", "count-local", min_rounds=4, **QUICK)
 
 
+def test_round_counts_are_checked_by_the_shared_int_range_check():
+    # max_rounds and min_rounds: the messages _runner._count writes, one rule.
+    from benchbpf.harness import _runner
+    for kwargs, name, value, lo, hi, why in (
+            (dict(max_rounds=3), "max_rounds", 3, 8, ab_module.MAX_ROUNDS, ", or None"),
+            (dict(min_rounds=4), "min_rounds", 4, 8, ab_module.MAX_ROUNDS, "")):
+        with pytest.raises(ValueError) as shared:
+            _runner._count(name, value, lo, hi, why)
+        with rejected_before_loading(ValueError, str(shared.value)):
+            benchbpf.ab("count-local", "count-local", **kwargs, **QUICK)
+    with rejected_before_loading(TypeError, "max_rounds=2.5", "must be an int"):
+        benchbpf.ab("count-local", "count-local", max_rounds=2.5, **QUICK)
+    with rejected_before_loading(ValueError, "budget=-1", "seconds of wall time"):
+        benchbpf.ab("count-local", "count-local", budget=-1, **QUICK)
+
+
+def test_the_budget_is_the_one_shared_rule(monkeypatch):
+    # ab asks _runner.next_would_overrun after each round, with the budget,
+    # the time spent and the rounds taken; when it says so, ab stops.
+    from benchbpf.harness import _runner
+    asked = []
+
+    def overrun(budget, spent_s, done):
+        asked.append((budget, spent_s, done))
+        return True
+    monkeypatch.setattr(_runner, "next_would_overrun", overrun)
+    r = benchbpf.ab("count-local", "count-local", budget=60, **QUICK)
+    assert r.stopped_by == "budget" and len(r.rounds) == 1
+    assert len(asked) == 1 and asked[0][0] == 60.0 and asked[0][2] == 1 and asked[0][1] > 0
+
+
+def test_ab_and_ringbuf_are_callable_through_one_module_type(monkeypatch):
+    from benchbpf import _callable, ringbuf
+    assert type(ab_module) is type(ringbuf) is _callable.CallableModule
+    # The call looks the function up each time: a patched one is called.
+    monkeypatch.setattr(ab_module, "ab", lambda *a, **k: ("ab", a, k))
+    monkeypatch.setattr(ringbuf, "ringbuf", lambda *a, **k: ("ringbuf", a, k))
+    assert ab_module("x", seed=1) == ("ab", ("x",), {"seed": 1})
+    assert ringbuf(2) == ("ringbuf", (2,), {})
+
+
 def test_a_duet_is_refused_where_the_cpus_are_too_few_for_both_sides():
     n = len(os.sched_getaffinity(0))
     # More producers than half the CPUs: cannot fit, whatever the machine.
