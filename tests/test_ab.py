@@ -16,6 +16,7 @@ import pytest
 
 import benchbpf
 from benchbpf import ab as ab_module
+from benchbpf.analysis import _ab_sim, _ab_text
 from conftest import rejected_before_loading
 
 #: Short comparisons: what the tests can afford, not what a user would run.
@@ -53,7 +54,7 @@ def test_a_fixed_n_interval_looked_at_every_round_would_not():
     rng = random.Random(5)
     alarms = 0
     for _ in range(300):
-        logs = ab_module._simulated_log_ratios(rng, 100, 0.0, 0.05, 0.10, 120.0, 3.0, 0.03,
+        logs = _ab_sim.simulated_log_ratios(rng, 100, 0.0, 0.05, 0.10, 120.0, 3.0, 0.03,
                                                0.03, 0.5, 3)
         for k in range(4, 101):
             lo, hi = benchbpf.results.stats.mean_ci(logs[:k])
@@ -74,18 +75,45 @@ def test_the_rule_finds_larger_changes_more_often_and_sooner():
 
 
 def test_verdicts_follow_the_interval():
-    v = ab_module._verdict
+    from benchbpf.analysis import _ab_rule
+    from benchbpf.analysis._outcome import verdict_of
+    v = verdict_of
     assert v(0.99, 1.01, 0.02) == ("same", False)
     assert v(0.90, 0.95, 0.02) == ("slower", True)
     assert v(0.97, 0.995, 0.02) == ("slower", False)
     assert v(1.03, 1.10, 0.02) == ("faster", True)
     assert v(0.95, 1.05, 0.02) == ("undecided", False)
-    decided = ab_module._decided
+    decided = _ab_rule.decided
     assert decided(3, 0.9, 0.85, 0.95, 0.02, 0.01) is None   # too few rounds
     assert decided(10, 0.9, 0.85, 0.95, 0.02, 0.01) == "decided"
     assert decided(10, 1.0, 0.995, 1.005, 0.02, 0.01) == "decided"
     assert decided(10, 0.985, 0.976, 0.994, 0.02, 0.01) == "precision"
     assert decided(10, 0.985, 0.95, 1.02, 0.02, 0.01) is None
+
+
+def test_every_stored_round_series_replays_to_its_recorded_verdict():
+    # The rounds of real comparisons (scripts/ab_power.py's records), replayed
+    # through the rule as ab() ran it, end with the verdict ab() gave them.
+    from benchbpf.analysis import _ab_rule
+    from benchbpf.analysis._outcome import verdict_of
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    n = 0
+    for name in ("ab-power-2cpu.jsonl", "ab-power-truth-2cpu.jsonl"):
+        with open(os.path.join(root, "results", name)) as f:
+            for line in f:
+                d = json.loads(line)
+                if d.get("round_log_ratios") is None:
+                    continue    # a `benchbpf compare` cell: no rounds
+                truth = d["kind"] == "truth"
+                warmup = ab_module.DUET_WARMUP_S if d["method"] == "duet" else "auto"
+                nominal = ab_module.round_seconds(d["method"], warmup, ab_module.DURATION_S)
+                planned = 60 if truth else max(10, min(1000, int(d["budget_s"] / nominal)))
+                _, low, high = _ab_rule.interval(d["round_log_ratios"], _ab_rule.ALPHA,
+                                                 planned)
+                threshold = ab_module.MIN_THRESHOLD if truth else _ab_rule.THRESHOLD
+                assert verdict_of(low, high, threshold) == (d["verdict"], d["beyond"]), d
+                n += 1
+    assert n == 256
 
 
 # ---------------------------------------------------------------- checks
@@ -371,8 +399,8 @@ def test_every_verdict_states_the_rates_measured_for_its_mode():
         got = {k: v for k, v in shipped[mode].items() if k != "machine"}
         want = {k: v for k, v in expected[mode].items() if k != "machine"}
         assert got == want, mode
-        text = ab_module._rates_text(mode)
         m = ab_module.measured_rates(mode)
+        text = _ab_text.rates_text(mode, m)
         assert f"false alarms {m['false_alarms']}/{m['comparisons']}" in text
         # The cells measured nearest 5 %, each side of it, with what they found.
         for path, where in (("user", "in user space"), ("bpf", "on the BPF path")):
@@ -382,4 +410,4 @@ def test_every_verdict_states_the_rates_measured_for_its_mode():
             assert (f"{below['measured_pct']:g} % {below['slower']}/{below['comparisons']} and "
                     f"{above['measured_pct']:g} % {above['slower']}/{above['comparisons']} "
                     f"{where}") in text, text
-    assert "not measured" in ab_module._rates_text("kernels")
+    assert "not measured" in _ab_text.rates_text("kernels", ab_module.measured_rates("kernels"))
