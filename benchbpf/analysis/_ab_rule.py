@@ -6,11 +6,12 @@ gives the verdict it gave."""
 import math
 
 from ..results import stats
-from ._outcome import verdict_of
+from ._outcome import SAME, THRESHOLD, verdict_of
 
-#: Defaults: the interval's width asked for (a fraction of the ratio), the
-#: change that matters, the chance of a false alarm.
-PRECISION, THRESHOLD, ALPHA = 0.01, 0.02, 0.05
+#: Defaults: the interval's width asked for (a fraction of the ratio) and
+#: the chance of a false alarm; the change that matters is every
+#: comparison's (_outcome.THRESHOLD).
+PRECISION, ALPHA = 0.01, 0.05
 #: No verdict before this many rounds: the interval stands on the rounds'
 #: spread, which a handful of rounds do not show (real rounds that happened
 #: to agree called identical sides different after 4; results/ab-power-2cpu.md).
@@ -35,7 +36,7 @@ def decided(n, ratio, low, high, threshold, precision, min_rounds=MIN_ROUNDS):
     if low is None or n < min_rounds:
         return None
     verdict, beyond = verdict_of(low, high, threshold)
-    if verdict == "same" or beyond:
+    if verdict == SAME or beyond:
         return "decided"
     if (high - low) / 2 / ratio <= precision:
         return "precision"

@@ -10,13 +10,16 @@ error rates measured for that method where they were."""
 from dataclasses import dataclass
 from types import MappingProxyType
 
-__all__ = ["Outcome", "verdict_of", "SLOWER", "FASTER", "SAME", "UNDECIDED", "VERDICTS"]
+__all__ = ["Outcome", "verdict_of", "SLOWER", "FASTER", "SAME", "UNDECIDED", "VERDICTS",
+           "THRESHOLD"]
 
 #: What a comparison can conclude: B slower or faster than A, the same
 #: within the threshold, or undecided.
 SLOWER, FASTER, SAME, UNDECIDED = "slower", "faster", "same", "undecided"
 #: Every verdict, in that order.
 VERDICTS = (SLOWER, FASTER, SAME, UNDECIDED)
+#: The change that matters unless a comparison is told otherwise: 2 %.
+THRESHOLD = 0.02
 
 
 def verdict_of(low, high, threshold):
