@@ -110,7 +110,7 @@ def test_every_stored_round_series_replays_to_its_recorded_verdict():
                 planned = 60 if truth else max(10, min(1000, int(d["budget_s"] / nominal)))
                 _, low, high = _ab_rule.interval(d["round_log_ratios"], _ab_rule.ALPHA,
                                                  planned)
-                threshold = ab_module.MIN_THRESHOLD if truth else _ab_rule.THRESHOLD
+                threshold = ab_module.MIN_THRESHOLD if truth else ab_module.THRESHOLD
                 assert verdict_of(low, high, threshold) == (d["verdict"], d["beyond"]), d
                 n += 1
     assert n == 256

@@ -6,8 +6,8 @@ import random
 import statistics
 from dataclasses import dataclass
 
-from ._ab_rule import ALPHA, PRECISION, THRESHOLD, decided, interval
-from ._outcome import FASTER, SAME, SLOWER, UNDECIDED, VERDICTS, verdict_of
+from ._ab_rule import ALPHA, PRECISION, decided, interval
+from ._outcome import FASTER, SAME, SLOWER, THRESHOLD, UNDECIDED, VERDICTS, verdict_of
 
 
 @dataclass(frozen=True)
