@@ -116,6 +116,31 @@ def test_every_stored_round_series_replays_to_its_recorded_verdict():
     assert n == 256
 
 
+def _fake_round(i, a_mps, b_mps):
+    def made(mps):
+        return benchbpf.Result("count-local", {"interval": 0.001, "work_per_hit": 0}, tuple(
+            benchbpf.Sample(interval_ns=1_000_000, hits=int(mps * 1000 + k % 3))
+            for k in range(50)))
+    return ab_module.Round(i, made(a_mps), made(b_mps))
+
+
+def test_printing_reads_no_package_data(monkeypatch):
+    # The measured rates are read once, when the result is made; printing
+    # it later only formats them.
+    rounds = [_fake_round(i, 30, 15) for i in range(8)]
+    r = ab_module.ABResult(ab_module.Side("count-local", {}), ab_module.Side("count-local", {}),
+                           "interleaved", rounds, "decided", 20.0)
+    assert r.measured == ab_module.measured_rates("interleaved") is not None
+    monkeypatch.setattr(_ab_text, "MEASURED_PATH", "/nonexistent/ab_measured.json")
+    assert ab_module.measured_rates("interleaved") is None
+    text, md = str(r), r.to_markdown()
+    assert "measured for interleaved comparisons" in text and "false alarms" in md
+    assert r.outcome.verdict == "slower" and r.outcome.rates == r.measured
+    # Loaded from JSON, a comparison reads them as it is made, once.
+    again = ab_module.ABResult.from_dict(json.loads(json.dumps(r.as_dict())))
+    assert again.measured is None and "not measured" in str(again)
+
+
 # ---------------------------------------------------------------- checks
 
 def test_bad_comparisons_are_refused_before_anything_loads():
