@@ -201,6 +201,14 @@ def test_the_budget_is_the_one_shared_rule(monkeypatch):
     r = benchbpf.ab("count-local", "count-local", budget=60, **QUICK)
     assert r.stopped_by == "budget" and len(r.rounds) == 1
     assert len(asked) == 1 and asked[0][0] == 60.0 and asked[0][2] == 1 and asked[0][1] > 0
+    # Interleaved precision runs ask it too, once each has its first run.
+    asked.clear()
+    got = _runner.run_interleaved([
+        (label, "count-local", {"precision": 0.05, "duration": 3, "warmup": 0.1,
+                                "interval": 0.05}) for label in ("x", "y")], budget_s=60)
+    assert [r.stopped_by for r in got] == ["budget", "budget"]
+    assert [r.params.get("precision") for r in got] == [0.05, 0.05]
+    assert [d for _, _, d in asked] == [2, 2] and all(b == 60.0 for b, _, _ in asked)
 
 
 def test_ab_and_ringbuf_are_callable_through_one_module_type(monkeypatch):
