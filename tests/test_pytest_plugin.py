@@ -452,7 +452,8 @@ def test_every_comparison_states_one_outcome_in_one_shape(tmp_path, monkeypatch)
     # as fast as A): each returns or embeds an Outcome, says "slower" in the
     # same words and prints the outcome's one line.
     from benchbpf import ab as ab_module, report
-    from benchbpf.analysis import Outcome, VERDICTS
+    from benchbpf.ab import VERDICTS
+    from benchbpf.analysis import Outcome
     from benchbpf.tools.pytest_plugin import Gate
     shape = re.compile(r"B/A \d\.\d{4} \(\d\.\d{4}\.\.\d\.\d{4}, [\d.]+ %\): slower by "
                        r"[\d.]+\.\.[\d.]+ %, beyond the [\d.]+ % threshold \((.+)\)")

@@ -17,7 +17,7 @@ from ..results.fingerprint import differences
 from ..results.result import BLOCK_S, Result, check_emulation
 from ..results.stats import NOT_ENOUGH_RUNS, SIGNIFICANT, WITHIN_NOISE, MeanInterval, RunStates, RunTest, across_runs, chi2_sf, instability, mann_whitney_u, mean_ci, median_ci, min_p_value, run_states, runs_mean_ci, runs_needed, samples_needed, series_mean_ci, welch_p
 from ..results._drift import standard_error
-from ._outcome import FASTER, SAME, SLOWER, THRESHOLD, UNDECIDED, VERDICTS, Outcome, verdict_of
+from ._outcome import FASTER, SAME, SLOWER, THRESHOLD, UNDECIDED, Outcome, verdict_of
 
 __all__ = ["Sweep", "sweep", "Comparison", "compare", "plot", "mann_whitney_u",
            "median_ci", "mean_ci", "samples_needed", "BenchmarkMismatchWarning",
@@ -26,8 +26,7 @@ __all__ = ["Sweep", "sweep", "Comparison", "compare", "plot", "mann_whitney_u",
            "run_speed", "usable_rates", "fastest", "MIN_PRODUCER_CPU_NS", "instability",
            "run_states", "RunStates", "chi2_sf", "run_mean_se", "run_agreement",
            "MeanInterval", "series_mean_ci", "runs_mean_ci", "HostTest", "host_test",
-           "welch_p", "Outcome", "VERDICTS", "SLOWER", "FASTER", "SAME", "UNDECIDED",
-           "ratio_interval"]
+           "welch_p", "Outcome", "ratio_interval"]
 
 
 #: Intervals in which the producers ran less CPU time than this are left

@@ -60,7 +60,8 @@ from ._ab_sim import SimulatedRates, simulate
 from ._ab_sim import simulated_log_ratios as _simulated_log_ratios  # noqa: F401
 from ._ab_text import MEASURED_PATH, measured_rates
 from ._compare import BenchmarkMismatchWarning, run_speed
-from ._outcome import FASTER, SAME, SLOWER, THRESHOLD, UNDECIDED, VERDICTS, Outcome, verdict_of
+from . import _outcome
+from ._outcome import FASTER, SAME, SLOWER, THRESHOLD, UNDECIDED, Outcome, verdict_of
 from ..results.fingerprint import fingerprint
 from ..results.result import JsonFile, Result, _Picklable, _thawed
 
@@ -69,6 +70,9 @@ __all__ = ["ab", "ABResult", "Round", "Side", "simulate", "SimulatedRates", "MOD
 
 #: How the sides of a comparison run: in turns here, both at once, or in guests.
 MODES = ("interleaved", "duet", "kernels")
+#: What a comparison can conclude, "slower", "faster", "same", "undecided":
+#: every comparison's words (analysis.Outcome).
+VERDICTS = _outcome.VERDICTS
 #: The default wall time, s (the rule's defaults, PRECISION, ALPHA and
 #: MIN_ROUNDS, are _ab_rule's; THRESHOLD is every comparison's, _outcome's).
 BUDGET_S = 300.0
