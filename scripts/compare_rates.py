@@ -74,11 +74,16 @@ def verdicts(stdout):
     out = {}
     for line in stdout.splitlines()[1:]:
         m = re.match(r"(\S+)(?: \[[^]]*\])?\s+\S+ ->\s+\S+ M/s\s+([+-][\d.]+|[+-]?inf|nan)%\s+\S+\s+"
-                     r"(significant|within noise|not enough runs)", line)
+                     r"B/A \S+(?: \([^)]*\))?: (slower|faster|same|undecided)(: not enough runs)?",
+                     line)
         if m:
+            # The outcome's words, back to the test's: slower or faster is
+            # what the test found significant.
+            verdict = "not enough runs" if m.group(4) else "significant" \
+                if m.group(3) in ("slower", "faster") else "within noise"
             tested = re.search(r"per producer CPU-second ([+-][\d.]+|[+-]?inf|nan)%", line)
             change = float(m.group(2))
-            out[m.group(1)] = (m.group(3), change, float(tested.group(1)) if tested else change)
+            out[m.group(1)] = (verdict, change, float(tested.group(1)) if tested else change)
     return out
 
 
