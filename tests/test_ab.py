@@ -53,8 +53,8 @@ def test_a_fixed_n_interval_looked_at_every_round_would_not():
     rng = random.Random(5)
     alarms = 0
     for _ in range(300):
-        logs = ab_module._simulated_log_ratios(rng, 100, 0.0, 0.05, 0.10, 120.0, 3.0, 0.03,
-                                               0.03, 0.5, 3)
+        logs = ab_module.simulated_log_ratios(rng, 100, 0.0, 0.05, 0.10, 120.0, 3.0, 0.03,
+                                              0.03, 0.5, 3)
         for k in range(4, 101):
             lo, hi = benchbpf.results.stats.mean_ci(logs[:k])
             if hi < 0 or lo > 0:

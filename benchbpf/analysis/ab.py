@@ -57,7 +57,7 @@ from ..results.fingerprint import fingerprint
 from ..results.result import JsonFile, Result, _Picklable, _thawed
 
 __all__ = ["ab", "ABResult", "Round", "Side", "simulate", "SimulatedRates", "MODES",
-           "VERDICTS", "round_seconds", "measured_rates"]
+           "VERDICTS", "round_seconds", "measured_rates", "simulated_log_ratios"]
 
 #: How the sides of a comparison run: in turns here, both at once, or in guests.
 MODES = ("interleaved", "duet", "kernels")
@@ -847,8 +847,8 @@ class SimulatedRates:
         return self.slower / self.n
 
 
-def _simulated_log_ratios(rng, rounds, effect, fast_sd, slow_sd, phase_s, round_s,
-                          outlier_p, side_sd, side_phi, tails_df):
+def simulated_log_ratios(rng, rounds, effect, fast_sd, slow_sd, phase_s, round_s,
+                         outlier_p, side_sd, side_phi, tails_df):
     """Log ratios B/A of simulated rounds on a host with slow phases (levels
     of sd slow_sd that change after exponential times of mean phase_s), a
     drifting component of seconds (AR(1)), fast noise per run with heavy
@@ -856,7 +856,9 @@ def _simulated_log_ratios(rng, rounds, effect, fast_sd, slow_sd, phase_s, round_
     fast_sd), now and then a disturbed run (10-40 % slow, with probability
     outlier_p), and a bias for one side that lasts a few rounds (AR(1) of
     coefficient side_phi and sd side_sd: a side left on a busier CPU for a
-    while).  Sides run in a random order, round_s apart per round."""
+    while).  Sides run in a random order, round_s apart per round.  rng: a
+    random.Random; B is slower by `effect` (0.05 = 5 %).  A list of `rounds`
+    floats, log(B/A) of each round: what simulate() runs the rule on."""
     level, change_at = rng.gauss(0, slow_sd), rng.expovariate(1 / phase_s)
     drift, bias, t, out = 0.0, 0.0, 0.0, []
     tail_scale = math.sqrt((tails_df - 2) / tails_df)
@@ -885,7 +887,7 @@ def simulate(effect=0.0, n=200, rounds=100, seed=1, fast_sd=0.05, slow_sd=0.10,
              tails_df=3, threshold=THRESHOLD, precision=PRECISION, alpha=ALPHA):
     """Run the stopping rule ab() uses over n seeded simulated comparisons
     of at most `rounds` rounds each, B slower than A by `effect` (0.05 =
-    5 %), on a simulated host (see _simulated_log_ratios: slow phases of sd
+    5 %), on a simulated host (see simulated_log_ratios: slow phases of sd
     slow_sd lasting phase_s s on average, fast noise of sd fast_sd per run
     with tails of Student's t at tails_df, a disturbed run with probability
     outlier_p, a bias for one side of sd side_sd lasting rounds as AR(1)
@@ -895,8 +897,8 @@ def simulate(effect=0.0, n=200, rounds=100, seed=1, fast_sd=0.05, slow_sd=0.10,
     counts = {v: 0 for v in VERDICTS}
     used = []
     for _ in range(n):
-        logs = _simulated_log_ratios(rng, rounds, effect, fast_sd, slow_sd, phase_s,
-                                     round_s, outlier_p, side_sd, side_phi, tails_df)
+        logs = simulated_log_ratios(rng, rounds, effect, fast_sd, slow_sd, phase_s,
+                                    round_s, outlier_p, side_sd, side_phi, tails_df)
         k = 0
         low = high = None
         for k in range(1, rounds + 1):
