@@ -37,14 +37,11 @@ import sys
 import time
 import warnings
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-import benchbpf  # noqa: E402
-from benchbpf import ab as ab_module  # noqa: E402
-from benchbpf.results.stats import clopper_pearson  # noqa: E402
-from benchbpf.tools.cli import check_command  # noqa: E402
-
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import _record  # noqa: E402
+import _record
+import benchbpf
+from benchbpf import ab as ab_module
+from benchbpf.results.stats import clopper_pearson
+from benchbpf.tools.cli import check_command
 
 #: The slowdowns: nominal size -> (A, B) for each path.  Their true size is
 #: what the truth cells measure; the nominal one only names the cell.

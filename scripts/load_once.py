@@ -19,18 +19,14 @@ Makes results/load-once-2cpu.md.
 """
 import json
 import math
-import os
 import statistics
 import sys
 import time
 import warnings
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-import benchbpf  # noqa: E402
-from benchbpf.harness.stopping import warmup_end  # noqa: E402
-
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import _record  # noqa: E402
+import _record
+import benchbpf
+from benchbpf.harness.stopping import warmup_end
 
 CASES = [("count-local", {}), ("trig-rawtp", {}), ("rb-libbpf", {}), ("selftest", {}),
          ("local-storage-cache-seq-get", {}), ("bpf-hashmap-lookup", {}),

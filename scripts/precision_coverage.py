@@ -19,14 +19,9 @@ the host are the other (the AR(1) cases).  Real runs: precision_runs.py.
 import argparse
 import math
 import random
-import sys
-import os
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-from benchbpf.harness.stopping import stop_reason  # noqa: E402
-
-from benchbpf.results import stats  # noqa: E402
+from benchbpf.harness.stopping import stop_reason
+from benchbpf.results import stats
 
 
 RUN_WALL_S = 1.2

@@ -35,14 +35,12 @@ import statistics
 import sys
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, ROOT)
 
-import benchbpf  # noqa: E402
-from benchbpf.analysis import hostdrift  # noqa: E402
-from benchbpf import analysis  # noqa: E402
-from benchbpf.results.result import Result  # noqa: E402
-from benchbpf.results.stats import clopper_pearson  # noqa: E402
+import benchbpf
+from benchbpf import analysis
+from benchbpf.analysis import hostdrift
+from benchbpf.results.result import Result
+from benchbpf.results.stats import clopper_pearson
 
 #: (label, benchmark, parameters, precision): the issue's characters.
 CASES = (

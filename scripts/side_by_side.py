@@ -45,13 +45,9 @@ import sys
 import time
 import warnings
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-REPO = os.path.dirname(HERE)
-sys.path.insert(0, REPO)
-sys.path.insert(0, HERE)
-
-import benchbpf                     # noqa: E402
-import reference_table              # noqa: E402  (flag mapping, machine facts)
+import _record
+import benchbpf
+import reference_table              # flag mapping, machine facts
 
 #: The configurations of the shared side-by-side table, as kernel bench flags.
 DEFAULT_CONFIGS = [
@@ -333,7 +329,7 @@ def main(argv=None):
         flags_list = [f for f in flags_list if re.search(opts.filter, f)]
     known = set(benchbpf.list_benchmarks())
     configs = [Config(f, opts, known) for f in flags_list]
-    env = dict(os.environ, PYTHONPATH=REPO + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    env = _record.child_env()
 
     started = datetime.datetime.now().astimezone()
     load_start = reference_table.loadavg()

@@ -321,7 +321,12 @@ def test_every_verdict_states_the_rates_measured_for_its_mode():
     spec = importlib.util.spec_from_file_location(
         "ab_power", os.path.join(root, "scripts", "ab_power.py"))
     script = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(script)
+    # As when run: the script's folder first on sys.path, for its sibling _record.
+    sys.path.insert(0, os.path.join(root, "scripts"))
+    try:
+        spec.loader.exec_module(script)
+    finally:
+        sys.path.remove(os.path.join(root, "scripts"))
     expected = script.package_data(os.path.join(root, "results", "ab-power-2cpu.jsonl"),
                                    os.path.join(root, "results", "ab-power-truth-2cpu.jsonl"))
     with open(ab_module.MEASURED_PATH) as f:
