@@ -105,7 +105,7 @@ def soak(runs, warmup=0, duration=0.05, interval=0.05, rss_slack_kb=4096,
     todo = cases()
     # Other benchbpf processes are counted, not shouted about once per run.
     concurrent = []
-    warnings.simplefilter("ignore", benchbpf.harness._concurrency.ConcurrentRunWarning)
+    warnings.simplefilter("ignore", benchbpf.ConcurrentRunWarning)
     objects_before = leakcheck.kernel_objects()
     start = leakcheck.snapshot()
     outcomes = {}
