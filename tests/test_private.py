@@ -5,8 +5,8 @@ notice; code that readers copy must not depend on it.
 
 Caught: `from benchbpf.x._y import`, `from benchbpf.x import _y`, `import
 benchbpf.x._y`, and `_y` read off anything imported from benchbpf
-(`benchbpf._core`, `cli._dest`, `ab_module._simulated_log_ratios`).
-Dunders (`benchbpf.__file__`) are not private.  No exemptions."""
+(`benchbpf._core`, `cli._dest`, `ab_module._simulated_log_ratios`), also
+in code a script hands a child Python as a string.  Dunders (`benchbpf.__file__`) are not private.  No exemptions."""
 import ast
 import json
 import re
@@ -59,6 +59,9 @@ def _python_offences(tree):
             if isinstance(base, ast.Name) and base.id in bound and _private(node.attr) \
                     and not any(_private(c) for c in chain[1:]):
                 out.append((node.lineno, ".".join([base.id] + chain[::-1])))
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            # Code in a string: what a script hands a child `python3 -c`.
+            out += [(node.lineno + line - 1, what) for line, what in _text_offences(node.value)]
     return out
 
 
@@ -122,6 +125,7 @@ def _scan_python_file(path):
     ("from benchbpf import ab as ab_module\nab_module._simulated_log_ratios", "ab_module._simulated"),
     (">>> import benchbpf\n>>> benchbpf._core", "benchbpf._core"),
     ("%matplotlib inline\nfrom benchbpf.x import _y", "import _y"),
+    ("subprocess.run([sys.executable, '-c', 'import benchbpf._core'])", "benchbpf._core"),
 ])
 def test_the_check_finds_each_kind(source, expected):
     assert any(expected in what for _, what in offences(source)), offences(source)
