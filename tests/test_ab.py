@@ -54,8 +54,8 @@ def test_a_fixed_n_interval_looked_at_every_round_would_not():
     rng = random.Random(5)
     alarms = 0
     for _ in range(300):
-        logs = _ab_sim.simulated_log_ratios(rng, 100, 0.0, 0.05, 0.10, 120.0, 3.0, 0.03,
-                                               0.03, 0.5, 3)
+        logs = ab_module.simulated_log_ratios(rng, 100, 0.0, 0.05, 0.10, 120.0, 3.0, 0.03,
+                                              0.03, 0.5, 3)
         for k in range(4, 101):
             lo, hi = benchbpf.results.stats.mean_ci(logs[:k])
             if hi < 0 or lo > 0:
@@ -423,7 +423,12 @@ def test_every_verdict_states_the_rates_measured_for_its_mode():
     spec = importlib.util.spec_from_file_location(
         "ab_power", os.path.join(root, "scripts", "ab_power.py"))
     script = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(script)
+    # As when run: the script's folder first on sys.path, for its sibling _record.
+    sys.path.insert(0, os.path.join(root, "scripts"))
+    try:
+        spec.loader.exec_module(script)
+    finally:
+        sys.path.remove(os.path.join(root, "scripts"))
     expected = script.package_data(os.path.join(root, "results", "ab-power-2cpu.jsonl"),
                                    os.path.join(root, "results", "ab-power-truth-2cpu.jsonl"))
     with open(ab_module.MEASURED_PATH) as f:

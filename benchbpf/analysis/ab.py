@@ -57,7 +57,7 @@ from . import _ab_rule, _ab_text
 from ._ab_rule import ALPHA, MIN_ROUNDS, PRECISION
 from ._ab_sim import SimulatedRates, simulate
 # scripts/ab_power.py reads the simulated host's series through ab.
-from ._ab_sim import simulated_log_ratios as _simulated_log_ratios  # noqa: F401
+from ._ab_sim import simulated_log_ratios
 from ._ab_text import MEASURED_PATH, measured_rates
 from ._compare import BenchmarkMismatchWarning, run_speed
 from . import _outcome
@@ -66,7 +66,7 @@ from ..results.fingerprint import fingerprint
 from ..results.result import JsonFile, Result, _Picklable, _thawed
 
 __all__ = ["ab", "ABResult", "Round", "Side", "simulate", "SimulatedRates", "MODES",
-           "VERDICTS", "round_seconds", "measured_rates"]
+           "VERDICTS", "round_seconds", "measured_rates", "simulated_log_ratios"]
 
 #: How the sides of a comparison run: in turns here, both at once, or in guests.
 MODES = ("interleaved", "duet", "kernels")
