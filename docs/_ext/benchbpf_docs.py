@@ -742,16 +742,37 @@ def reexported_data(module):
     return out
 
 
+def _api_modules(line):
+    """The modules a line of {benchbpf-api} names: itself, or for
+    ``PACKAGE.*`` every public module of PACKAGE by name, each under the
+    name benchbpf offers it by where it does (benchbpf.count for
+    benchbpf.benchs.count): a new family needs no line of its own."""
+    if not line.endswith(".*"):
+        return [line]
+    import pkgutil
+    package = importlib.import_module(line[:-2])
+    out = []
+    for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda i: i.name):
+        if info.name.startswith("_"):
+            continue
+        module = importlib.import_module(f"{package.__name__}.{info.name}")
+        offered = getattr(benchbpf, info.name, None) is module
+        out.append(f"benchbpf.{info.name}" if offered else module.__name__)
+    return out
+
+
 class ApiDirective(SphinxDirective):
-    """One section per module named in the content (one a line): its
-    docstring and every name of its __all__ documented there, and links for
-    the names it exports that another module documents."""
+    """One section per module named in the content (one a line, or
+    ``PACKAGE.*`` for each of its public modules): its docstring and every
+    name of its __all__ documented there, and links for the names it
+    exports that another module documents."""
     has_content = True
 
     def run(self):
         document = self.state.document
         out = []
-        for module_name in (line.strip() for line in self.content if line.strip()):
+        names = [m for line in self.content if line.strip() for m in _api_modules(line.strip())]
+        for module_name in names:
             module = importlib.import_module(module_name)
             absent = [n for n in module.__all__ if not hasattr(module, n)]
             if absent:
