@@ -247,6 +247,14 @@ def _resolve(dotted):
     return getattr(importlib.import_module(module), attr)
 
 
+def _home(dotted):
+    """Where the API page documents the function `dotted` names, which may
+    be the name benchbpf offers it by (benchbpf.count.local is
+    benchbpf.benchs.count.local)."""
+    function = _resolve(dotted)
+    return f"{function.__module__}.{function.__qualname__}"
+
+
 def _family_call(info, calls):
     """The family function's call of this benchmark, checked to run it:
     (call text, function), or ("", "")."""
@@ -460,7 +468,7 @@ def _benchmark_section(document, b):
     section += _code(b.python_call, "python")
     if b.family_call:
         section += _para("Its family's function, ",
-                         _xref("py", "func", b.family_function, b.family_function + "()"),
+                         _xref("py", "func", _home(b.family_function), b.family_function + "()"),
                          ", runs it too (here with its defaults):")
         section += _code(b.family_call, "python")
     shell = f"$ {b.command}"
@@ -744,21 +752,15 @@ def reexported_data(module):
 
 def _api_modules(line):
     """The modules a line of {benchbpf-api} names: itself, or for
-    ``PACKAGE.*`` every public module of PACKAGE by name, each under the
-    name benchbpf offers it by where it does (benchbpf.count for
-    benchbpf.benchs.count): a new family needs no line of its own."""
+    ``PACKAGE.*`` every public module of PACKAGE, by name (benchbpf.benchs.*:
+    every family, so that a new one needs no line of its own)."""
     if not line.endswith(".*"):
         return [line]
     import pkgutil
     package = importlib.import_module(line[:-2])
-    out = []
-    for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda i: i.name):
-        if info.name.startswith("_"):
-            continue
-        module = importlib.import_module(f"{package.__name__}.{info.name}")
-        offered = getattr(benchbpf, info.name, None) is module
-        out.append(f"benchbpf.{info.name}" if offered else module.__name__)
-    return out
+    return [f"{package.__name__}.{info.name}"
+            for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda i: i.name)
+            if not info.name.startswith("_")]
 
 
 class ApiDirective(SphinxDirective):
