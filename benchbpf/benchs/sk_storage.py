@@ -54,6 +54,11 @@ BENCHMARKS = {"get": "sk-storage-get"}
 CALLERS = ("iter", "getsockopt")
 #: The most sockets the kernel bench's --nr-socks takes (INT_MAX).
 MAX_SOCKS = 2**31 - 1
+#: Parameters whose bound this machine sets, and what sets it.
+MACHINE_LIMITS = {"nr_socks": "the descriptors the kernel lets a process open (fs.nr_open)"}
+#: What a quick report suite runs with: the default 100000 sockets take
+#: seconds to open and close, and more descriptors than many limits allow.
+QUICK_PARAMS = {"sk-storage-get": {"nr_socks": 1000}}
 
 
 def get(nr_socks=100000, *, caller="iter", **options):
