@@ -5,6 +5,7 @@ limit, and nothing left loaded or attached after a run."""
 import re
 import resource
 import subprocess
+import sys
 
 import pytest
 
@@ -80,6 +81,39 @@ def test_other_getsockopt_calls_are_left_alone():
 def test_bad_nr_socks_refused_before_loading(nr_socks):
     with rejected_before_loading(ValueError, f"nr_socks={nr_socks}", "1..2147483647"):
         sk_storage.get(nr_socks=nr_socks, **SHORT)
+
+
+def test_more_sockets_than_the_kernel_allows_refused_before_loading():
+    with rejected_before_loading(ValueError, f"nr_socks={sk_storage.MAX_SOCKS}",
+                                 "fs.nr_open"):
+        sk_storage.get(nr_socks=sk_storage.MAX_SOCKS, **SHORT)
+
+
+def test_a_hard_limit_it_may_not_raise_is_named():
+    """With a hard descriptor limit below the sockets, the run raises it
+    where it may (CAP_SYS_RESOURCE) and runs; else it names the limit and
+    leaves nothing behind.  In a process of its own: a lowered hard limit
+    cannot be raised back."""
+    code = (
+        "import resource, sys, warnings, benchbpf\n"
+        "warnings.simplefilter('ignore')\n"
+        "resource.setrlimit(resource.RLIMIT_NOFILE, (256, 256))\n"
+        "try:\n"
+        "    r = benchbpf.run('sk-storage-get', nr_socks=1000, warmup=0.2, duration=0.4,\n"
+        "                     interval=0.2)\n"
+        "    print('ran', sum(s.hits for s in r.samples), resource.getrlimit(\n"
+        "          resource.RLIMIT_NOFILE)[0])\n"
+        "except (benchbpf.UnsupportedError, PermissionError) as e:\n"
+        "    print('refused', type(e).__name__, e)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr
+    words = out.stdout.split()
+    if words[0] == "ran":
+        assert int(words[1]) > 0 and int(words[2]) == 256, out.stdout
+    else:
+        assert "nr_socks=1000" in out.stdout and "RLIMIT_NOFILE" in out.stdout, out.stdout
+        assert "at most" in out.stdout and "hard 256" in out.stdout, out.stdout
 
 
 def test_bad_caller_and_threads_refused_before_loading():

@@ -29,10 +29,12 @@ Same run: ``benchbpf.run("sk-storage-get", nr_socks=1000)``, ``benchbpf
 sk-storage-get``).
 
 ``nr_socks`` (``--nr-socks``, default 100000) is 1 .. 2**31-1, the kernel
-bench's range; anything else is a ValueError before anything is loaded.  The
-sockets need as many descriptors: where RLIMIT_NOFILE is lower, the run raises
-it for its duration, and fails with an OSError naming the limit where the
-hard limit does not let it.  The getsockopt version needs cgroup v2: where
+bench's range, and at most what the kernel lets a process open (fs.nr_open,
+less 1024 kept free); anything else is a ValueError before anything is
+loaded.  Where RLIMIT_NOFILE is lower than the sockets need, the run raises it
+for its duration; where the hard limit may not be raised, it fails naming the
+limit: benchbpf.UnsupportedError for root (the machine's policy, as a
+container's), PermissionError for other users.  The getsockopt version needs cgroup v2: where
 none is mounted the run mounts one for itself (and unmounts it after).  A
 kernel that refuses a program kind or the socket storage map raises
 benchbpf.UnsupportedError naming it.  Every socket, link and program is

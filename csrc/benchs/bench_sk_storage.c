@@ -99,6 +99,37 @@ struct sk_state {
 	struct rlimit rlimit_before;
 };
 
+/* fs.nr_open: the most descriptors the kernel lets any process have. */
+static unsigned long long nr_open(void)
+{
+	unsigned long long n = 1048576;		/* the kernel's default */
+	FILE *f = fopen("/proc/sys/fs/nr_open", "re");
+
+	if (f) {
+		if (fscanf(f, "%llu", &n) != 1)
+			n = 1048576;
+		fclose(f);
+	}
+	return n;
+}
+
+/* Every socket is a descriptor: refuse, before anything is made, more than
+ * the kernel lets a process open (the kernel bench's range reaches INT_MAX,
+ * past fs.nr_open on any kernel). */
+static int sk_validate(struct bench_ctx *ctx)
+{
+	long long nr_socks = bench_param(ctx, "nr_socks");
+	unsigned long long ceiling = nr_open();
+	unsigned long long fit = ceiling > SK_SPARE_FDS ? ceiling - SK_SPARE_FDS : 0;
+
+	if ((unsigned long long)nr_socks <= fit)
+		return 0;
+	return bench_fail(ctx, BENCH_ERR_VALUE, EINVAL,
+			  "nr_socks=%lld: more sockets than the kernel lets a process open "
+			  "(fs.nr_open %llu descriptors, %d of them kept free): allowed 1..%llu "
+			  "here", nr_socks, ceiling, SK_SPARE_FDS, fit);
+}
+
 /* Room for nr_socks more descriptors, raising the soft (and, where needed
  * and allowed, the hard) limit; the old one is put back by teardown. */
 static int raise_nofile(struct bench_ctx *ctx, struct sk_state *st, long long nr_socks)
@@ -115,15 +146,21 @@ static int raise_nofile(struct bench_ctx *ctx, struct sk_state *st, long long nr
 	r.rlim_cur = want;
 	if (r.rlim_max != RLIM_INFINITY && r.rlim_max < want)
 		r.rlim_max = want;
-	if (setrlimit(RLIMIT_NOFILE, &r))
-		return bench_fail(ctx, BENCH_ERR_OS, errno,
-				  "%s: nr_socks=%lld needs RLIMIT_NOFILE of %llu (now %llu, "
-				  "hard %llu; setrlimit: %s): at most %llu sockets "
-				  "fit", ctx->bench->name, nr_socks, (unsigned long long)want,
+	if (setrlimit(RLIMIT_NOFILE, &r)) {
+		int err = errno;
+		/* Refused to root, it is the machine's policy (a container's), as
+		 * bench_fail_bpf() takes a refused load; else a want of privilege. */
+		enum bench_err_kind kind = err != EPERM ? BENCH_ERR_OS :
+			geteuid() == 0 ? BENCH_ERR_UNSUPPORTED : BENCH_ERR_PERMISSION;
+		rlim_t hard = st->rlimit_before.rlim_max;
+
+		return bench_fail(ctx, kind, err, "%s: nr_socks=%lld needs RLIMIT_NOFILE of %llu "
+				  "(now %llu, hard %llu; setrlimit: %s): at most %llu sockets fit",
+				  ctx->bench->name, nr_socks, (unsigned long long)want,
 				  (unsigned long long)st->rlimit_before.rlim_cur,
-				  (unsigned long long)st->rlimit_before.rlim_max, strerror(errno),
-				  st->rlimit_before.rlim_max > SK_SPARE_FDS ?
-				  (unsigned long long)(st->rlimit_before.rlim_max - SK_SPARE_FDS) : 0ULL);
+				  (unsigned long long)hard, strerror(err),
+				  hard > SK_SPARE_FDS ? (unsigned long long)(hard - SK_SPARE_FDS) : 0ULL);
+	}
 	st->rlimit_raised = true;
 	return 0;
 }
@@ -406,6 +443,7 @@ const struct bench bench_sk_storage_get = {
 	.params = sk_params,
 	.max_consumers = 0,
 	.max_producers = 1,
+	.validate = sk_validate,
 	.setup = sk_setup,
 	.producer = sk_producer,
 	.measure = sk_measure,
