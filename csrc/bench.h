@@ -3,7 +3,8 @@
  * benchbpf harness API: plain C, no CPython.
  *
  * A benchmark is one const `struct bench` ops table, registered with
- * BENCH_REGISTER() beside it and found by name in the registry (registry.c).  All run state lives in a per-run `struct bench_ctx`;
+ * BENCH_REGISTER() beside it and found by name in the registry (registry.c).
+ * All run state lives in a per-run `struct bench_ctx`;
  * the harness owns threads, sampling and cleanup, a family owns its BPF
  * objects (in ctx->priv) and its counters.
  */
@@ -285,7 +286,8 @@ struct bench_registration {
 		{ &(var), __FILE__, __LINE__ }
 
 const struct bench *bench_find(const char *name);
-const struct bench *const *bench_all(int *count);
+/* Every registered table, sorted; the caller frees the array (NULL: -ENOMEM). */
+const struct bench **bench_all(int *count);
 /* Index of parameter `name` in b->params, or -1 (util.c: families use it). */
 int bench_param_index(const struct bench *b, const char *name);
 

@@ -3,11 +3,10 @@
  * Every benchmark, found by name.  A family registers its ops tables with
  * BENCH_REGISTER() where it defines them (bench.h); nothing is listed here.
  * The linker gathers the registrations into the bench_registry section, in
- * whatever order it and the compiler emitted them, so the list handed out
- * is sorted once: by family, then by the file and line of each register
- * line.
+ * whatever order it and the compiler emitted them, so bench_all() hands
+ * out a sorted copy: by family, then by the file and line of each register
+ * line.  No state is kept between calls.
  */
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,14 +17,6 @@ extern const struct bench_registration __start_bench_registry[]
 	__attribute__((visibility("hidden")));
 extern const struct bench_registration __stop_bench_registry[]
 	__attribute__((visibility("hidden")));
-
-struct sorted_registry {
-	pthread_once_t once;
-	const struct bench **all;
-	int count;
-};
-
-static struct sorted_registry sorted = { .once = PTHREAD_ONCE_INIT };
 
 static int registration_cmp(const void *a, const void *b)
 {
@@ -41,43 +32,37 @@ static int registration_cmp(const void *a, const void *b)
 	return c;
 }
 
-static void sort_registry(void)
+const struct bench **bench_all(int *count)
 {
 	size_t n = (size_t)(__stop_bench_registry - __start_bench_registry), i;
 	struct bench_registration *regs = NULL;
 	const struct bench **all = NULL;
 
+	*count = 0;
 	regs = malloc((n ? n : 1) * sizeof(*regs));
 	all = malloc((n ? n : 1) * sizeof(*all));
-	if (!regs || !all)
-		goto cleanup;	/* out of memory at load: an empty registry */
+	if (!regs || !all) {
+		free(all);
+		all = NULL;
+		goto cleanup;
+	}
 	memcpy(regs, __start_bench_registry, n * sizeof(*regs));
 	qsort(regs, n, sizeof(*regs), registration_cmp);
 	for (i = 0; i < n; i++)
 		all[i] = regs[i].bench;
-	sorted.all = all;
-	sorted.count = (int)n;
-	all = NULL;
+	*count = (int)n;
 cleanup:
 	free(regs);
-	free(all);
-}
-
-const struct bench *const *bench_all(int *count)
-{
-	pthread_once(&sorted.once, sort_registry);
-	*count = sorted.count;
-	return sorted.all;
+	return all;
 }
 
 const struct bench *bench_find(const char *name)
 {
-	const struct bench *const *all;
-	int n, i;
+	const struct bench_registration *r;
 
-	all = bench_all(&n);
-	for (i = 0; i < n; i++)
-		if (strcmp(all[i]->name, name) == 0)
-			return all[i];
+	/* Names are unique (a test holds it): the section's order does not matter. */
+	for (r = __start_bench_registry; r < __stop_bench_registry; r++)
+		if (strcmp(r->bench->name, name) == 0)
+			return r->bench;
 	return NULL;
 }
