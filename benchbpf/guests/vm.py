@@ -38,7 +38,7 @@ import sys
 import tempfile
 import time
 
-from ..harness import _precision, _runner
+from ..harness import _errors, _precision, _runner
 from .._core import BenchmarkError, UnsupportedError
 from ..results.result import Result
 from ..results.resultset import ResultSet, Unsupported
@@ -632,21 +632,8 @@ def _plain(v):
     return v
 
 
-_ERRORS = {"UnsupportedError": UnsupportedError, "BenchmarkError": BenchmarkError,
-           "PermissionError": PermissionError, "ValueError": ValueError,
-           "TypeError": TypeError, "OSError": OSError}
-
-
 def _raise_guest_error(kernel, err):
-    cls = _ERRORS.get(err["type"], BenchmarkError)
-    message = f"{err['message']} [in the {kernel.release} guest]"
-    exc = cls(message)
-    if err.get("log"):
-        try:
-            exc.log = err["log"]
-        except AttributeError:
-            pass
-    raise exc
+    raise _errors.from_dict(err, lambda message: f"{message} [in the {kernel.release} guest]")
 
 
 def _vm_metadata(kernel, accel, why, boot_s):
@@ -676,7 +663,7 @@ def _run_host(jobs):
         try:
             out.append(_runner.run(job["name"], **job["options"]))
         except UnsupportedError as e:
-            out.append({"type": "UnsupportedError", "message": str(e)})
+            out.append(_errors.to_dict(e))
     return out
 
 
