@@ -140,7 +140,7 @@ def test_fractional_duration_and_new_flags_and_trigger_printed(tmp_path):
 
 
 def test_help_epilog_examples_work():
-    from benchbpf.tools.cli import EXAMPLES
+    from benchbpf.harness._cmdline import EXAMPLES
     out = cli("--help")
     for example in EXAMPLES:
         assert example in out.stdout

@@ -17,8 +17,12 @@ import warnings
 from ..harness import _runner
 from ..analysis import hostdrift
 from . import report
-# The grammar lives in _cmdline; its names are also read through cli.
-from ..harness._cmdline import BPF_TIMED_DURATION, COMMON_FLAGS, EXAMPLES, SHORT_FLAGS, _bench_params, _c_int, _consumer_error, _default, _dest, _duration, _family_options, _flag, _flags, _in_flag_terms, _interval, _nonneg_number, _Parser, _positive_int, _positive_number, _precision_pct, _run_kwargs, _warmup, build_parser, check_command, parse_side
+from ..harness._cmdline import (_bench_params, _consumer_error, _default, _family_options,
+                                _flag, _flags, _in_flag_terms, _interval, _nonneg_number,
+                                _Parser, _positive_int, _positive_number, _run_kwargs,
+                                _warmup, build_parser, check_command)
+# The command's public grammar, read through cli by the manual's extension.
+from ..harness._cmdline import COMMON_FLAGS, SHORT_FLAGS
 from ..analysis._compare import run_agreement
 from .._core import BenchmarkError, UnsupportedError
 from ..results._lines import progress_line
