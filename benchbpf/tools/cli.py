@@ -141,6 +141,21 @@ def _on_sigterm(signum, frame):
     raise Terminated()
 
 
+#: The exit status of each way a run ends early (main's docstring lists
+#: them): the first class an exception is an instance of (UnsupportedError
+#: is a BenchmarkError, so comes before it).
+_EXIT_STATUS = ((ValueError, 2), (TypeError, 2), (UnsupportedError, 3), (PermissionError, 3),
+                (BenchmarkError, 1), (KeyboardInterrupt, 130), (Terminated, 143),
+                (BrokenPipeError, 141))
+#: What a run may raise that is the user's (2), this kernel's (3) or the run's (1).
+_RUN_ERRORS = (ValueError, TypeError, UnsupportedError, PermissionError, BenchmarkError)
+
+
+def _exit_status(exc):
+    """The exit status exception exc ends the command with (_EXIT_STATUS)."""
+    return next(status for cls, status in _EXIT_STATUS if isinstance(exc, cls))
+
+
 def _one_line_warning(message, category, filename, lineno, file=None, line=None):
     print(f"benchbpf: warning: {message}", file=sys.stderr, flush=True)
 
@@ -204,22 +219,23 @@ def _report_main(argv):
             rs = report.run_suite(args.quick, args.only, None if args.quiet else progress,
                                   prog_stats, repeat=args.repeat, budget=args.budget)
     except KeyboardInterrupt as e:
+        status = _exit_status(e)
         partial = getattr(e, "partial", None)
         if partial is None or not (len(partial) or partial.unsupported):
-            return _fail(130, "interrupted: nothing finished, nothing written", prefix="")
+            return _fail(status, "interrupted: nothing finished, nothing written", prefix="")
         # What finished is kept: written where asked, marked incomplete.
         try:
             _write_report(args, partial)
         except OSError as err:
-            return _fail(130, f"interrupted; writing the partial report: {err.filename}: "
-                              f"{err.strerror} (it is also in {e.path})", prefix="")
+            return _fail(status, f"interrupted; writing the partial report: {err.filename}: "
+                                 f"{err.strerror} (it is also in {e.path})", prefix="")
         meta = partial.metadata
-        return _fail(130, f"interrupted after {meta['finished_runs']} of "
-                          f"{meta['planned_runs']} benchmarks: wrote what finished, marked "
-                          f"incomplete, to {' and '.join(p for _, p in outputs)}", prefix="")
-    except Terminated:
-        return _fail(143, "terminated (SIGTERM): runs stopped and cleaned up, nothing "
-                          "written", prefix="")
+        return _fail(status, f"interrupted after {meta['finished_runs']} of "
+                             f"{meta['planned_runs']} benchmarks: wrote what finished, marked "
+                             f"incomplete, to {' and '.join(p for _, p in outputs)}", prefix="")
+    except Terminated as e:
+        return _fail(_exit_status(e), "terminated (SIGTERM): runs stopped and cleaned up, "
+                                      "nothing written", prefix="")
     finally:
         signal.signal(signal.SIGTERM, previous)
     try:
@@ -304,9 +320,9 @@ def _compare_main(argv):
         return _fail(2, str(e))
     try:
         print("\n".join(lines))
-    except BrokenPipeError:
+    except BrokenPipeError as e:
         sys.stdout = open(os.devnull, "w")
-        return 141
+        return _exit_status(e)
     if regressions:
         print(f"benchbpf compare: {len(regressions)} regression(s) beyond "
               f"-{args.fail_on_regression:g}%:", file=sys.stderr)
@@ -469,12 +485,10 @@ def _ab_main(argv):
 
     try:
         result, stopped = _interruptible(attempt)
-    except (ValueError, TypeError) as e:
-        return _fail(2, f"ab: {e}")
-    except (UnsupportedError, PermissionError) as e:
-        return _fail(3, f"ab: cannot run here: {e}", prefix="")
-    except BenchmarkError as e:
-        return _fail(1, f"ab: a run failed: {e}", prefix="")
+    except _RUN_ERRORS as e:
+        status = _exit_status(e)
+        return _fail(status, {2: f"error: ab: {e}", 3: f"ab: cannot run here: {e}",
+                              1: f"ab: a run failed: {e}"}[status], prefix="")
     if stopped is not None:
         return stopped
     print(result)
@@ -536,17 +550,18 @@ def _kernels_main(args, flags):
                               f"{_runner.describe(name).help}{why}")
                     continue
                 got = vm.run_many([(args.bench, options)], spec, progress=progress)[0]
-            except UnsupportedError as e:
-                print(f"benchbpf: {args.bench or '-l'} cannot run on kernel {spec}: {e}",
-                      file=sys.stderr)
-                status = max(status, 3)
-                continue
-            except (ValueError, TypeError) as e:
-                _fail(2, f"--kernel {spec}: {e}")
-                return 2, []
-            except BenchmarkError as e:
-                print(f"benchbpf: {args.bench} failed on kernel {spec}: {e}", file=sys.stderr)
-                status = 1
+            except _RUN_ERRORS as e:
+                code = _exit_status(e)
+                if code == 2:
+                    return _fail(code, f"--kernel {spec}: {e}"), []
+                if code == 3:
+                    print(f"benchbpf: {args.bench or '-l'} cannot run on kernel {spec}: {e}",
+                          file=sys.stderr)
+                    status = max(status, code)
+                else:
+                    print(f"benchbpf: {args.bench} failed on kernel {spec}: {e}",
+                          file=sys.stderr)
+                    status = code
                 continue
             if isinstance(got, dict):
                 print(f"benchbpf: {args.bench} cannot run on kernel {spec}: {got['message']}",
@@ -627,16 +642,16 @@ def _interruptible(fn):
     previous = signal.signal(signal.SIGTERM, _on_sigterm)
     try:
         return fn(), None
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as e:
         print("benchbpf: interrupted", file=sys.stderr)
-        return None, 130
-    except Terminated:
+        return None, _exit_status(e)
+    except Terminated as e:
         print("benchbpf: terminated (SIGTERM): run stopped and cleaned up", file=sys.stderr)
-        return None, 143
-    except BrokenPipeError:
+        return None, _exit_status(e)
+    except BrokenPipeError as e:
         # Reader went away (| head): the run was stopped and cleaned up.
         sys.stdout = open(os.devnull, "w")
-        return None, 141
+        return None, _exit_status(e)
     finally:
         signal.signal(signal.SIGTERM, previous)
 
