@@ -507,6 +507,9 @@ def _kernels_main(args, flags):
     """--kernel K...: the run (or -l) in a guest booting each kernel in turn."""
     from ..guests import vm
     from ..results.resultset import ResultSet
+    if args.repeat != 1:
+        return _fail(2, "--repeat with --kernel: repeated runs are taken on this "
+                        "kernel only")
     try:
         for k in args.kernel:   # every spec checked before anything boots
             vm.resolve_kernel(k, fetch=False)
@@ -737,77 +740,61 @@ def main(argv=None):
     if argv and argv[0] in SUBCOMMANDS:
         return SUBCOMMANDS[argv[0]](argv[1:])
     flags = _family_options()
-    # `benchbpf NAME --help`: that benchmark's own help.
     if any(a in ("-h", "--help") for a in argv):
-        names = [a for a in argv if not a.startswith("-") and a in _runner.list_benchmarks()]
-        if names:
-            print(_bench_help(_runner.describe(names[0])))
-            return 0
-        # `benchbpf NOSUCH --help`: the unknown name, not the generic help.
-        known, _ = build_parser(flags, add_help=False).parse_known_args(
-            [a for a in argv if a not in ("-h", "--help")])
-        if known.bench:
-            try:
-                _runner.describe(known.bench)
-            except ValueError as e:
-                return _fail(2, str(e), prefix="")
-    ap = build_parser(flags)
-    args = ap.parse_args(argv)
+        status = _bench_help_main(argv, flags)
+        if status is not None:
+            return status
+    args = build_parser(flags).parse_args(argv)
     if args.version:
-        from .. import _core
-        from .._version import __version__
-        print(f"benchbpf {__version__} (libbpf {_core.libbpf_version()})")
-        return 0
+        return _version_main()
     if args.kernel:
-        if args.repeat != 1:
-            return _fail(2, "--repeat with --kernel: repeated runs are taken on this "
-                            "kernel only")
         return _kernels_main(args, flags)
     if args.list:
-        try:
-            _list(sys.stdout)
-        except BrokenPipeError:
-            sys.stdout = open(os.devnull, "w")
-            return 141
-        return 0
+        return _list_main()
     if args.list_scenarios:
         return _list_scenarios(args.bench)
-    if args.bench in SUBCOMMANDS:
-        return _fail(2, f"{args.bench} is a subcommand: it comes first "
-                        f"(`benchbpf {args.bench} --help`)")
-    if not args.bench:
-        print("benchbpf: benchmark name is not specified\nTry `benchbpf --help' for more "
-              "information.", file=sys.stderr)
-        return 2
+    return _run_main(args, flags)
+
+
+def _bench_help_main(argv, flags):
+    """`benchbpf NAME --help`: that benchmark's own help; `benchbpf NOSUCH
+    --help`: the unknown name, not the generic help; None: the generic help."""
+    names = [a for a in argv if not a.startswith("-") and a in _runner.list_benchmarks()]
+    if names:
+        print(_bench_help(_runner.describe(names[0])))
+        return 0
+    known, _ = build_parser(flags, add_help=False).parse_known_args(
+        [a for a in argv if a not in ("-h", "--help")])
+    if known.bench:
+        try:
+            _runner.describe(known.bench)
+        except ValueError as e:
+            return _fail(2, str(e), prefix="")
+    return None
+
+
+def _version_main():
+    from .. import _core
+    from .._version import __version__
+    print(f"benchbpf {__version__} (libbpf {_core.libbpf_version()})")
+    return 0
+
+
+def _list_main():
     try:
-        info = _runner.describe(args.bench)
-    except ValueError as e:
-        print(f"benchbpf: {e}", file=sys.stderr)
-        return 2
-    try:
-        params = _bench_params(args, args.bench, flags)
-    except ValueError as e:
-        print(f"benchbpf: error: {e}", file=sys.stderr)
-        return 2
-    why = _consumer_error(args.consumers, info, params)
-    missing = [p for k, p in info.params.items() if p.required and k not in params]
-    if why is None and missing:
-        extra = " (--list-scenarios lists them)" if missing[0].name == "scenario" else ""
-        why = f"{_flag(missing[0])} is required for {info.name}{extra}"
-    if why is None and args.machine_readable and info.report != "bpf_timing":
-        timed = [n for n in _runner.list_benchmarks()
-                 if _runner.describe(n).report == "bpf_timing"]
-        why = (f"--machine-readable: {info.name} is not BPF-timed (it applies to "
-               f"{', '.join(timed)})")
-    if why is None and args.budget is not None and args.precision is None \
-            and args.repeat == 1:
-        why = (f"--budget {args.budget:g}: a time budget bounds repeated runs: give "
-               "--precision or --repeat N too")
-    if why is None and args.json is not None:
-        why = _check_json_path(args.json)
-    if why:
-        print(f"benchbpf: error: {why}", file=sys.stderr)
-        return 2
+        _list(sys.stdout)
+    except BrokenPipeError as e:
+        sys.stdout = open(os.devnull, "w")
+        return _exit_status(e)
+    return 0
+
+
+def _run_main(args, flags):
+    """`benchbpf NAME ...`: the run (--repeat N: N runs), as the kernel bench prints it."""
+    checked = _check_run(args, flags)
+    if isinstance(checked, int):
+        return checked
+    info, params = checked
     producers = args.producers
     interval_ns = int(round(_interval(args) * 1e9))
     kwargs = _run_kwargs(args, info, params)
@@ -844,39 +831,78 @@ def main(argv=None):
 
     try:
         results, stopped = _interruptible(attempt)
-    except (ValueError, TypeError) as e:
-        print(f"benchbpf: error: {_in_flag_terms(str(e), info)}", file=sys.stderr)
-        return 2
-    except (UnsupportedError, PermissionError) as e:
-        print(f"benchbpf: {args.bench} cannot run here: {e}", file=sys.stderr)
-        return 3
-    except BenchmarkError as e:
-        print(f"benchbpf: {args.bench} failed: {e}", file=sys.stderr)
+    except _RUN_ERRORS as e:
+        status = _exit_status(e)
+        _fail(status, {2: f"error: {_in_flag_terms(str(e), info)}",
+                       3: f"{args.bench} cannot run here: {e}",
+                       1: f"{args.bench} failed: {e}"}[status], prefix="")
         log = getattr(e, "log", "")
-        if log and args.verbose:
+        if status == 1 and log and args.verbose:
             print(log, file=sys.stderr)
-        return 1
+        return status
     if stopped is not None:
         return stopped
     if len(results) > 1:
-        meds = [r.median for r in results]
-        over = sum(1 for r in results if (r.metadata.get("concurrent_runs") or 0) >= 1)
-        print(f"Runs: {len(results)}, hits median of run medians "
-              f"{statistics.median(meds):.3f} M/s (run medians "
-              + ", ".join(f"{m:.3f}" for m in meds) + ")"
-              + (f" [{over} overlapped another benchbpf run]" if over else ""))
-        agreement = run_agreement(results)
-        if agreement:
-            _print_warnings([agreement.text()])
+        _print_runs(results)
     if args.json:
         saved = results[0] if len(results) == 1 else report.ResultSet(
             results, metadata={"repeat": len(results)})
         try:
             saved.to_json(args.json)
         except OSError as e:
-            print(f"benchbpf: error: --json {args.json}: {e.strerror}", file=sys.stderr)
-            return 1
+            return _fail(1, f"--json {args.json}: {e.strerror}")
     return 0
+
+
+def _check_run(args, flags):
+    """(info, params) of the run args ask for, or the exit status of why
+    not, said on stderr, before anything loads."""
+    if args.bench in SUBCOMMANDS:
+        return _fail(2, f"{args.bench} is a subcommand: it comes first "
+                        f"(`benchbpf {args.bench} --help`)")
+    if not args.bench:
+        return _fail(2, "benchmark name is not specified\nTry `benchbpf --help' for more "
+                        "information.", prefix="")
+    try:
+        info = _runner.describe(args.bench)
+    except ValueError as e:
+        return _fail(2, str(e), prefix="")
+    try:
+        params = _bench_params(args, args.bench, flags)
+    except ValueError as e:
+        return _fail(2, str(e))
+    why = _consumer_error(args.consumers, info, params)
+    missing = [p for k, p in info.params.items() if p.required and k not in params]
+    if why is None and missing:
+        extra = " (--list-scenarios lists them)" if missing[0].name == "scenario" else ""
+        why = f"{_flag(missing[0])} is required for {info.name}{extra}"
+    if why is None and args.machine_readable and info.report != "bpf_timing":
+        timed = [n for n in _runner.list_benchmarks()
+                 if _runner.describe(n).report == "bpf_timing"]
+        why = (f"--machine-readable: {info.name} is not BPF-timed (it applies to "
+               f"{', '.join(timed)})")
+    if why is None and args.budget is not None and args.precision is None \
+            and args.repeat == 1:
+        why = (f"--budget {args.budget:g}: a time budget bounds repeated runs: give "
+               "--precision or --repeat N too")
+    if why is None and args.json is not None:
+        why = _check_json_path(args.json)
+    if why:
+        return _fail(2, why)
+    return info, params
+
+
+def _print_runs(results):
+    """After --repeat N runs: their medians, and whether they disagree."""
+    meds = [r.median for r in results]
+    over = sum(1 for r in results if (r.metadata.get("concurrent_runs") or 0) >= 1)
+    print(f"Runs: {len(results)}, hits median of run medians "
+          f"{statistics.median(meds):.3f} M/s (run medians "
+          + ", ".join(f"{m:.3f}" for m in meds) + ")"
+          + (f" [{over} overlapped another benchbpf run]" if over else ""))
+    agreement = run_agreement(results)
+    if agreement:
+        _print_warnings([agreement.text()])
 
 
 if __name__ == "__main__":
