@@ -140,7 +140,7 @@ def test_fractional_duration_and_new_flags_and_trigger_printed(tmp_path):
 
 
 def test_help_epilog_examples_work():
-    from benchbpf.tools.cli import EXAMPLES
+    from benchbpf.harness._cmdline import EXAMPLES
     out = cli("--help")
     for example in EXAMPLES:
         assert example in out.stdout
@@ -281,3 +281,18 @@ def test_bloom_value_size_and_htab_mem_value_size_are_different_flags():
                        (["--value_size", "8", "htab-mem"], "--value_size")):
         with pytest.raises(ValueError, match=f"{flag} does not apply to"):
             benchcli.check_command(argv)
+
+
+def test_exit_status_of_each_way_a_run_ends(capsys):
+    # One table says it for the run, ab and --kernel alike; the subclasses
+    # come out as the kernel's (3), not as a failed run (1).
+    from benchbpf.tools import cli as benchcli
+    cases = [(ValueError("v"), 2), (TypeError("t"), 2),
+             (benchbpf.UnsupportedError("u"), 3), (PermissionError("p"), 3),
+             (benchbpf.BenchmarkError("b"), 1), (KeyboardInterrupt(), 130),
+             (benchcli.Terminated(), 143), (BrokenPipeError(), 141)]
+    assert [benchcli._exit_status(e) for e, _ in cases] == [s for _, s in cases]
+    assert all(isinstance(e, benchcli._RUN_ERRORS) for e, s in cases if s in (1, 2, 3))
+    # And the command ends with them: the run refuses bad input before it loads.
+    assert benchcli.main(["-q", "-w0", "-d0.1", "--interval", "0.2", "count-local"]) == 2
+    assert capsys.readouterr().err.startswith("benchbpf: error: -d 0.1 out of range")

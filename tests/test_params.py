@@ -19,6 +19,7 @@ import benchbpf
 import leakcheck
 from benchbpf import _core
 from benchbpf.benchs import FAMILIES
+from benchbpf.harness import _cmdline
 from benchbpf.tools import cli
 from conftest import REQUIRED_PARAMS
 
@@ -144,7 +145,7 @@ INT_PARAM_IDS = [f"{n}-{p.name}" for n, p in INT_PARAMS]
 def _cli_required(name, skip):
     """The flags a command line needs for the parameters `name` requires."""
     params = benchbpf.describe(name).params
-    return [f"{cli._flag(params[k])}={v}" for k, v in REQUIRED_PARAMS.get(name, {}).items()
+    return [f"{_cmdline._flag(params[k])}={v}" for k, v in REQUIRED_PARAMS.get(name, {}).items()
             if k != skip]
 
 
@@ -175,7 +176,7 @@ def test_int_range_is_one_in_check_describe_help_and_cli(name, p, capsys):
     is the range `benchbpf NAME --help` prints on the parameter's line."""
     span = f"{p.min}..{p.max}"
     assert span in p.allowed()
-    flag = cli._flag(p)
+    flag = _cmdline._flag(p)
     assert cli.main([name, "--help"]) == 0
     line = [l for l in capsys.readouterr().out.splitlines() if l.startswith(f"  {flag} ")]
     assert len(line) == 1 and line[0].endswith(

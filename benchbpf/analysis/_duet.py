@@ -18,7 +18,7 @@ import subprocess
 import sys
 import time
 
-from ..harness import _runner
+from ..harness import _errors, _runner
 from ..results.result import Result
 
 #: How long after both sides have loaded they start, ns: enough for the
@@ -230,12 +230,7 @@ def _answer(worker):
 
 
 def _raise(error, label):
-    from .._core import BenchmarkError, UnsupportedError
-    kinds = {"UnsupportedError": UnsupportedError, "BenchmarkError": BenchmarkError,
-             "ValueError": ValueError, "TypeError": TypeError,
-             "PermissionError": PermissionError, "OSError": OSError,
-             "KeyboardInterrupt": KeyboardInterrupt}
-    raise kinds.get(error["type"], BenchmarkError)(f"side {label.upper()}: {error['message']}")
+    raise _errors.from_dict(error, lambda message: f"side {label.upper()}: {message}")
 
 
 def _serve(ready_fd, go_fd):
@@ -252,7 +247,7 @@ def _serve(ready_fd, go_fd):
         except KeyboardInterrupt:
             raise
         except Exception as e:  # reported to the parent, which raises it
-            answer = {"error": {"type": type(e).__name__, "message": str(e)}}
+            answer = {"error": _errors.to_dict(e)}
         sys.stdout.write(json.dumps(answer) + "\n")
         sys.stdout.flush()
     return 0

@@ -14,7 +14,8 @@ import os
 import platform
 import sys
 import time
-import traceback
+
+from ..harness._errors import to_dict
 
 
 def _writer(rundir):
@@ -24,13 +25,6 @@ def _writer(rundir):
         with open(path, "a") as f:
             f.write(line + "\n")
     return say
-
-
-def _error(e):
-    err = {"type": type(e).__name__, "message": str(e)}
-    if getattr(e, "log", None):
-        err["log"] = e.log[-4000:]
-    return err
 
 
 def _run_job(job, say):
@@ -46,10 +40,10 @@ def _run_job(job, say):
         r = run(name, callback=on_sample, **options)
     except UnsupportedError as e:
         say(f"{name}: cannot run here: {e}")
-        return {"error": _error(e)}
+        return {"error": to_dict(e)}
     except (BenchmarkError, ValueError, TypeError, PermissionError, OSError) as e:
         say(f"{name}: failed: {e}")
-        return {"error": _error(e)}
+        return {"error": to_dict(e)}
     say(f"{name}: {r.summary()}")
     return {"result": r.as_dict()}
 
@@ -90,8 +84,7 @@ def serve(rundir):
         try:
             answer = _run_job(job, say)
         except BaseException as e:   # report anything, and keep serving
-            answer = {"error": {"type": type(e).__name__,
-                                "message": f"{e}\n{traceback.format_exc()[-2000:]}"}}
+            answer = {"error": to_dict(e, with_traceback=True)}
         answer["release"] = platform.release()
         _write_whole(rundir, f"answer-{n}.json", answer)
         n += 1
@@ -110,8 +103,7 @@ def main(rundir):
             else:
                 answer["jobs"].append(_run_job(job, say))
     except BaseException as e:   # report anything, even an import failure
-        answer["fatal"] = {"type": type(e).__name__,
-                           "message": f"{e}\n{traceback.format_exc()[-2000:]}"}
+        answer["fatal"] = to_dict(e, with_traceback=True)
     _write_whole(rundir, "done.json", answer)
     return 0
 

@@ -1,7 +1,6 @@
 """Immutable results: raw per-interval samples plus the statistics derived from them."""
 import dataclasses
 import functools
-import html
 import json
 import math
 import os
@@ -9,7 +8,9 @@ import statistics
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
-from . import _drift as _host_drift, _plot, _lines as _report, stats
+from . import _drift as _host_drift, _format, _plot, _lines as _report, stats
+# Kept importable from here: the report and compare read them as result's.
+from ._format import emulation, emulation_note
 
 __all__ = ["Sample", "Result", "ProgStats", "FORMAT_VERSION"]
 
@@ -234,25 +235,6 @@ def _percentile(values, p):
     lo = math.floor(pos)
     hi = min(lo + 1, len(xs) - 1)
     return xs[lo] + (xs[hi] - xs[lo]) * (pos - lo)
-
-
-def emulation(r):
-    """How r's timings were taken when not on real CPUs: "TCG" for a guest
-    QEMU emulated (benchbpf.vm without KVM), else None.  Counts are real in
-    such a guest; rates are an emulator's, not performance figures."""
-    vm = r.metadata.get("vm") if r is not None else None
-    if vm and vm.get("emulated"):
-        return str(vm.get("accel", "tcg")).upper()
-    return None
-
-
-def emulation_note(r):
-    """" [TCG-emulated guest, kernel R: not a performance figure]" or ""."""
-    how = emulation(r)
-    if how is None:
-        return ""
-    return (f" [{how}-emulated guest, kernel {r.metadata.get('kernel', '?')}: "
-            "not a performance figure]")
 
 
 def check_emulation(base, new, allow_emulated=False):
@@ -607,26 +589,6 @@ class Result(JsonFile, _Picklable):
             return mean, math.nan
         return mean, statistics.stdev(blocks) / math.sqrt(len(blocks))
 
-    def _precision_note(self):
-        if self.params.get("precision") is None:
-            return ""
-        ci = self.mean_ci_mps
-        interval = "95% CI unknown" if ci is None else (
-            f"95% CI {ci.low:.3f}..{ci.high:.3f}M/s (\u00b1{ci.relative_half_width * 100:.2f}%)")
-        return (f", {interval} over {len(self.runs())} runs in {self._span_s():.0f} s, "
-                f"stopped by {self.stopped_by} after {self.duration_s:.1f} s measured "
-                f"(warm-up {self.warmup_s:.1f} s)" + self._host_note())
-
-    def _host_note(self):
-        host = self.host_ci_mps
-        if host is None:
-            return ""
-        drift = self.host_drift
-        earlier = "" if drift.history is None else \
-            f" and {drift.history.runs} earlier runs"
-        return (f"; with this host's drift over {drift.span_s / 60:.3g} min{earlier} "
-                f"±{host.relative_half_width * 100:.2f}%")
-
     def _span_s(self):
         """Wall time from a precision run's first run (or this run) to the end
         of its last."""
@@ -687,37 +649,10 @@ class Result(JsonFile, _Picklable):
             agreement = stats.run_states([m for m, _ in pairs], [e for _, e in pairs])
             if agreement:
                 found += (f"{series[2]}: {agreement.text()}",)
-        host = self._host_interval_warning()
+        host = _format.host_interval_warning(self)
         if host:
             found += (f"{series[2]}: {host}",)
         return found
-
-    def _host_interval_warning(self):
-        """What a precision run's stated interval cannot speak for, as a
-        warning, or None: without a host drift calibration, the host's
-        drift (the run's own interval held the long-run figure in 20-67 %
-        of runs on the machines measured, results/precision-2cpu.md); with
-        one, the hours its young history has not seen
-        (HostDrift.young_history)."""
-        if self.params.get("precision") is None:
-            return None
-        own, host, drift = self.mean_ci_mps, self.host_ci_mps, self.host_drift
-        if drift is None:
-            if own is None:
-                return None
-            return (f"the \u00b1{own.relative_half_width * 100:.2f}% interval describes this "
-                    f"run's own runs only: with no host drift calibration for this machine "
-                    f"and kernel (benchbpf host-drift), nothing allows for how far the host "
-                    f"moves the figure between runs")
-        reason = drift.young_history() if host is not None else None
-        if reason is None:
-            return None
-        return (f"host interval \u00b1{host.relative_half_width * 100:.2f}% rests on a young "
-                f"history ({reason}): it holds for about that long, the machine's "
-                f"slower or faster hours may lie outside it")
-
-    def _warning_lines(self):
-        return "".join(f"\nWARNING: {w}" for w in self.warnings)
 
     # ---- presentation ----
     @property
@@ -734,11 +669,11 @@ class Result(JsonFile, _Picklable):
 
     def summary(self):
         """The kernel bench's final summary line for this benchmark's report kind."""
-        return _report.summary_line(self) + self._precision_note() + emulation_note(self)
+        return _format.summary(self)
 
     def __str__(self):
         """The summary line, then a "WARNING: ..." line per instability warning."""
-        return self.summary() + self._warning_lines()
+        return _format.text(self)
 
     def plot(self, ax=None, counter="hits"):
         """Plot the `counter`'s per-sample rate, M/s, over time, s, on `ax` (a
@@ -747,52 +682,10 @@ class Result(JsonFile, _Picklable):
         return _plot.plot(self, ax=ax, counter=counter)
 
     def _repr_html_(self):
-        rows = "".join(
-            f"<tr><td>{i}{' (late)' if s.late else ''}</td><td>{s.interval_ns / 1e6:.1f}</td>"
-            f"<td>{s.hits_mps:.3f}</td><td>{s.drops_mps:.3f}</td></tr>"
-            for i, s in enumerate(self.samples))
-        params = ", ".join(f"{k}={v!r}" for k, v in self.params.items())
-        progs = "".join(
-            f"<tr><td>{html.escape(p.name)}</td><td>{html.escape(p.type)}</td>"
-            f"<td>{p.run_cnt}</td><td>{p.run_time_ns}</td><td>{p.ns_per_run:.3f}</td></tr>"
-            for p in self.prog_stats)
-        if progs:
-            progs = ("<table><tr><th>program</th><th>type</th><th>run_cnt</th>"
-                     "<th>run_time_ns</th><th>ns/run</th></tr>" + progs + "</table>")
-        warns = "".join(f"<div style=\"color:#b00\">WARNING: {html.escape(w)}</div>"
-                        for w in self.warnings)
-        return (f"<div><b>{html.escape(self.name)}</b> "
-                f"<code>{html.escape(params)}</code><br>"
-                f"<pre>{html.escape(self.summary())}</pre>{warns}{progs}"
-                f"<details><summary>{len(self.samples)} samples "
-                f"({self.metadata.get('kernel', '?')}, {self.metadata.get('cpu_model', '?')})"
-                f"</summary><table><tr><th>#</th><th>interval ms</th><th>hits M/s</th>"
-                f"<th>drops M/s</th></tr>{rows}</table></details></div>")
+        return _format.html_table(self)
 
     def __repr__(self):
-        if self.report == "false_hits":
-            false_hits, total = _report.false_hits_totals(self.samples)
-            return (f"<Result {self.name}: false positives {self.false_positive_pct:.2f}% "
-                    f"({false_hits} of {total} operations) over {len(self.samples)} "
-                    f"samples{emulation_note(self)}>" + self._warning_lines())
-        progs = f", {len(self.prog_stats)} programs' stats" if self.prog_stats else ""
-        late = self.late_samples
-        if late and late < len(self.samples):
-            rest = self.without_late_samples()
-            note = (f", {late} late (without: {rest.mean:.3f} \u00b1 "
-                    f"{rest.stdev:.3f} M/s)")
-        else:
-            note = f", {late} late" if late else ""
-        step = self.coarse_step_mps()
-        steps = f", in steps of {step:.3g} M/s" if step else ""
-        runs = ""
-        if self.params.get("precision") is not None and self.mean_ci_mps is not None:
-            runs = (f", 95% CI \u00b1{self.precision_reached * 100:.2f}% over "
-                    f"{len(self.runs())} runs (stopped by {self.stopped_by}"
-                    f"{self._host_note()})")
-        return (f"<Result {self.name}: {self.mean:.3f} \u00b1 {self.stdev:.3f} M/s "
-                f"over {len(self.samples)} samples{steps}{note}{runs}{progs}"
-                f"{emulation_note(self)}>" + self._warning_lines())
+        return _format.repr_text(self)
 
     # ---- serialisation ----
     def as_dict(self):

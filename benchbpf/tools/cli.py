@@ -17,8 +17,12 @@ import warnings
 from ..harness import _runner
 from ..analysis import hostdrift
 from . import report
-# The grammar lives in _cmdline; its names are also read through cli.
-from ..harness._cmdline import BPF_TIMED_DURATION, COMMON_FLAGS, EXAMPLES, SHORT_FLAGS, _bench_params, _c_int, _consumer_error, _default, _dest, _duration, _family_options, _flag, _flags, _in_flag_terms, _interval, _nonneg_number, _Parser, _positive_int, _positive_number, _precision_pct, _run_kwargs, _warmup, build_parser, check_command, parse_side
+from ..harness._cmdline import (_bench_params, _consumer_error, _default, _family_options,
+                                _flag, _flags, _in_flag_terms, _interval, _nonneg_number,
+                                _Parser, _positive_int, _positive_number, _run_kwargs,
+                                _warmup, build_parser, check_command)
+# The command's public grammar, read through cli by the manual's extension.
+from ..harness._cmdline import COMMON_FLAGS, SHORT_FLAGS
 from ..analysis._compare import run_agreement
 from .._core import BenchmarkError, UnsupportedError
 from ..results._lines import progress_line
@@ -137,6 +141,21 @@ def _on_sigterm(signum, frame):
     raise Terminated()
 
 
+#: The exit status of each way a run ends early (main's docstring lists
+#: them): the first class an exception is an instance of (UnsupportedError
+#: is a BenchmarkError, so comes before it).
+_EXIT_STATUS = ((ValueError, 2), (TypeError, 2), (UnsupportedError, 3), (PermissionError, 3),
+                (BenchmarkError, 1), (KeyboardInterrupt, 130), (Terminated, 143),
+                (BrokenPipeError, 141))
+#: What a run may raise that is the user's (2), this kernel's (3) or the run's (1).
+_RUN_ERRORS = (ValueError, TypeError, UnsupportedError, PermissionError, BenchmarkError)
+
+
+def _exit_status(exc):
+    """The exit status exception exc ends the command with (_EXIT_STATUS)."""
+    return next(status for cls, status in _EXIT_STATUS if isinstance(exc, cls))
+
+
 def _one_line_warning(message, category, filename, lineno, file=None, line=None):
     print(f"benchbpf: warning: {message}", file=sys.stderr, flush=True)
 
@@ -200,22 +219,23 @@ def _report_main(argv):
             rs = report.run_suite(args.quick, args.only, None if args.quiet else progress,
                                   prog_stats, repeat=args.repeat, budget=args.budget)
     except KeyboardInterrupt as e:
+        status = _exit_status(e)
         partial = getattr(e, "partial", None)
         if partial is None or not (len(partial) or partial.unsupported):
-            return _fail(130, "interrupted: nothing finished, nothing written", prefix="")
+            return _fail(status, "interrupted: nothing finished, nothing written", prefix="")
         # What finished is kept: written where asked, marked incomplete.
         try:
             _write_report(args, partial)
         except OSError as err:
-            return _fail(130, f"interrupted; writing the partial report: {err.filename}: "
-                              f"{err.strerror} (it is also in {e.path})", prefix="")
+            return _fail(status, f"interrupted; writing the partial report: {err.filename}: "
+                                 f"{err.strerror} (it is also in {e.path})", prefix="")
         meta = partial.metadata
-        return _fail(130, f"interrupted after {meta['finished_runs']} of "
-                          f"{meta['planned_runs']} benchmarks: wrote what finished, marked "
-                          f"incomplete, to {' and '.join(p for _, p in outputs)}", prefix="")
-    except Terminated:
-        return _fail(143, "terminated (SIGTERM): runs stopped and cleaned up, nothing "
-                          "written", prefix="")
+        return _fail(status, f"interrupted after {meta['finished_runs']} of "
+                             f"{meta['planned_runs']} benchmarks: wrote what finished, marked "
+                             f"incomplete, to {' and '.join(p for _, p in outputs)}", prefix="")
+    except Terminated as e:
+        return _fail(_exit_status(e), "terminated (SIGTERM): runs stopped and cleaned up, "
+                                      "nothing written", prefix="")
     finally:
         signal.signal(signal.SIGTERM, previous)
     try:
@@ -300,9 +320,9 @@ def _compare_main(argv):
         return _fail(2, str(e))
     try:
         print("\n".join(lines))
-    except BrokenPipeError:
+    except BrokenPipeError as e:
         sys.stdout = open(os.devnull, "w")
-        return 141
+        return _exit_status(e)
     if regressions:
         print(f"benchbpf compare: {len(regressions)} regression(s) beyond "
               f"-{args.fail_on_regression:g}%:", file=sys.stderr)
@@ -465,12 +485,10 @@ def _ab_main(argv):
 
     try:
         result, stopped = _interruptible(attempt)
-    except (ValueError, TypeError) as e:
-        return _fail(2, f"ab: {e}")
-    except (UnsupportedError, PermissionError) as e:
-        return _fail(3, f"ab: cannot run here: {e}", prefix="")
-    except BenchmarkError as e:
-        return _fail(1, f"ab: a run failed: {e}", prefix="")
+    except _RUN_ERRORS as e:
+        status = _exit_status(e)
+        return _fail(status, {2: f"error: ab: {e}", 3: f"ab: cannot run here: {e}",
+                              1: f"ab: a run failed: {e}"}[status], prefix="")
     if stopped is not None:
         return stopped
     print(result)
@@ -489,6 +507,9 @@ def _kernels_main(args, flags):
     """--kernel K...: the run (or -l) in a guest booting each kernel in turn."""
     from ..guests import vm
     from ..results.resultset import ResultSet
+    if args.repeat != 1:
+        return _fail(2, "--repeat with --kernel: repeated runs are taken on this "
+                        "kernel only")
     try:
         for k in args.kernel:   # every spec checked before anything boots
             vm.resolve_kernel(k, fetch=False)
@@ -532,17 +553,18 @@ def _kernels_main(args, flags):
                               f"{_runner.describe(name).help}{why}")
                     continue
                 got = vm.run_many([(args.bench, options)], spec, progress=progress)[0]
-            except UnsupportedError as e:
-                print(f"benchbpf: {args.bench or '-l'} cannot run on kernel {spec}: {e}",
-                      file=sys.stderr)
-                status = max(status, 3)
-                continue
-            except (ValueError, TypeError) as e:
-                _fail(2, f"--kernel {spec}: {e}")
-                return 2, []
-            except BenchmarkError as e:
-                print(f"benchbpf: {args.bench} failed on kernel {spec}: {e}", file=sys.stderr)
-                status = 1
+            except _RUN_ERRORS as e:
+                code = _exit_status(e)
+                if code == 2:
+                    return _fail(code, f"--kernel {spec}: {e}"), []
+                if code == 3:
+                    print(f"benchbpf: {args.bench or '-l'} cannot run on kernel {spec}: {e}",
+                          file=sys.stderr)
+                    status = max(status, code)
+                else:
+                    print(f"benchbpf: {args.bench} failed on kernel {spec}: {e}",
+                          file=sys.stderr)
+                    status = code
                 continue
             if isinstance(got, dict):
                 print(f"benchbpf: {args.bench} cannot run on kernel {spec}: {got['message']}",
@@ -623,16 +645,16 @@ def _interruptible(fn):
     previous = signal.signal(signal.SIGTERM, _on_sigterm)
     try:
         return fn(), None
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as e:
         print("benchbpf: interrupted", file=sys.stderr)
-        return None, 130
-    except Terminated:
+        return None, _exit_status(e)
+    except Terminated as e:
         print("benchbpf: terminated (SIGTERM): run stopped and cleaned up", file=sys.stderr)
-        return None, 143
-    except BrokenPipeError:
+        return None, _exit_status(e)
+    except BrokenPipeError as e:
         # Reader went away (| head): the run was stopped and cleaned up.
         sys.stdout = open(os.devnull, "w")
-        return None, 141
+        return None, _exit_status(e)
     finally:
         signal.signal(signal.SIGTERM, previous)
 
@@ -718,77 +740,61 @@ def main(argv=None):
     if argv and argv[0] in SUBCOMMANDS:
         return SUBCOMMANDS[argv[0]](argv[1:])
     flags = _family_options()
-    # `benchbpf NAME --help`: that benchmark's own help.
     if any(a in ("-h", "--help") for a in argv):
-        names = [a for a in argv if not a.startswith("-") and a in _runner.list_benchmarks()]
-        if names:
-            print(_bench_help(_runner.describe(names[0])))
-            return 0
-        # `benchbpf NOSUCH --help`: the unknown name, not the generic help.
-        known, _ = build_parser(flags, add_help=False).parse_known_args(
-            [a for a in argv if a not in ("-h", "--help")])
-        if known.bench:
-            try:
-                _runner.describe(known.bench)
-            except ValueError as e:
-                return _fail(2, str(e), prefix="")
-    ap = build_parser(flags)
-    args = ap.parse_args(argv)
+        status = _bench_help_main(argv, flags)
+        if status is not None:
+            return status
+    args = build_parser(flags).parse_args(argv)
     if args.version:
-        from .. import _core
-        from .._version import __version__
-        print(f"benchbpf {__version__} (libbpf {_core.libbpf_version()})")
-        return 0
+        return _version_main()
     if args.kernel:
-        if args.repeat != 1:
-            return _fail(2, "--repeat with --kernel: repeated runs are taken on this "
-                            "kernel only")
         return _kernels_main(args, flags)
     if args.list:
-        try:
-            _list(sys.stdout)
-        except BrokenPipeError:
-            sys.stdout = open(os.devnull, "w")
-            return 141
-        return 0
+        return _list_main()
     if args.list_scenarios:
         return _list_scenarios(args.bench)
-    if args.bench in SUBCOMMANDS:
-        return _fail(2, f"{args.bench} is a subcommand: it comes first "
-                        f"(`benchbpf {args.bench} --help`)")
-    if not args.bench:
-        print("benchbpf: benchmark name is not specified\nTry `benchbpf --help' for more "
-              "information.", file=sys.stderr)
-        return 2
+    return _run_main(args, flags)
+
+
+def _bench_help_main(argv, flags):
+    """`benchbpf NAME --help`: that benchmark's own help; `benchbpf NOSUCH
+    --help`: the unknown name, not the generic help; None: the generic help."""
+    names = [a for a in argv if not a.startswith("-") and a in _runner.list_benchmarks()]
+    if names:
+        print(_bench_help(_runner.describe(names[0])))
+        return 0
+    known, _ = build_parser(flags, add_help=False).parse_known_args(
+        [a for a in argv if a not in ("-h", "--help")])
+    if known.bench:
+        try:
+            _runner.describe(known.bench)
+        except ValueError as e:
+            return _fail(2, str(e), prefix="")
+    return None
+
+
+def _version_main():
+    from .. import _core
+    from .._version import __version__
+    print(f"benchbpf {__version__} (libbpf {_core.libbpf_version()})")
+    return 0
+
+
+def _list_main():
     try:
-        info = _runner.describe(args.bench)
-    except ValueError as e:
-        print(f"benchbpf: {e}", file=sys.stderr)
-        return 2
-    try:
-        params = _bench_params(args, args.bench, flags)
-    except ValueError as e:
-        print(f"benchbpf: error: {e}", file=sys.stderr)
-        return 2
-    why = _consumer_error(args.consumers, info, params)
-    missing = [p for k, p in info.params.items() if p.required and k not in params]
-    if why is None and missing:
-        extra = " (--list-scenarios lists them)" if missing[0].name == "scenario" else ""
-        why = f"{_flag(missing[0])} is required for {info.name}{extra}"
-    if why is None and args.machine_readable and info.report != "bpf_timing":
-        timed = [n for n in _runner.list_benchmarks()
-                 if _runner.describe(n).report == "bpf_timing"]
-        why = (f"--machine-readable: {info.name} is not BPF-timed (it applies to "
-               f"{', '.join(timed)})")
-    if why is None and args.budget is not None and args.precision is None \
-            and args.repeat == 1:
-        why = (f"--budget {args.budget:g}: a time budget bounds repeated runs: give "
-               "--precision or --repeat N too")
-    if why is None and args.json is not None:
-        why = _check_json_path(args.json)
-    if why:
-        print(f"benchbpf: error: {why}", file=sys.stderr)
-        return 2
+        _list(sys.stdout)
+    except BrokenPipeError as e:
+        sys.stdout = open(os.devnull, "w")
+        return _exit_status(e)
+    return 0
+
+
+def _run_main(args, flags):
+    """`benchbpf NAME ...`: the run (--repeat N: N runs), as the kernel bench prints it."""
+    checked = _check_run(args, flags)
+    if isinstance(checked, int):
+        return checked
+    info, params = checked
     producers = args.producers
     interval_ns = int(round(_interval(args) * 1e9))
     kwargs = _run_kwargs(args, info, params)
@@ -825,39 +831,78 @@ def main(argv=None):
 
     try:
         results, stopped = _interruptible(attempt)
-    except (ValueError, TypeError) as e:
-        print(f"benchbpf: error: {_in_flag_terms(str(e), info)}", file=sys.stderr)
-        return 2
-    except (UnsupportedError, PermissionError) as e:
-        print(f"benchbpf: {args.bench} cannot run here: {e}", file=sys.stderr)
-        return 3
-    except BenchmarkError as e:
-        print(f"benchbpf: {args.bench} failed: {e}", file=sys.stderr)
+    except _RUN_ERRORS as e:
+        status = _exit_status(e)
+        _fail(status, {2: f"error: {_in_flag_terms(str(e), info)}",
+                       3: f"{args.bench} cannot run here: {e}",
+                       1: f"{args.bench} failed: {e}"}[status], prefix="")
         log = getattr(e, "log", "")
-        if log and args.verbose:
+        if status == 1 and log and args.verbose:
             print(log, file=sys.stderr)
-        return 1
+        return status
     if stopped is not None:
         return stopped
     if len(results) > 1:
-        meds = [r.median for r in results]
-        over = sum(1 for r in results if (r.metadata.get("concurrent_runs") or 0) >= 1)
-        print(f"Runs: {len(results)}, hits median of run medians "
-              f"{statistics.median(meds):.3f} M/s (run medians "
-              + ", ".join(f"{m:.3f}" for m in meds) + ")"
-              + (f" [{over} overlapped another benchbpf run]" if over else ""))
-        agreement = run_agreement(results)
-        if agreement:
-            _print_warnings([agreement.text()])
+        _print_runs(results)
     if args.json:
         saved = results[0] if len(results) == 1 else report.ResultSet(
             results, metadata={"repeat": len(results)})
         try:
             saved.to_json(args.json)
         except OSError as e:
-            print(f"benchbpf: error: --json {args.json}: {e.strerror}", file=sys.stderr)
-            return 1
+            return _fail(1, f"--json {args.json}: {e.strerror}")
     return 0
+
+
+def _check_run(args, flags):
+    """(info, params) of the run args ask for, or the exit status of why
+    not, said on stderr, before anything loads."""
+    if args.bench in SUBCOMMANDS:
+        return _fail(2, f"{args.bench} is a subcommand: it comes first "
+                        f"(`benchbpf {args.bench} --help`)")
+    if not args.bench:
+        return _fail(2, "benchmark name is not specified\nTry `benchbpf --help' for more "
+                        "information.", prefix="")
+    try:
+        info = _runner.describe(args.bench)
+    except ValueError as e:
+        return _fail(2, str(e), prefix="")
+    try:
+        params = _bench_params(args, args.bench, flags)
+    except ValueError as e:
+        return _fail(2, str(e))
+    why = _consumer_error(args.consumers, info, params)
+    missing = [p for k, p in info.params.items() if p.required and k not in params]
+    if why is None and missing:
+        extra = " (--list-scenarios lists them)" if missing[0].name == "scenario" else ""
+        why = f"{_flag(missing[0])} is required for {info.name}{extra}"
+    if why is None and args.machine_readable and info.report != "bpf_timing":
+        timed = [n for n in _runner.list_benchmarks()
+                 if _runner.describe(n).report == "bpf_timing"]
+        why = (f"--machine-readable: {info.name} is not BPF-timed (it applies to "
+               f"{', '.join(timed)})")
+    if why is None and args.budget is not None and args.precision is None \
+            and args.repeat == 1:
+        why = (f"--budget {args.budget:g}: a time budget bounds repeated runs: give "
+               "--precision or --repeat N too")
+    if why is None and args.json is not None:
+        why = _check_json_path(args.json)
+    if why:
+        return _fail(2, why)
+    return info, params
+
+
+def _print_runs(results):
+    """After --repeat N runs: their medians, and whether they disagree."""
+    meds = [r.median for r in results]
+    over = sum(1 for r in results if (r.metadata.get("concurrent_runs") or 0) >= 1)
+    print(f"Runs: {len(results)}, hits median of run medians "
+          f"{statistics.median(meds):.3f} M/s (run medians "
+          + ", ".join(f"{m:.3f}" for m in meds) + ")"
+          + (f" [{over} overlapped another benchbpf run]" if over else ""))
+    agreement = run_agreement(results)
+    if agreement:
+        _print_warnings([agreement.text()])
 
 
 if __name__ == "__main__":
