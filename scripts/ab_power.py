@@ -40,6 +40,7 @@ import warnings
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import benchbpf  # noqa: E402
 from benchbpf import ab as ab_module  # noqa: E402
+from benchbpf.results.stats import clopper_pearson  # noqa: E402
 from benchbpf.harness._cmdline import parse_side  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -167,31 +168,8 @@ def run(args):
 
 # ---------------------------------------------------------------- summary
 
-def _cp(k, n, confidence=0.95):
-    """Clopper-Pearson interval of k in n, by bisection on the binomial tails."""
-    def tail_ge(p):
-        return sum(math.comb(n, i) * p ** i * (1 - p) ** (n - i) for i in range(k, n + 1))
-
-    def tail_le(p):
-        return sum(math.comb(n, i) * p ** i * (1 - p) ** (n - i) for i in range(0, k + 1))
-    a = (1 - confidence) / 2
-
-    def solve(f, target, increasing):
-        lo, hi = 0.0, 1.0
-        for _ in range(60):
-            mid = (lo + hi) / 2
-            if (f(mid) < target) == increasing:
-                lo = mid
-            else:
-                hi = mid
-        return (lo + hi) / 2
-    low = 0.0 if k == 0 else solve(tail_ge, a, True)
-    high = 1.0 if k == n else solve(tail_le, a, False)
-    return low, high
-
-
 def _pct(k, n):
-    lo, hi = _cp(k, n)
+    lo, hi = clopper_pearson(k, n)
     return f"{k}/{n} ({100 * k / n:.1f} %, {100 * lo:.1f}..{100 * hi:.1f} %)"
 
 

@@ -42,6 +42,7 @@ import benchbpf  # noqa: E402
 from benchbpf.results import _drift as _host_drift
 from benchbpf import analysis  # noqa: E402
 from benchbpf.results.result import Result  # noqa: E402
+from benchbpf.results.stats import clopper_pearson  # noqa: E402
 
 #: (label, benchmark, parameters, precision): the issue's characters.
 CASES = (
@@ -52,18 +53,6 @@ CASES = (
     ("local-storage seq-get", "local-storage-cache-seq-get", {}, 0.02),
     ("bpf-hashmap-lookup", "bpf-hashmap-lookup", {}, 0.05),
 )
-
-
-def clopper_pearson(k, n, confidence=0.95):
-    """Exact binomial interval of k successes in n trials."""
-    from benchbpf.results.stats import _inverse
-
-    def cdf(p, upto):
-        return sum(math.comb(n, i) * p ** i * (1 - p) ** (n - i) for i in range(upto + 1))
-    a = (1 - confidence) / 2
-    lo = 0.0 if k == 0 else _inverse(lambda p: 1 - cdf(p, k - 1), a, 0.0, 1.0)
-    hi = 1.0 if k == n else _inverse(lambda p: 1 - cdf(p, k), 1 - a, 0.0, 1.0)
-    return lo, hi
 
 
 def _t(n):
