@@ -360,6 +360,9 @@ def _ab_parser():
     ap.add_argument("--duet", action="store_true",
                     help="run both sides at once, each on half of the CPUs, swapped every "
                          "round (refused where the CPUs are too few for both sides' threads)")
+    ap.add_argument("--rule", choices=ab.RULES, default=ab.RULE,
+                    help=f"the sequential rule (default {ab.RULE}; mean: the rule before; "
+                         "results/ab-power-robust-2cpu.md)")
     ap.add_argument("--precision", type=_pct("--precision", ab.MIN_PRECISION * 100,
                                              ab.MAX_PRECISION * 100),
                     default=ab.PRECISION, metavar="PCT",
@@ -453,7 +456,7 @@ def _ab_main(argv):
         with warnings.catch_warnings():
             warnings.showwarning = _one_line_warning
             return ab.ab(side_a, side_b, mode="duet" if args.duet else "interleaved",
-                         precision=args.precision, threshold=args.threshold,
+                         rule=args.rule, precision=args.precision, threshold=args.threshold,
                          alpha=args.alpha, budget=args.budget, max_rounds=args.max_rounds,
                          min_rounds=args.min_rounds,
                          warmup=args.warmup, duration=args.duration, interval=args.interval,
