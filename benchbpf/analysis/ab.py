@@ -66,10 +66,13 @@ from ..results.result import JsonFile, Result, _Picklable, _thawed
 
 __all__ = ["ab", "ABResult", "Round", "Side", "simulate", "SimulatedRates", "MODES",
            "VERDICTS", "round_seconds", "measured_rates", "RULE", "RULES", "replay",
-           "simulate_fitted", "Contamination", "FITTED", "planned_rounds"]
+           "simulate_fitted", "Contamination", "FITTED", "planned_rounds", "FAIL_ON"]
 
 #: How the sides of a comparison run: in turns here, both at once, or in guests.
 MODES = ("interleaved", "duet", "kernels")
+#: What `--fail-on` takes, and the status for "cannot tell" (git bisect's
+#: "skip": neither good nor bad).
+FAIL_ON, SKIP_STATUS = ("slower", "faster"), 125
 #: The default wall time, s (the rule's defaults, PRECISION, THRESHOLD,
 #: ALPHA and MIN_ROUNDS, are _ab_rule's).
 BUDGET_S = 300.0
@@ -333,6 +336,20 @@ class ABResult(JsonFile, _Picklable):
     def beyond_threshold(self):
         """True when the whole interval lies beyond +-threshold."""
         return verdict_of(self.low, self.high, self.threshold)[1]
+
+    def exit_status(self, fail_on=None):
+        """What `benchbpf ab --fail-on` exits with, for CI and `git bisect
+        run`: 1 when B is `fail_on` (FAIL_ON: "slower", the default, or
+        "faster") than A beyond the threshold; SKIP_STATUS, 125 (bisect's
+        "skip"), when undecided, or when the interval lies on that side of 1
+        but reaches within the threshold; 0 otherwise (the same within the
+        threshold, or the other way)."""
+        fail_on = FAIL_ON[0] if fail_on is None else fail_on
+        if fail_on not in FAIL_ON:
+            raise ValueError(f"fail_on={fail_on!r}: must be one of {', '.join(FAIL_ON)}")
+        if self.verdict == fail_on:
+            return 1 if self.beyond_threshold else SKIP_STATUS
+        return SKIP_STATUS if self.verdict == UNDECIDED else 0
 
     @property
     def relative_half_width(self):
