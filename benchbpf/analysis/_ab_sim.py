@@ -10,7 +10,7 @@ import random
 import statistics
 from dataclasses import dataclass
 
-from ._ab_rule import ALPHA, MIN_ROUNDS, PRECISION, RULE, THRESHOLD, replay
+from ._ab_rule import ALPHA, MIN_ROUNDS, PRECISION, RULE, THRESHOLD, replay, sequence
 from ._outcome import FASTER, SAME, SLOWER, UNDECIDED, VERDICTS
 
 
@@ -20,7 +20,8 @@ class SimulatedRates:
 
     effect: the true slowdown of B (0.05: B is 5 % slower); n: comparisons;
     slower, faster, same, undecided: how many ended so; median_rounds: the
-    rounds a comparison took, median."""
+    rounds a comparison took, median; median_decided_rounds: the same over
+    those that ended with a verdict (None when none did)."""
     effect: float
     n: int
     slower: int
@@ -28,6 +29,7 @@ class SimulatedRates:
     same: int
     undecided: int
     median_rounds: float
+    median_decided_rounds: object = None
 
     @property
     def false_alarm_rate(self):
@@ -142,13 +144,39 @@ def _rates(series, effect, rule, threshold, precision, alpha, planned, min_round
     """The rule's verdicts on each series of log ratios, replayed as ab()
     looks (after every round): a SimulatedRates."""
     counts = {v: 0 for v in VERDICTS}
-    used = []
+    used, decided = [], []
     for logs in series:
         verdict, _, k, _ = replay(logs, rule, alpha, planned, threshold, precision, min_rounds)
         counts[verdict] += 1
         used.append(k)
+        if verdict != UNDECIDED:
+            decided.append(k)
     return SimulatedRates(effect, len(used), counts[SLOWER], counts[FASTER], counts[SAME],
-                          counts[UNDECIDED], statistics.median(used))
+                          counts[UNDECIDED], statistics.median(used),
+                          statistics.median(decided) if decided else None)
+
+
+def misses(effect=0.0, n=200, rounds=111, seed=1, mode="interleaved", tau=1.0, rule=RULE,
+           alpha=ALPHA, min_rounds=MIN_ROUNDS):
+    """How many of n seeded comparisons, drawn as simulate_fitted draws
+    them, have the rule's interval of B/A leave the true ratio (1 - effect)
+    at some look from min_rounds on, looking after every round and never
+    stopping: what a confidence sequence at 1 - alpha promises to keep
+    under alpha * n, and the most sensitive check of it (a verdict of
+    "same" stops a comparison before most misses could happen)."""
+    contamination = FITTED[mode] if tau == 1.0 else FITTED[mode].autocorrelated(tau)
+    rng = random.Random(seed)
+    truth, missed = 1 - effect, 0
+    for _ in range(n):
+        seq = rule(alpha, rounds) if callable(rule) else sequence(rule, alpha, rounds)
+        for k, x in enumerate(contaminated_log_ratios(rng, rounds, effect, contamination), 1):
+            seq.add(x)
+            if k >= min_rounds:
+                _, low, high = seq.interval()
+                if low is not None and not low <= truth <= high:
+                    missed += 1
+                    break
+    return missed
 
 
 def simulate_fitted(effect=0.0, n=200, rounds=22, seed=1, mode="interleaved", tau=1.0,
