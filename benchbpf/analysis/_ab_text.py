@@ -118,7 +118,7 @@ def markdown(r):
         "",
         f"{r.mode} rounds of {r.metadata.get('warmup')} s warm-up + "
         f"{r.metadata.get('duration')} s measured per run, sides in a random order "
-        f"(seed {r.seed}); a confidence sequence on the rounds' log ratios, "
+        f"(seed {r.seed}); {o.method} (rule {r.rule}), "
         f"threshold \u00b1{r.threshold * 100:g} %, stopped by {r.stopped_by}; "
         f"kernel {r.metadata.get('kernel', '?')}, {r.metadata.get('nr_cpus', '?')} "
         f"CPUs ({r.metadata.get('cpu_model', '?')}), benchbpf "

@@ -20,18 +20,19 @@ in rounds; each round measures each side once:
 
 This host moves a figure by 10-20 % over minutes.  Sides measured seconds
 apart in the same round meet the same phase of it, so the figure is the
-ratio B/A within each round; the ratios' geometric mean and its confidence
-sequence (stats.sequence_mean_ci) say how B compares with A.  The sequence
-holds at every look, so the comparison may stop as soon as the interval
-decides:
+ratio B/A within each round; the rounds' median ratio and its confidence
+sequence (rule "median", the default; "mean": their geometric mean, the
+rule before; _ab_rule) say how B compares with A.  The sequence holds at
+every look, so the comparison may stop as soon as the interval decides:
 
 - "same": the interval lies within +-threshold of 1;
 - "slower" / "faster": the interval lies beyond the threshold, or, once it
   is as narrow as the precision asks, entirely on one side of 1;
 - "undecided": the budget ran out first (the interval says how far it got).
 
-Error rates of the rule on seeded simulated series: simulate(); measured on
-this kind of machine: results/ab-power-2cpu.md.
+Error rates of the rules on seeded simulated series: simulate() and
+simulate_fitted(); replayed on stored rounds: results/ab-power-robust-2cpu.md;
+the mean rule's measured live on this kind of machine: results/ab-power-2cpu.md.
 
 This module holds the sides, the rounds and the run loop; the rule itself
 (no I/O) is _ab_rule, the simulator _ab_sim, the printing _ab_text, and
