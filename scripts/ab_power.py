@@ -37,14 +37,11 @@ import sys
 import time
 import warnings
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-import benchbpf  # noqa: E402
-from benchbpf import ab as ab_module  # noqa: E402
-from benchbpf.results.stats import clopper_pearson  # noqa: E402
-from benchbpf.harness._cmdline import parse_side  # noqa: E402
-
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import _record  # noqa: E402
+import _record
+import benchbpf
+from benchbpf import ab as ab_module
+from benchbpf.results.stats import clopper_pearson
+from benchbpf.tools.cli import check_command
 
 #: The slowdowns: nominal size -> (A, B) for each path.  Their true size is
 #: what the truth cells measure; the nominal one only names the cell.
@@ -112,7 +109,7 @@ def _ab(task, budget):
 
 def _repeat(side, seconds):
     """Default-length runs of one side, back to back, until `seconds` are used."""
-    name, options, _ = parse_side(side.split())
+    name, options = check_command(side.split())
     runs, began = [], time.monotonic()
     while not runs or time.monotonic() - began + (time.monotonic() - began) / len(runs) \
             <= seconds:
@@ -285,11 +282,11 @@ def _round_sd(fast_sd, rounds, n=200):
     """The median sd of a simulated comparison's round log ratios, the
     simulated host otherwise as ab.simulate's defaults have it."""
     host = {k: p.default for k, p in inspect.signature(ab_module.simulate).parameters.items()
-            if k in inspect.signature(ab_module._simulated_log_ratios).parameters}
+            if k in inspect.signature(ab_module.simulated_log_ratios).parameters}
     host.update(effect=0.0, fast_sd=fast_sd, rounds=rounds)
     rng = random.Random(7)
     return statistics.median(statistics.stdev(
-        ab_module._simulated_log_ratios(rng, **host)) for _ in range(n))
+        ab_module.simulated_log_ratios(rng, **host)) for _ in range(n))
 
 
 def simulated(n=400, rounds=40):

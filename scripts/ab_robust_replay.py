@@ -18,9 +18,8 @@ import statistics
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from benchbpf import ab as ab_module  # noqa: E402
-from benchbpf.results.stats import clopper_pearson  # noqa: E402
+from benchbpf import ab as ab_module
+from benchbpf.results.stats import clopper_pearson
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RESULTS = os.path.join(ROOT, "results")

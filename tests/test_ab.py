@@ -55,8 +55,8 @@ def test_a_fixed_n_interval_looked_at_every_round_would_not():
     rng = random.Random(5)
     alarms = 0
     for _ in range(300):
-        logs = _ab_sim.simulated_log_ratios(rng, 100, 0.0, 0.05, 0.10, 120.0, 3.0, 0.03,
-                                               0.03, 0.5, 3)
+        logs = ab_module.simulated_log_ratios(rng, 100, 0.0, 0.05, 0.10, 120.0, 3.0, 0.03,
+                                              0.03, 0.5, 3)
         for k in range(4, 101):
             lo, hi = benchbpf.results.stats.mean_ci(logs[:k])
             if hi < 0 or lo > 0:
@@ -112,10 +112,35 @@ def test_every_stored_round_series_replays_to_its_recorded_verdict():
                 # They were taken before rules had names: by the mean rule.
                 _, low, high = _ab_rule.interval(d["round_log_ratios"], _ab_rule.ALPHA,
                                                  planned, "mean")
-                threshold = ab_module.MIN_THRESHOLD if truth else _ab_rule.THRESHOLD
+                threshold = ab_module.MIN_THRESHOLD if truth else ab_module.THRESHOLD
                 assert verdict_of(low, high, threshold) == (d["verdict"], d["beyond"]), d
                 n += 1
     assert n == 256
+
+
+def _fake_round(i, a_mps, b_mps):
+    def made(mps):
+        return benchbpf.Result("count-local", {"interval": 0.001, "work_per_hit": 0}, tuple(
+            benchbpf.Sample(interval_ns=1_000_000, hits=int(mps * 1000 + k % 3))
+            for k in range(50)))
+    return ab_module.Round(i, made(a_mps), made(b_mps))
+
+
+def test_printing_reads_no_package_data(monkeypatch):
+    # The measured rates are read once, when the result is made; printing
+    # it later only formats them.
+    rounds = [_fake_round(i, 30, 15) for i in range(8)]
+    r = ab_module.ABResult(ab_module.Side("count-local", {}), ab_module.Side("count-local", {}),
+                           "interleaved", rounds, "decided", 20.0)
+    assert r.measured == ab_module.measured_rates("interleaved") is not None
+    monkeypatch.setattr(_ab_text, "MEASURED_PATH", "/nonexistent/ab_measured.json")
+    assert ab_module.measured_rates("interleaved") is None
+    text, md = str(r), r.to_markdown()
+    assert "measured for interleaved comparisons" in text and "false alarms" in md
+    assert r.outcome.verdict == "slower" and r.outcome.rates == r.measured
+    # Loaded from JSON, a comparison reads them as it is made, once.
+    again = ab_module.ABResult.from_dict(json.loads(json.dumps(r.as_dict())))
+    assert again.measured is None and "not measured" in str(again)
 
 
 # ---------------------------------------------------------------- checks
@@ -180,6 +205,14 @@ def test_the_budget_is_the_one_shared_rule(monkeypatch):
     r = benchbpf.ab("count-local", "count-local", budget=60, **QUICK)
     assert r.stopped_by == "budget" and len(r.rounds) == 1
     assert len(asked) == 1 and asked[0][0] == 60.0 and asked[0][2] == 1 and asked[0][1] > 0
+    # Interleaved precision runs ask it too, once each has its first run.
+    asked.clear()
+    got = _runner.run_interleaved([
+        (label, "count-local", {"precision": 0.05, "duration": 3, "warmup": 0.1,
+                                "interval": 0.05}) for label in ("x", "y")], budget_s=60)
+    assert [r.stopped_by for r in got] == ["budget", "budget"]
+    assert [r.params.get("precision") for r in got] == [0.05, 0.05]
+    assert [d for _, _, d in asked] == [2, 2] and all(b == 60.0 for b, _, _ in asked)
 
 
 def test_ab_and_ringbuf_are_callable_through_one_module_type(monkeypatch):
@@ -397,7 +430,12 @@ def test_every_verdict_states_the_rates_measured_for_its_mode():
     spec = importlib.util.spec_from_file_location(
         "ab_power", os.path.join(root, "scripts", "ab_power.py"))
     script = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(script)
+    # As when run: the script's folder first on sys.path, for its sibling _record.
+    sys.path.insert(0, os.path.join(root, "scripts"))
+    try:
+        spec.loader.exec_module(script)
+    finally:
+        sys.path.remove(os.path.join(root, "scripts"))
     expected = script.package_data(os.path.join(root, "results", "ab-power-2cpu.jsonl"),
                                    os.path.join(root, "results", "ab-power-truth-2cpu.jsonl"))
     with open(ab_module.MEASURED_PATH) as f:

@@ -27,7 +27,7 @@ import math
 import statistics
 
 from ..results import stats
-from ._outcome import SAME, THRESHOLD, verdict_of
+from ._outcome import SAME, verdict_of
 
 #: Defaults: the interval's width asked for (a fraction of the ratio) and
 #: the chance of a false alarm; the change that matters is every

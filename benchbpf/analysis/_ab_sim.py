@@ -10,8 +10,8 @@ import random
 import statistics
 from dataclasses import dataclass
 
-from ._ab_rule import ALPHA, MIN_ROUNDS, PRECISION, RULE, THRESHOLD, replay, sequence
-from ._outcome import FASTER, SAME, SLOWER, UNDECIDED, VERDICTS
+from ._ab_rule import ALPHA, MIN_ROUNDS, PRECISION, RULE, replay, sequence
+from ._outcome import FASTER, SAME, SLOWER, THRESHOLD, UNDECIDED, VERDICTS
 
 
 @dataclass(frozen=True)

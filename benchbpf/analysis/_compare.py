@@ -17,7 +17,7 @@ from ..results.fingerprint import differences
 from ..results.result import BLOCK_S, Result, check_emulation
 from ..results.stats import NOT_ENOUGH_RUNS, SIGNIFICANT, WITHIN_NOISE, MeanInterval, RunStates, RunTest, across_runs, chi2_sf, instability, mann_whitney_u, mean_ci, median_ci, min_p_value, run_states, runs_mean_ci, runs_needed, samples_needed, series_mean_ci, welch_p
 from ..results._drift import standard_error
-from ._outcome import FASTER, SAME, SLOWER, THRESHOLD, UNDECIDED, VERDICTS, Outcome, verdict_of
+from ._outcome import FASTER, SAME, SLOWER, THRESHOLD, UNDECIDED, Outcome, verdict_of
 
 __all__ = ["Sweep", "sweep", "Comparison", "compare", "plot", "mann_whitney_u",
            "median_ci", "mean_ci", "samples_needed", "BenchmarkMismatchWarning",
@@ -26,7 +26,7 @@ __all__ = ["Sweep", "sweep", "Comparison", "compare", "plot", "mann_whitney_u",
            "run_speed", "usable_rates", "fastest", "MIN_PRODUCER_CPU_NS", "instability",
            "run_states", "RunStates", "chi2_sf", "run_mean_se", "run_agreement",
            "MeanInterval", "series_mean_ci", "runs_mean_ci", "HostTest", "host_test",
-           "welch_p", "Outcome", "VERDICTS", "SLOWER", "FASTER", "SAME", "UNDECIDED"]
+           "welch_p", "Outcome", "ratio_interval"]
 
 
 #: Intervals in which the producers ran less CPU time than this are left
@@ -224,6 +224,8 @@ def host_test(base_runs, new_runs, alternative="two-sided"):
 
 #: The method compare() decides by, as its Outcome names it.
 RUNS_METHOD = "Mann-Whitney U on runs"
+#: Up to this many runs in all ratio_interval inverts the exact test itself.
+_EXACT_INTERVAL_RUNS = 20
 
 
 def ratio_interval(base, new, alpha=0.05):
@@ -231,13 +233,21 @@ def ratio_interval(base, new, alpha=0.05):
     median of the pairwise ratios new/base (Hodges-Lehmann) and the ratios
     the test across runs (across_runs, two-sided at alpha) does not reject
     when the base figures are scaled by them (Mann-Whitney's interval, so
-    that it excludes 1 where the test finds a difference).  None when a
-    side has no positive figure."""
+    that it excludes 1 where the test finds a difference; over
+    _EXACT_INTERVAL_RUNS runs, its ends ranked by the normal approximation
+    of U).  None when a side has no positive figure."""
     xs = [x for x in base if x > 0 and math.isfinite(x)]
     ys = [y for y in new if y > 0 and math.isfinite(y)]
     if not xs or not ys:
         return None
     ratios = sorted(y / x for x in xs for y in ys)
+    if len(xs) + len(ys) > _EXACT_INTERVAL_RUNS:
+        # Many runs: the test's exact distribution costs seconds per look;
+        # the normal approximation of U gives the rank of each end.
+        m, n = len(xs), len(ys)
+        z = statistics.NormalDist().inv_cdf(1 - alpha / 2)
+        k = max(0, math.floor(m * n / 2 - z * math.sqrt(m * n * (m + n + 1) / 12)))
+        return statistics.median(ratios), ratios[k], ratios[len(ratios) - 1 - k]
 
     def kept(i):
         return across_runs([x * ratios[i] for x in xs], ys, alpha).verdict != SIGNIFICANT

@@ -55,27 +55,32 @@ from .._callable import callable_module
 from ..harness import _precision, _progress, _runner
 from .._version import __version__
 from . import _ab_rule, _ab_text
-from ._ab_rule import ALPHA, MIN_ROUNDS, PRECISION, RULE, RULES, THRESHOLD, replay
+from ._ab_rule import ALPHA, MIN_ROUNDS, PRECISION, RULE, RULES, replay
 from ._ab_sim import FITTED, Contamination, SimulatedRates, simulate, simulate_fitted
 # scripts/ab_power.py reads the simulated host's series through ab.
-from ._ab_sim import simulated_log_ratios as _simulated_log_ratios  # noqa: F401
+from ._ab_sim import simulated_log_ratios
 from ._ab_text import MEASURED_PATH, measured_rates
 from ._compare import BenchmarkMismatchWarning, run_speed
-from ._outcome import FASTER, SAME, SLOWER, UNDECIDED, VERDICTS, Outcome, verdict_of
+from . import _outcome
+from ._outcome import FASTER, SAME, SLOWER, THRESHOLD, UNDECIDED, Outcome, verdict_of
 from ..results.fingerprint import fingerprint
 from ..results.result import JsonFile, Result, _Picklable, _thawed
 
 __all__ = ["ab", "ABResult", "Round", "Side", "simulate", "SimulatedRates", "MODES",
-           "VERDICTS", "round_seconds", "measured_rates", "RULE", "RULES", "replay",
-           "simulate_fitted", "Contamination", "FITTED", "planned_rounds", "FAIL_ON"]
+           "VERDICTS", "round_seconds", "measured_rates", "simulated_log_ratios", "RULE",
+           "RULES", "replay", "simulate_fitted", "Contamination", "FITTED", "planned_rounds",
+           "FAIL_ON"]
 
 #: How the sides of a comparison run: in turns here, both at once, or in guests.
 MODES = ("interleaved", "duet", "kernels")
+#: What a comparison can conclude, "slower", "faster", "same", "undecided":
+#: every comparison's words (analysis.Outcome).
+VERDICTS = _outcome.VERDICTS
 #: What `--fail-on` takes, and the status for "cannot tell" (git bisect's
 #: "skip": neither good nor bad).
 FAIL_ON, SKIP_STATUS = ("slower", "faster"), 125
-#: The default wall time, s (the rule's defaults, PRECISION, THRESHOLD,
-#: ALPHA and MIN_ROUNDS, are _ab_rule's).
+#: The default wall time, s (the rule's defaults, PRECISION, ALPHA and
+#: MIN_ROUNDS, are _ab_rule's; THRESHOLD is every comparison's, _outcome's).
 BUDGET_S = 300.0
 MIN_PRECISION, MAX_PRECISION = 0.001, 0.5
 MIN_THRESHOLD, MAX_THRESHOLD = 0.001, 0.5

@@ -21,6 +21,7 @@ import math
 import statistics
 import time
 
+from ..benchs import FAMILIES
 from ..harness import _progress, _runner
 from ..results._lines import summary_latency_ns
 from .._core import BenchmarkError, UnsupportedError
@@ -39,22 +40,23 @@ __all__ = ["run_suite", "to_html", "select", "plan", "compare_sets", "compare_re
 #: 95 % confidence interval of the median narrower than min..max.
 QUICK = {"warmup": 0.2, "duration": 0.9, "interval": 0.1}
 
+
+
+def _declared(attr):
+    """{benchmark: options} that the family modules declare as `attr`: a
+    family states its own, and no list here names it."""
+    return {name: dict(options) for module in FAMILIES.values()
+            for name, options in getattr(module, attr, {}).items()}
+
+
 #: Benchmark options a quick suite changes: their defaults cost setup time
-#: out of proportion with a short run.
-QUICK_PARAMS = {
-    # 1000 sleeping tasks forked and reaped per run; 100 still churn storage.
-    "local-storage-tasks-trace": {"nr_procs": 100},
-}
+#: out of proportion with a short run (each family module's QUICK_PARAMS).
+QUICK_PARAMS = _declared("QUICK_PARAMS")
 
 #: Options a benchmark has no default for (the kernel bench requires them):
-#: the suite runs this choice, in quick and full suites alike.
-REQUIRED_PARAMS = {
-    # The trie size of upstream's examples.
-    **{f"lpm-trie-{op}": {"nr_entries": 10000} for op in
-       ("noop", "baseline", "lookup", "insert", "update", "delete", "free")},
-    # The first of the kernel bench's 24; benchbpf.xdp_lb.scenarios() runs all.
-    "xdp-lb": {"scenario": "tcp-v4-lru-hit"},
-}
+#: the suite runs this choice, in quick and full suites alike, and the
+#: manual's examples show it (each family module's REQUIRED_PARAMS).
+REQUIRED_PARAMS = _declared("REQUIRED_PARAMS")
 
 #: Benchmarks the suite leaves out, and why.
 EXCLUDED = {"selftest": "exists to test the harness, not a measurement"}

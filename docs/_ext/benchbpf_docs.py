@@ -35,7 +35,7 @@ from sphinx.util.docutils import SphinxDirective
 
 import benchbpf
 from benchbpf.harness import _runner
-from benchbpf.tools import cli
+from benchbpf.tools import cli, report
 from benchbpf import trigger
 
 LOGGER = logging.getLogger(__name__)
@@ -43,9 +43,9 @@ LOGGER = logging.getLogger(__name__)
 # The module: benchbpf.features is the function features().
 features = importlib.import_module("benchbpf.harness.features")
 
-#: Values the examples give to parameters a run must give, by (family,
-#: parameter), where the least allowed value makes a poor example.
-EXAMPLE_VALUES = {("lpm_trie", "nr_entries"): 10000}
+#: Values the examples give to parameters a run must give: what the
+#: report's suites give them, as each family declares (REQUIRED_PARAMS).
+EXAMPLE_VALUES = report.REQUIRED_PARAMS
 
 #: Families that are benchbpf's own: the kernel's bench has no such benchmark.
 OWN_FAMILIES = {"selftest"}
@@ -120,14 +120,15 @@ def _call(function, args=(), kwargs=()):
 
 
 def _example_params(info):
-    """The parameters of the example run: what a run needs (a required
-    choice's first choice, EXAMPLE_VALUES), and, to show a flag beside its
-    keyword, the first switch the kernel's bench also has, where that run
-    passes benchbpf.check()."""
+    """The parameters of the example run: what a run needs (EXAMPLE_VALUES,
+    else a required choice's first choice or the least value), and, to show
+    a flag beside its keyword, the first switch the kernel's bench also has,
+    where that run passes benchbpf.check()."""
     needed = {}
+    given = EXAMPLE_VALUES.get(info.name, {})
     for key, p in info.params.items():
-        if (info.family, key) in EXAMPLE_VALUES:
-            needed[key] = EXAMPLE_VALUES[info.family, key]
+        if key in given:
+            needed[key] = given[key]
         elif p.required:
             needed[key] = p.choices[0] if p.type == "choice" else p.min
     _checked(info.name, needed)
@@ -147,7 +148,7 @@ def _checked(name, params):
         benchbpf.check(name, **params)
     except (ValueError, TypeError) as e:
         raise ExtensionError(f"the reference's example run of {name} ({params}) is refused: "
-                             f"{e}; give the parameter a value in EXAMPLE_VALUES") from None
+                             f"{e}; give the parameter a value in the family's REQUIRED_PARAMS") from None
 
 
 def _argv(info, params, kernel):
@@ -247,6 +248,14 @@ def _resolve(dotted):
     return getattr(importlib.import_module(module), attr)
 
 
+def _home(dotted):
+    """Where the API page documents the function `dotted` names, which may
+    be the name benchbpf offers it by (benchbpf.count.local is
+    benchbpf.benchs.count.local)."""
+    function = _resolve(dotted)
+    return f"{function.__module__}.{function.__qualname__}"
+
+
 def _family_call(info, calls):
     """The family function's call of this benchmark, checked to run it:
     (call text, function), or ("", "")."""
@@ -260,10 +269,11 @@ def _family_call(info, calls):
     for pname, param in list(sig.parameters.items())[len(args):]:
         if param.default is param.empty and param.kind in (param.POSITIONAL_ONLY,
                                                           param.POSITIONAL_OR_KEYWORD):
-            if (info.family, pname) not in EXAMPLE_VALUES:
+            given = EXAMPLE_VALUES.get(info.name, {})
+            if pname not in given:
                 raise ExtensionError(f"{function}() needs {pname}: give it a value in "
-                                     "EXAMPLE_VALUES")
-            args.append(EXAMPLE_VALUES[info.family, pname])
+                                     f"the family's REQUIRED_PARAMS")
+            args.append(given[pname])
     ran, _ = _runs(lambda: target(*args, **dict(kwargs)))
     if ran != info.name:
         raise ExtensionError(f"{_call(function, args, kwargs)} runs {ran}, not {info.name}")
@@ -460,7 +470,7 @@ def _benchmark_section(document, b):
     section += _code(b.python_call, "python")
     if b.family_call:
         section += _para("Its family's function, ",
-                         _xref("py", "func", b.family_function, b.family_function + "()"),
+                         _xref("py", "func", _home(b.family_function), b.family_function + "()"),
                          ", runs it too (here with its defaults):")
         section += _code(b.family_call, "python")
     shell = f"$ {b.command}"
@@ -742,16 +752,31 @@ def reexported_data(module):
     return out
 
 
+def _api_modules(line):
+    """The modules a line of {benchbpf-api} names: itself, or for
+    ``PACKAGE.*`` every public module of PACKAGE, by name (benchbpf.benchs.*:
+    every family, so that a new one needs no line of its own)."""
+    if not line.endswith(".*"):
+        return [line]
+    import pkgutil
+    package = importlib.import_module(line[:-2])
+    return [f"{package.__name__}.{info.name}"
+            for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda i: i.name)
+            if not info.name.startswith("_")]
+
+
 class ApiDirective(SphinxDirective):
-    """One section per module named in the content (one a line): its
-    docstring and every name of its __all__ documented there, and links for
-    the names it exports that another module documents."""
+    """One section per module named in the content (one a line, or
+    ``PACKAGE.*`` for each of its public modules): its docstring and every
+    name of its __all__ documented there, and links for the names it
+    exports that another module documents."""
     has_content = True
 
     def run(self):
         document = self.state.document
         out = []
-        for module_name in (line.strip() for line in self.content if line.strip()):
+        names = [m for line in self.content if line.strip() for m in _api_modules(line.strip())]
+        for module_name in names:
             module = importlib.import_module(module_name)
             absent = [n for n in module.__all__ if not hasattr(module, n)]
             if absent:
