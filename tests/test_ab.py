@@ -130,8 +130,9 @@ def test_printing_reads_no_package_data(monkeypatch):
     # The measured rates are read once, when the result is made; printing
     # it later only formats them.
     rounds = [_fake_round(i, 30, 15) for i in range(8)]
+    # The rule, alpha and budget the rates were measured at, so that they apply.
     r = ab_module.ABResult(ab_module.Side("count-local", {}), ab_module.Side("count-local", {}),
-                           "interleaved", rounds, "decided", 20.0)
+                           "interleaved", rounds, "decided", 20.0, budget_s=120.0)
     assert r.measured == ab_module.measured_rates("interleaved") is not None
     monkeypatch.setattr(_ab_text, "MEASURED_PATH", "/nonexistent/ab_measured.json")
     assert ab_module.measured_rates("interleaved") is None
@@ -463,7 +464,7 @@ def test_every_verdict_states_the_rates_measured_for_its_mode():
         # Asked otherwise: no rates, and why.
         for asked, words in ((("median", 0.05, 120.0, {"count-local"}), "rule median"),
                              (("mean", 0.01, 120.0, {"count-local"}), "alpha 0.01"),
-                             (("mean", 0.05, 300.0, {"count-local"}), "budget 300"),
+                             (("mean", 0.05, 300.0, {"count-local"}), "budget 300 s"),
                              (("mean", 0.05, 120.0, {"bloom-lookup"}), "benchmark bloom-lookup")):
             text = _ab_text.rates_text(mode, m, *asked)
             assert "do not apply" in text and words in text, text

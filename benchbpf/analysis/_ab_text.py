@@ -62,9 +62,9 @@ def rates_text(mode, m, rule=None, alpha=None, budget_s=None, names=()):
         return f"error rates of {mode} comparisons not measured"
     m_rule, m_alpha, m_budget = _measured_at(m)
     at = f"{m_rule} rule, alpha {m_alpha:g}, {m_budget:g} s budget"
-    differs = [f"{what} {mine}" for what, mine, theirs in (
-        ("rule", rule, m_rule), ("alpha", alpha, m_alpha), ("budget", budget_s, m_budget))
-        if mine is not None and mine != theirs]
+    differs = [f"{what} {shown}" for what, mine, theirs, shown in (
+        ("rule", rule, m_rule, rule), ("alpha", alpha, m_alpha, f"{alpha:g}"),
+        ("budget", budget_s, m_budget, f"{budget_s:g} s")) if mine is not None and mine != theirs]
     unmeasured = sorted(set(names) - set(m.get("benchmarks", names)))
     if unmeasured:
         differs.append(f"benchmark {', '.join(unmeasured)}")
