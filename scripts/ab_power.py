@@ -329,9 +329,14 @@ def package_data(path, truth_path=None):
                         slower=sum(r["verdict"] == "slower" for r in cell),
                         comparisons=len(cell),
                         measured_pct=round(100 * _pooled_slowdown(ok, path, effect), 1))
+        # The rule and alpha the comparisons ran with (ab's defaults then),
+        # and their benchmarks: where a verdict's differ, the rates do not apply.
+        names = {r[side].split()[0] for r in ok if r["method"] == mode for side in "ab"}
         out[mode] = dict(false_alarms=sum(r["verdict"] in ("slower", "faster") for r in same),
                          comparisons=len(same), power=power, budget_s=rows[0]["budget_s"],
-                         machine=machine, taken=rows[0]["started"][:10])
+                         machine=machine, taken=rows[0]["started"][:10],
+                         rule=rows[0].get("rule", "mean"), alpha=rows[0].get("alpha", 0.05),
+                         benchmarks=sorted(names))
     return out
 
 

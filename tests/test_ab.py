@@ -6,6 +6,7 @@ what holds on a busy machine: a change of 2x is found, identical sides are
 never called different beyond the threshold."""
 import json
 import math
+import re
 import os
 import signal
 import subprocess
@@ -107,9 +108,10 @@ def test_every_stored_round_series_replays_to_its_recorded_verdict():
                 truth = d["kind"] == "truth"
                 warmup = ab_module.DUET_WARMUP_S if d["method"] == "duet" else "auto"
                 nominal = ab_module.round_seconds(d["method"], warmup, ab_module.DURATION_S)
-                planned = 60 if truth else max(10, min(1000, int(d["budget_s"] / nominal)))
+                planned = 60 if truth else ab_module.planned_rounds(nominal, d["budget_s"])
+                # They were taken before rules had names: by the mean rule.
                 _, low, high = _ab_rule.interval(d["round_log_ratios"], _ab_rule.ALPHA,
-                                                 planned)
+                                                 planned, "mean")
                 threshold = ab_module.MIN_THRESHOLD if truth else ab_module.THRESHOLD
                 assert verdict_of(low, high, threshold) == (d["verdict"], d["beyond"]), d
                 n += 1
@@ -128,8 +130,9 @@ def test_printing_reads_no_package_data(monkeypatch):
     # The measured rates are read once, when the result is made; printing
     # it later only formats them.
     rounds = [_fake_round(i, 30, 15) for i in range(8)]
+    # The rule, alpha and budget the rates were measured at, so that they apply.
     r = ab_module.ABResult(ab_module.Side("count-local", {}), ab_module.Side("count-local", {}),
-                           "interleaved", rounds, "decided", 20.0)
+                           "interleaved", rounds, "decided", 20.0, budget_s=120.0)
     assert r.measured == ab_module.measured_rates("interleaved") is not None
     monkeypatch.setattr(_ab_text, "MEASURED_PATH", "/nonexistent/ab_measured.json")
     assert ab_module.measured_rates("interleaved") is None
@@ -170,6 +173,8 @@ def test_bad_comparisons_are_refused_before_anything_loads():
         benchbpf.ab("count-local", "count-local", max_rounds=10, min_rounds=12, **QUICK)
     with rejected_before_loading(ValueError, "min_rounds=4", "8.."):
         benchbpf.ab("count-local", "count-local", min_rounds=4, **QUICK)
+    with rejected_before_loading(ValueError, "rule='nosuch'", "huber, median, mean"):
+        benchbpf.ab("count-local", "count-local", rule="nosuch", **QUICK)
 
 
 def test_round_counts_are_checked_by_the_shared_int_range_check():
@@ -332,6 +337,8 @@ def test_the_command_runs_a_comparison_and_saves_it(tmp_path):
     (["rb-libbpf", "--", "pb-libbpf"], "different_benchmarks"),
     (["--budget", "1", "count-local", "--", "count-local"], "8 rounds"),
     (["--precision", "90", "count-local", "--", "count-local"], "--precision"),
+    (["--rule", "nosuch", "count-local", "--", "count-local"], "--rule"),
+    (["--fail-on", "worse", "count-local", "--", "count-local"], "--fail-on"),
 ])
 def test_the_command_refuses_bad_comparisons_with_status_2(args, words):
     p = _cli(*args)
@@ -417,7 +424,8 @@ def test_ctrl_c_in_a_duet_stops_both_workers(monkeypatch, tmp_path):
 
 def test_every_verdict_states_the_rates_measured_for_its_mode():
     """What a verdict states is what results/ab-power-2cpu.jsonl holds,
-    summed by the script that took it."""
+    summed by the script that took it, each rate with its Clopper-Pearson
+    interval and what it was measured at."""
     import importlib.util
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     spec = importlib.util.spec_from_file_location(
@@ -433,19 +441,98 @@ def test_every_verdict_states_the_rates_measured_for_its_mode():
                                    os.path.join(root, "results", "ab-power-truth-2cpu.jsonl"))
     with open(ab_module.MEASURED_PATH) as f:
         shipped = json.load(f)
+    share = _ab_text._share
     for mode in ("interleaved", "duet"):
         got = {k: v for k, v in shipped[mode].items() if k != "machine"}
         want = {k: v for k, v in expected[mode].items() if k != "machine"}
         assert got == want, mode
         m = ab_module.measured_rates(mode)
-        text = _ab_text.rates_text(mode, m)
-        assert f"false alarms {m['false_alarms']}/{m['comparisons']}" in text
+        # Asked as they were measured: the rates, with their intervals.
+        text = _ab_text.rates_text(mode, m, "mean", 0.05, 120.0, {"count-local"})
+        assert "at mean rule, alpha 0.05, 120 s budget" in text, text
+        k, n = m["false_alarms"], m["comparisons"]
+        lo, hi = benchbpf.results.stats.clopper_pearson(k, n)
+        assert f"false alarms {k}/{n} ({100 * lo:.0f}..{100 * hi:.0f} %)" in text, text
         # The cells measured nearest 5 %, each side of it, with what they found.
         for path, where in (("user", "in user space"), ("bpf", "on the BPF path")):
             cells = sorted(m["power"][path].values(), key=lambda c: c["measured_pct"])
             below = [c for c in cells if c["measured_pct"] < 5][-1]
             above = [c for c in cells if c["measured_pct"] >= 5][0]
-            assert (f"{below['measured_pct']:g} % {below['slower']}/{below['comparisons']} and "
-                    f"{above['measured_pct']:g} % {above['slower']}/{above['comparisons']} "
-                    f"{where}") in text, text
+            assert (f"{below['measured_pct']:g} % {share(below['slower'], below['comparisons'])}"
+                    f" and {above['measured_pct']:g} % "
+                    f"{share(above['slower'], above['comparisons'])} {where}") in text, text
+        # Asked otherwise: no rates, and why.
+        for asked, words in ((("median", 0.05, 120.0, {"count-local"}), "rule median"),
+                             (("mean", 0.01, 120.0, {"count-local"}), "alpha 0.01"),
+                             (("mean", 0.05, 300.0, {"count-local"}), "budget 300 s"),
+                             (("mean", 0.05, 120.0, {"bloom-lookup"}), "benchmark bloom-lookup")):
+            text = _ab_text.rates_text(mode, m, *asked)
+            assert "do not apply" in text and words in text, text
+            assert "false alarms" not in text and not re.search(r"\d/\d", text), text
     assert "not measured" in _ab_text.rates_text("kernels", ab_module.measured_rates("kernels"))
+
+
+def test_a_verdict_reads_no_file_when_printed(monkeypatch):
+    r = ab_module.ABResult(ab_module.Side.of("count-local"), ab_module.Side.of("count-local"),
+                           "interleaved", (), "budget", 1.0, rule="median")
+    import builtins
+
+    def no_open(*args, **kwargs):
+        raise AssertionError(f"str() opened {args[0]}")
+    monkeypatch.setattr(builtins, "open", no_open)
+    text = str(r)
+    assert "rule median" in text and "do not apply" in text, text
+    assert "confidence sequence on rounds' median" in text, text
+
+
+@pytest.mark.parametrize("verdict, beyond, fail_on, status", [
+    ("slower", True, "slower", 1), ("slower", False, "slower", 125),
+    ("undecided", False, "slower", 125), ("same", False, "slower", 0),
+    ("faster", True, "slower", 0), ("faster", False, "slower", 0),
+    ("faster", True, "faster", 1), ("slower", True, "faster", 0),
+])
+def test_fail_on_maps_each_verdict_to_its_exit_status(verdict, beyond, fail_on, status):
+    from types import SimpleNamespace
+    fake = SimpleNamespace(verdict=verdict, beyond_threshold=beyond)
+    assert ab_module.ABResult.exit_status(fake, fail_on) == status
+    with pytest.raises(ValueError, match="fail_on='worse'"):
+        ab_module.ABResult.exit_status(fake, "worse")
+
+
+def test_fail_on_exits_1_on_a_slowdown_and_0_on_a_speedup():
+    common = ["--fail-on", "slower", "-q", "-w", "0.1", "-d", "0.3", "--interval", "0.05",
+              "--max-rounds", "8", "--budget", "120"]
+    p = _cli(*common, "count-local", "--", "count-local", "--work-per-hit", "40")
+    assert p.returncode == 1, (p.stdout, p.stderr)
+    assert "slower by" in p.stdout and "beyond the 2 % threshold" in p.stdout, p.stdout
+    p = _cli(*common, "count-local", "--work-per-hit", "40", "--", "count-local")
+    assert p.returncode == 0, (p.stdout, p.stderr)
+
+
+def test_fail_on_exits_125_where_a_side_cannot_run():
+    # git bisect's "skip": a commit where a side fails is neither good nor bad.
+    p = _cli("--fail-on", "slower", "-q", "-w", "0.1", "-d", "0.3", "--max-rounds", "8",
+             "selftest", "--", "selftest", "--fault", "setup-attach")
+    assert p.returncode == 125, (p.stdout, p.stderr)
+    p = _cli("--fail-on", "slower", "count-local", "--", "count-locl")
+    assert p.returncode == 125 and "unknown benchmark" in p.stderr, p.stderr
+
+
+def test_fail_on_exits_130_on_ctrl_c_with_the_finished_rounds_kept(tmp_path):
+    env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path))
+    proc = subprocess.Popen([sys.executable, "-m", "benchbpf", "ab", "--fail-on", "slower",
+                             "-w", "0.1", "-d", "0.3", "--interval", "0.05", "--budget", "120",
+                             "count-local", "--", "count-local"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    seen = []
+    for line in proc.stderr:
+        seen.append(line)
+        if line.startswith("round 2"):
+            proc.send_signal(signal.SIGINT)
+            break
+    err = "".join(seen) + proc.stderr.read()
+    proc.wait(timeout=60)
+    assert proc.returncode == 130, err
+    assert "interrupted after" in err and "saved to" in err, err
+    path = err.split("saved to ")[1].split(" (benchbpf")[0]
+    assert len(benchbpf.ABResult.from_json(path).rounds) >= 2

@@ -7,6 +7,8 @@ import math
 import os
 import statistics
 
+from ..results import stats
+
 
 #: Error rates measured on the project's machine for each mode
 #: (scripts/ab_power.py --package-data; results/ab-power-2cpu.md).
@@ -39,22 +41,48 @@ def _around(cells, pct=5.0):
     return near
 
 
-def rates_text(mode, m):
+def _measured_at(m):
+    # Comparisons measured before rules had names used the mean rule at ab's
+    # alpha then, 0.05.
+    return m.get("rule", "mean"), m.get("alpha", 0.05), m["budget_s"]
+
+
+def _share(k, n):
+    lo, hi = stats.clopper_pearson(k, n)
+    return f"{k}/{n} ({100 * lo:.0f}..{100 * hi:.0f} %)"
+
+
+def rates_text(mode, m, rule=None, alpha=None, budget_s=None, names=()):
     """The error rates measured of `mode` (m: measured_rates(mode), or
-    None), in words."""
+    None), in words, each with its Clopper-Pearson 95 % interval and the
+    rule, alpha and budget they were measured at.  When the comparison's
+    rule, alpha, budget_s or benchmark names (None: not asked) differ from
+    those, the words say that the rates do not apply, and print none."""
     if not m:
         return f"error rates of {mode} comparisons not measured"
-    k, n = m["false_alarms"], m["comparisons"]
+    m_rule, m_alpha, m_budget = _measured_at(m)
+    at = f"{m_rule} rule, alpha {m_alpha:g}, {m_budget:g} s budget"
+    differs = [f"{what} {shown}" for what, mine, theirs, shown in (
+        ("rule", rule, m_rule, rule), ("alpha", alpha, m_alpha, f"{alpha:g}"),
+        ("budget", budget_s, m_budget, f"{budget_s:g} s")) if mine is not None and mine != theirs]
+    unmeasured = sorted(set(names) - set(m.get("benchmarks", names)))
+    if unmeasured:
+        differs.append(f"benchmark {', '.join(unmeasured)}")
+    if differs:
+        return (f"error rates measured for {mode} comparisons on {m['machine']} at {at} do "
+                f"not apply to this one ({'; '.join(differs)}): "
+                "results/ab-power-robust-2cpu.md has the simulated rates of each rule")
     found = []
     for path, cells in m["power"].items():
         near = _around(list(cells.values()))
         if near:
-            found.append(" and ".join(f"{c['measured_pct']:g} % {c['slower']}/{c['comparisons']}"
+            found.append(" and ".join(f"{c['measured_pct']:g} % "
+                                      f"{_share(c['slower'], c['comparisons'])}"
                                       for c in near) + f" {_PATH_NAMES.get(path, path)}")
-    power = (f"; slowdowns found, of those measured nearest 5 %: {'; '.join(found)} "
-             f"(within {m['budget_s']:g} s)") if found else ""
-    return (f"measured for {mode} comparisons on {m['machine']}: false alarms {k}/{n} "
-            f"({100 * k / n:.1f} %){power}")
+    power = (f"; slowdowns found, of those measured nearest 5 %: {'; '.join(found)}"
+             if found else "")
+    return (f"measured for {mode} comparisons on {m['machine']} at {at} (95 % intervals): "
+            f"false alarms {_share(m['false_alarms'], m['comparisons'])}{power}")
 
 
 def line(r):
@@ -90,7 +118,7 @@ def markdown(r):
         "",
         f"{r.mode} rounds of {r.metadata.get('warmup')} s warm-up + "
         f"{r.metadata.get('duration')} s measured per run, sides in a random order "
-        f"(seed {r.seed}); a confidence sequence on the rounds' log ratios, "
+        f"(seed {r.seed}); {o.method} (rule {r.rule}), "
         f"threshold \u00b1{r.threshold * 100:g} %, stopped by {r.stopped_by}; "
         f"kernel {r.metadata.get('kernel', '?')}, {r.metadata.get('nr_cpus', '?')} "
         f"CPUs ({r.metadata.get('cpu_model', '?')}), benchbpf "

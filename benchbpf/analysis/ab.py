@@ -20,18 +20,19 @@ in rounds; each round measures each side once:
 
 This host moves a figure by 10-20 % over minutes.  Sides measured seconds
 apart in the same round meet the same phase of it, so the figure is the
-ratio B/A within each round; the ratios' geometric mean and its confidence
-sequence (stats.sequence_mean_ci) say how B compares with A.  The sequence
-holds at every look, so the comparison may stop as soon as the interval
-decides:
+ratio B/A within each round; the rounds' median ratio and its confidence
+sequence (rule "median", the default; "mean": their geometric mean, the
+rule before; _ab_rule) say how B compares with A.  The sequence holds at
+every look, so the comparison may stop as soon as the interval decides:
 
 - "same": the interval lies within +-threshold of 1;
 - "slower" / "faster": the interval lies beyond the threshold, or, once it
   is as narrow as the precision asks, entirely on one side of 1;
 - "undecided": the budget ran out first (the interval says how far it got).
 
-Error rates of the rule on seeded simulated series: simulate(); measured on
-this kind of machine: results/ab-power-2cpu.md.
+Error rates of the rules on seeded simulated series: simulate() and
+simulate_fitted(); replayed on stored rounds: results/ab-power-robust-2cpu.md;
+the mean rule's measured live on this kind of machine: results/ab-power-2cpu.md.
 
 This module holds the sides, the rounds and the run loop; the rule itself
 (no I/O) is _ab_rule, the simulator _ab_sim, the printing _ab_text, and
@@ -54,8 +55,8 @@ from .._callable import callable_module
 from ..harness import _precision, _progress, _runner
 from .._version import __version__
 from . import _ab_rule, _ab_text
-from ._ab_rule import ALPHA, MIN_ROUNDS, PRECISION
-from ._ab_sim import SimulatedRates, simulate
+from ._ab_rule import ALPHA, MIN_ROUNDS, PRECISION, RULE, RULES, replay
+from ._ab_sim import FITTED, Contamination, SimulatedRates, simulate, simulate_fitted
 # scripts/ab_power.py reads the simulated host's series through ab.
 from ._ab_sim import simulated_log_ratios
 from ._ab_text import MEASURED_PATH, measured_rates
@@ -66,13 +67,18 @@ from ..results.fingerprint import fingerprint
 from ..results.result import JsonFile, Result, _Picklable, _thawed
 
 __all__ = ["ab", "ABResult", "Round", "Side", "simulate", "SimulatedRates", "MODES",
-           "VERDICTS", "round_seconds", "measured_rates", "simulated_log_ratios"]
+           "VERDICTS", "round_seconds", "measured_rates", "simulated_log_ratios", "RULE",
+           "RULES", "replay", "simulate_fitted", "Contamination", "FITTED", "planned_rounds",
+           "FAIL_ON"]
 
 #: How the sides of a comparison run: in turns here, both at once, or in guests.
 MODES = ("interleaved", "duet", "kernels")
 #: What a comparison can conclude, "slower", "faster", "same", "undecided":
 #: every comparison's words (analysis.Outcome).
 VERDICTS = _outcome.VERDICTS
+#: What `--fail-on` takes, and the status for "cannot tell" (git bisect's
+#: "skip": neither good nor bad).
+FAIL_ON, SKIP_STATUS = ("slower", "faster"), 125
 #: The default wall time, s (the rule's defaults, PRECISION, ALPHA and
 #: MIN_ROUNDS, are _ab_rule's; THRESHOLD is every comparison's, _outcome's).
 BUDGET_S = 300.0
@@ -250,9 +256,10 @@ class ABResult(JsonFile, _Picklable):
     asked for; metadata: where and how it ran (fingerprint, kernel, run
     lengths); measured: the error rates measured for this mode
     (measured_rates, read once when the result is made; None where not
-    measured).  The figures (ratio, low, high, verdict: the outcome) are
-    computed from the rounds, so a saved and reloaded comparison states the
-    same."""
+    measured); rule: the sequential rule that made the interval (one of
+    RULES; "mean" for comparisons saved before rules had names).  The
+    figures (ratio, low, high, verdict: the outcome) are computed from the
+    rounds, so a saved and reloaded comparison states the same."""
     a: Side
     b: Side
     mode: str
@@ -267,8 +274,10 @@ class ABResult(JsonFile, _Picklable):
     seed: int = 0
     metadata: MappingProxyType = dataclasses.field(default_factory=dict)
     measured: object = _READ
+    rule: str = "mean"
 
     def __post_init__(self):
+        _ab_rule.check_rule(self.rule)
         object.__setattr__(self, "rounds", tuple(self.rounds))
         object.__setattr__(self, "metadata", MappingProxyType(dict(self.metadata)))
         if self.measured is _READ:
@@ -283,21 +292,23 @@ class ABResult(JsonFile, _Picklable):
     @property
     def _interval(self):
         logs = [math.log(x) for x in self.ratios if x > 0 and math.isfinite(x)]
-        return _ab_rule.interval(logs, self.alpha, self.planned_rounds)
+        return _ab_rule.interval(logs, self.alpha, self.planned_rounds, self.rule)
 
     @property
     def ratio(self):
-        """B/A: the geometric mean of the rounds' ratios (None under 3 rounds)."""
+        """B/A as the rule reads it: the geometric mean of the rounds'
+        ratios ("mean"), their median ("median"), the middle of the interval
+        ("huber"); None while the rule has no interval."""
         return self._interval[0]
 
     @property
     def low(self):
-        """Lower end of B/A's confidence sequence at 1 - alpha (None under 3 rounds)."""
+        """Lower end of B/A's confidence sequence at 1 - alpha (or None)."""
         return self._interval[1]
 
     @property
     def high(self):
-        """Upper end of B/A's confidence sequence at 1 - alpha (None under 3 rounds)."""
+        """Upper end of B/A's confidence sequence at 1 - alpha (or None)."""
         return self._interval[2]
 
     @property
@@ -315,9 +326,10 @@ class ABResult(JsonFile, _Picklable):
         against the threshold and the rates measured for this mode."""
         r, lo, hi = self._interval
         verdict, beyond = verdict_of(lo, hi, self.threshold)
-        return Outcome(r, lo, hi, 1 - self.alpha, _ab_rule.METHOD, verdict, beyond,
+        return Outcome(r, lo, hi, 1 - self.alpha, _ab_rule.METHODS[self.rule], verdict, beyond,
                        self.threshold, self.measured,
-                       _ab_text.rates_text(self.mode, self.measured),
+                       _ab_text.rates_text(self.mode, self.measured, self.rule, self.alpha,
+                                           self.budget_s, {self.a.name, self.b.name}),
                        "" if r is not None else
                        f"{len(self.rounds)} rounds, too few for an interval")
 
@@ -330,6 +342,20 @@ class ABResult(JsonFile, _Picklable):
     def beyond_threshold(self):
         """True when the whole interval lies beyond +-threshold."""
         return verdict_of(self.low, self.high, self.threshold)[1]
+
+    def exit_status(self, fail_on=None):
+        """What `benchbpf ab --fail-on` exits with, for CI and `git bisect
+        run`: 1 when B is `fail_on` (FAIL_ON: "slower", the default, or
+        "faster") than A beyond the threshold; SKIP_STATUS, 125 (bisect's
+        "skip"), when undecided, or when the interval lies on that side of 1
+        but reaches within the threshold; 0 otherwise (the same within the
+        threshold, or the other way)."""
+        fail_on = FAIL_ON[0] if fail_on is None else fail_on
+        if fail_on not in FAIL_ON:
+            raise ValueError(f"fail_on={fail_on!r}: must be one of {', '.join(FAIL_ON)}")
+        if self.verdict == fail_on:
+            return 1 if self.beyond_threshold else SKIP_STATUS
+        return SKIP_STATUS if self.verdict == UNDECIDED else 0
 
     @property
     def relative_half_width(self):
@@ -392,7 +418,7 @@ class ABResult(JsonFile, _Picklable):
                 "threshold": self.threshold, "precision": self.precision,
                 "alpha": self.alpha, "budget_s": self.budget_s,
                 "planned_rounds": self.planned_rounds, "seed": self.seed,
-                "metadata": _thawed(self.metadata),
+                "rule": self.rule, "metadata": _thawed(self.metadata),
                 # Derived, for readers of the file; from_dict recomputes them.
                 "ratio": self.ratio, "low": self.low, "high": self.high,
                 "verdict": self.verdict}
@@ -409,7 +435,8 @@ class ABResult(JsonFile, _Picklable):
         return cls(Side.from_dict(d["a"]), Side.from_dict(d["b"]), d["mode"],
                    tuple(Round.from_dict(r) for r in d["rounds"]), d["stopped_by"],
                    d["wall_s"], d["threshold"], d["precision"], d["alpha"], d["budget_s"],
-                   d["planned_rounds"], d["seed"], d.get("metadata", {}))
+                   d["planned_rounds"], d["seed"], d.get("metadata", {}),
+                   rule=d.get("rule", "mean"))
 
     def save(self, path):
         """Write the comparison as JSON to path (ABResult.from_json reads it)."""
@@ -437,6 +464,15 @@ def round_seconds(mode, warmup, duration):
     warm = NOMINAL_AUTO_WARMUP_S if _precision.is_auto(warmup) else warmup
     run_s = warm + duration + NOMINAL_LOAD_S
     return run_s if mode == "duet" else 2 * run_s
+
+
+def planned_rounds(nominal, budget, max_rounds=None):
+    """The rounds a comparison plans for, where its interval is narrowest:
+    those that fit the budget at `nominal` s a round (round_seconds), at
+    most max_rounds, within 10..1000.  Fixed before any round, so it keeps
+    the rule's guarantee; a stored comparison replays with it."""
+    planned = max(10, min(1000, int((budget or max_rounds * nominal) / nominal)))
+    return planned if max_rounds is None else min(planned, max_rounds)
 
 
 def _check_options(mode, precision, threshold, alpha, budget, max_rounds, warmup,
@@ -585,8 +621,8 @@ def _metadata(mode, warmup, duration, interval):
             "fingerprint": machine}
 
 
-def ab(a, b, *, mode="interleaved", precision=PRECISION, threshold=THRESHOLD, alpha=ALPHA,
-       budget=BUDGET_S, max_rounds=None, min_rounds=MIN_ROUNDS, warmup=WARMUP,
+def ab(a, b, *, mode="interleaved", rule=RULE, precision=PRECISION, threshold=THRESHOLD,
+       alpha=ALPHA, budget=BUDGET_S, max_rounds=None, min_rounds=MIN_ROUNDS, warmup=WARMUP,
        duration=DURATION_S, interval=INTERVAL_S, seed=None, different_benchmarks=False,
        per_cpu=None, counter="hits", progress=None, on_round=None, log=None):
     """Compare side B with side A, in rounds taken in turns: an ABResult.
@@ -598,7 +634,9 @@ def ab(a, b, *, mode="interleaved", precision=PRECISION, threshold=THRESHOLD, al
     half of the CPUs, swapped every round; refused where the CPUs are too
     few for both sides' threads, or where a side's programs count other
     processes' events) or "kernels" (each side in a guest booting its
-    kernel: --kernel in each side).
+    kernel: --kernel in each side).  rule: the sequential rule that makes
+    the interval, one of RULES (default RULE; "mean" is the rule before,
+    on the rounds' mean; results/ab-power-robust-2cpu.md).
 
     Stops when the interval of B/A decides against threshold (default 0.02:
     +-2 %; "same" within it, "slower"/"faster" beyond it), when it is as
@@ -627,6 +665,7 @@ def ab(a, b, *, mode="interleaved", precision=PRECISION, threshold=THRESHOLD, al
     Everything is checked before anything loads; ValueError/TypeError name
     the side and option at fault.  Ctrl-C raises benchbpf.Interrupted whose
     .partial is the ABResult of the rounds that finished."""
+    _ab_rule.check_rule(rule)
     precision, threshold, alpha, budget, max_rounds, warmup, duration, nominal = _check_options(
         mode, precision, threshold, alpha, budget, max_rounds, warmup, duration, interval,
         min_rounds)
@@ -645,15 +684,13 @@ def ab(a, b, *, mode="interleaved", precision=PRECISION, threshold=THRESHOLD, al
         seed = int.from_bytes(os.urandom(4), "little")
     elif isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
         raise TypeError(f"seed={seed!r}: must be an int or None")
-    planned = max(10, min(1000, int((budget or max_rounds * nominal) / nominal)))
-    if max_rounds is not None:
-        planned = min(planned, max_rounds)
+    planned = planned_rounds(nominal, budget, max_rounds)
     rng = random.Random(seed)
     settings = dict(threshold=threshold, precision=precision, alpha=alpha,
                     budget_s=float(budget) if budget is not None else math.inf,
                     planned_rounds=planned, seed=int(seed),
                     metadata=_metadata(mode, warmup, duration, interval),
-                    measured=measured_rates(mode))
+                    measured=measured_rates(mode), rule=rule)
     rounds, began = [], time.monotonic()
 
     def result(stopped_by):

@@ -373,13 +373,22 @@ def _ab_parser():
                "  benchbpf ab --duet --budget 120 selftest -- selftest --bpf-work 100\n"
                "  benchbpf ab --different-benchmarks bpf-loop -- bpf-for\n"
                "  benchbpf ab --kernel 6.1 count-local -- --kernel 6.12 count-local\n"
+               "  git bisect run benchbpf ab --fail-on slower count-local -- count-local\n"
                "exit status: 0 decided or undecided, 1 a run failed, 2 bad arguments, "
                "3 this kernel cannot run a side, 130 Ctrl-C (the finished rounds are "
-               "saved)",
+               "saved); with --fail-on: 1 B slower (faster) beyond the threshold, 0 not, "
+               "125 undecided or a side cannot run (git bisect's skip)",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--duet", action="store_true",
                     help="run both sides at once, each on half of the CPUs, swapped every "
                          "round (refused where the CPUs are too few for both sides' threads)")
+    ap.add_argument("--rule", choices=ab.RULES, default=ab.RULE,
+                    help=f"the sequential rule (default {ab.RULE}; mean: the rule before; "
+                         "results/ab-power-robust-2cpu.md)")
+    ap.add_argument("--fail-on", choices=ab.FAIL_ON, default=None,
+                    help="for CI and git bisect run: exit 1 when B is slower (faster) than A "
+                         "beyond the threshold, 0 when not, 125 when undecided or a side "
+                         "cannot run")
     ap.add_argument("--precision", type=_pct("--precision", ab.MIN_PRECISION * 100,
                                              ab.MAX_PRECISION * 100),
                     default=ab.PRECISION, metavar="PCT",
@@ -473,7 +482,7 @@ def _ab_main(argv):
         with warnings.catch_warnings():
             warnings.showwarning = _one_line_warning
             return ab.ab(side_a, side_b, mode="duet" if args.duet else "interleaved",
-                         precision=args.precision, threshold=args.threshold,
+                         rule=args.rule, precision=args.precision, threshold=args.threshold,
                          alpha=args.alpha, budget=args.budget, max_rounds=args.max_rounds,
                          min_rounds=args.min_rounds,
                          warmup=args.warmup, duration=args.duration, interval=args.interval,
@@ -483,12 +492,14 @@ def _ab_main(argv):
                          log=None if args.quiet else lambda line: print(
                              line, file=sys.stderr, flush=True))
 
+    # --fail-on: a side this commit cannot run is bisect's "skip", not "bad".
+    skip = ab.SKIP_STATUS if args.fail_on else None
     try:
         result, stopped = _interruptible(attempt)
     except _RUN_ERRORS as e:
         status = _exit_status(e)
-        return _fail(status, {2: f"error: ab: {e}", 3: f"ab: cannot run here: {e}",
-                              1: f"ab: a run failed: {e}"}[status], prefix="")
+        return _fail(skip or status, {2: f"error: ab: {e}", 3: f"ab: cannot run here: {e}",
+                                      1: f"ab: a run failed: {e}"}[status], prefix="")
     if stopped is not None:
         return stopped
     print(result)
@@ -499,8 +510,8 @@ def _ab_main(argv):
         try:
             result.to_json(args.json)
         except OSError as e:
-            return _fail(1, f"--json {args.json}: {e.strerror}")
-    return 0
+            return _fail(skip or 1, f"--json {args.json}: {e.strerror}")
+    return result.exit_status(args.fail_on) if args.fail_on else 0
 
 
 def _kernels_main(args, flags):
