@@ -101,3 +101,22 @@ def test_the_record_goes_where_the_environment_says(monkeypatch, tmp_path):
 def test_bad_sampling_time_is_refused_naming_the_parameter():
     with pytest.raises(ValueError, match=r"steal_seconds=0: must be > 0 seconds"):
         system.show(steal_seconds=0)
+
+
+def test_the_command_shows_tunes_and_resets(stats_switch, tmp_path, capsys):
+    from benchbpf.tools import cli
+    assert cli.main(["system", "show"]) == 0
+    assert "kernel.bpf_stats_enabled" in capsys.readouterr().out
+    state = str(tmp_path / "tune.json")
+    assert cli.main(["system", "tune", "--state", state]) == 0
+    assert f"set {STATS}: 1 -> 0" in capsys.readouterr().out
+    assert cli.main(["system", "reset", "--state", state]) == 0
+    assert f"reset {STATS}: 0 -> 1" in capsys.readouterr().out
+
+
+def test_the_command_refuses_an_unknown_action_naming_it(capsys):
+    from benchbpf.tools import cli
+    with pytest.raises(SystemExit) as e:
+        cli.main(["system", "tuen"])
+    assert e.value.code == 2
+    assert "invalid choice: 'tuen'" in capsys.readouterr().err

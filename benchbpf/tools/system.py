@@ -15,8 +15,10 @@ As pyperf's ``system`` command is for Python benchmarks, for BPF ones:
 Boot-time settings (mitigations, isolcpus, nohz_full) and SMT are shown
 with advice, never changed.  The configuration items are those the
 fingerprint of every Result records (benchbpf.results.fingerprint)."""
+import argparse
 import json
 import os
+import sys
 import time
 from dataclasses import dataclass
 
@@ -24,7 +26,7 @@ from ..harness._concurrency import lock_dir, running
 from ..results import fingerprint as _fp
 
 __all__ = ["Check", "Change", "show", "tune", "reset", "state_path", "format_checks",
-           "format_changes", "STATE_ENV"]
+           "format_changes", "STATE_ENV", "main"]
 
 #: Environment variable naming the file where tune() records what it changed.
 STATE_ENV = "BENCHBPF_SYSTEM_STATE"
@@ -292,3 +294,39 @@ def format_changes(changes, verb):
     if not changes:
         return "nothing to change"
     return "\n".join(f"{verb} {c.path}: {c.old} -> {c.new}" for c in changes)
+
+
+def _parser():
+    parser = argparse.ArgumentParser(
+        prog="benchbpf system",
+        description="What on this machine distorts BPF figures (show), the safe knobs set "
+                    "for benchmarking (tune, as root) and set back (reset).",
+        epilog="Exit status: 0 done, 1 a knob could not be set (not root?), 2 bad usage "
+               "or a damaged record.")
+    parser.add_argument("action", choices=("show", "tune", "reset"),
+                        help="show: each item with advice; tune: set the safe knobs and "
+                             "record their old values; reset: write back what tune changed")
+    parser.add_argument("--state", metavar="FILE",
+                        help=f"the record of what tune changed (default ${STATE_ENV}, else "
+                             "/run/benchbpf/system-tune.json as root)")
+    return parser
+
+
+def main(argv):
+    """`benchbpf system ACTION [--state FILE]`: argv without the word
+    "system"; returns the exit status."""
+    args = _parser().parse_args(argv)
+    try:
+        if args.action == "show":
+            print(format_checks(show()))
+        elif args.action == "tune":
+            print(format_changes(tune(args.state), "set"))
+        else:
+            print(format_changes(reset(args.state), "reset"))
+    except PermissionError as e:
+        print(f"benchbpf system {args.action}: {e}", file=sys.stderr)
+        return 1
+    except ValueError as e:
+        print(f"benchbpf system {args.action}: {e}", file=sys.stderr)
+        return 2
+    return 0
