@@ -22,6 +22,7 @@ import functools
 import importlib
 import inspect
 import json
+import pkgutil
 import re
 import shlex
 from pathlib import Path
@@ -460,7 +461,8 @@ def _benchmark_section(document, b):
     section += _code(b.python_call, "python")
     if b.family_call:
         section += _para("Its family's function, ",
-                         _xref("py", "func", b.family_function, b.family_function + "()"),
+                         _xref("py", "func", api_entry(*b.family_function.rsplit(".", 1)),
+                               b.family_function + "()"),
                          ", runs it too (here with its defaults):")
         section += _code(b.family_call, "python")
     shell = f"$ {b.command}"
@@ -659,18 +661,35 @@ class CliDirective(SphinxDirective):
 
 # ---------------------------------------------------------------- API
 
-def public_modules():
-    """benchbpf and its modules whose names do not start with '_', that have an
-    __all__, by name."""
-    import pkgutil
-    names = sorted(m.name for m in pkgutil.iter_modules(benchbpf.__path__)
-                   if not m.name.startswith("_"))
-    out = [benchbpf]
-    for name in names:
-        module = importlib.import_module(f"benchbpf.{name}")
-        if hasattr(module, "__all__"):
-            out.append(module)
+def layer_modules(folder):
+    """A layer folder (benchbpf.results) and its modules whose names do not
+    start with '_' and that have an __all__, by name: what its API page
+    documents."""
+    package = importlib.import_module(folder)
+    out = [package]
+    for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda i: i.name):
+        if not info.name.startswith("_"):
+            module = importlib.import_module(f"{folder}.{info.name}")
+            if hasattr(module, "__all__"):
+                out.append(module)
     return out
+
+
+def public_modules():
+    """benchbpf, then each layer folder (by name) and its public modules."""
+    out = [benchbpf]
+    for info in sorted(pkgutil.iter_modules(benchbpf.__path__), key=lambda i: i.name):
+        if info.ispkg and not info.name.startswith("_"):
+            out += layer_modules(f"benchbpf.{info.name}")
+    return out
+
+
+def _every_module():
+    """Every module of the package, private ones too (for the `#:` comments
+    of what the public ones re-export)."""
+    for info in pkgutil.walk_packages(benchbpf.__path__, "benchbpf."):
+        if not info.name.endswith("__main__"):
+            yield importlib.import_module(info.name)
 
 
 @functools.lru_cache(maxsize=None)
@@ -722,7 +741,6 @@ def reexported_data(module):
     elsewhere (from ._runner import COMMON_OPTIONS): autodoc finds no `#:`
     comment for them where they are exported, so they take the one where
     they are assigned."""
-    import pkgutil
     own = _attribute_docs(module.__name__)
     wanted = [n for n in module.__all__ if hasattr(module, n) and n not in own
               and not (inspect.isclass(getattr(module, n)) or
@@ -730,10 +748,7 @@ def reexported_data(module):
                        inspect.ismodule(getattr(module, n)))]
     out = []
     for name in wanted:
-        for info in pkgutil.iter_modules(benchbpf.__path__):
-            if info.name == "__main__":
-                continue
-            other = importlib.import_module(f"benchbpf.{info.name}")
+        for other in _every_module():
             if other is not module and getattr(other, name, None) is getattr(module, name):
                 comment = _attribute_docs(other.__name__).get(name)
                 if comment:
@@ -742,8 +757,19 @@ def reexported_data(module):
     return out
 
 
+def _named_modules(lines):
+    """Module names of a benchbpf-api directive's lines: a module, or a
+    layer folder followed by .* for the folder and its public modules."""
+    for line in (line.strip() for line in lines if line.strip()):
+        if line.endswith(".*"):
+            yield from (m.__name__ for m in layer_modules(line[:-2]))
+        else:
+            yield line
+
+
 class ApiDirective(SphinxDirective):
-    """One section per module named in the content (one a line): its
+    """One section per module named in the content (one a line, or
+    benchbpf.FOLDER.* for a layer folder and its public modules): its
     docstring and every name of its __all__ documented there, and links for
     the names it exports that another module documents."""
     has_content = True
@@ -751,7 +777,7 @@ class ApiDirective(SphinxDirective):
     def run(self):
         document = self.state.document
         out = []
-        for module_name in (line.strip() for line in self.content if line.strip()):
+        for module_name in _named_modules(self.content):
             module = importlib.import_module(module_name)
             absent = [n for n in module.__all__ if not hasattr(module, n)]
             if absent:
