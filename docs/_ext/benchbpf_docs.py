@@ -35,7 +35,10 @@ from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
 import benchbpf
-from benchbpf.harness import _runner
+# Internals it still needs, for want of public ones: a parameter's flags
+# (_cmdline), and the first step of a run, replaced to see what a family
+# function would run without loading (_runner._plan).
+from benchbpf.harness import _cmdline, _runner
 from benchbpf.tools import cli
 from benchbpf import trigger
 
@@ -91,11 +94,12 @@ class BenchmarkDoc:
 
 
 def _option(p):
-    flags = cli._flags(p)
+    flags = _cmdline._flags(p)
     if p.choice_flags:
         metavar = ""
     elif p.type == "bool":
-        flags = (cli.SHORT_FLAGS[flags[0]], *flags) if flags[0] in cli.SHORT_FLAGS else flags
+        flags = (_cmdline.SHORT_FLAGS[flags[0]], *flags) if flags[0] in _cmdline.SHORT_FLAGS \
+            else flags
         metavar = ""
     elif p.type == "choice":
         metavar = "NAME" if p.choice_help else "|".join(p.choices)
@@ -166,9 +170,9 @@ def _argv(info, params, kernel):
             argv.append("--" + value)
         elif p.type == "bool":
             if value:
-                argv.append(cli._flag(p))
+                argv.append(_cmdline._flag(p))
         else:
-            argv += [cli._flag(p), str(value)]
+            argv += [_cmdline._flag(p), str(value)]
     return argv
 
 
@@ -212,8 +216,8 @@ def _family_calls():
     modules: their BENCHMARKS tables (function name -> benchmark name), and
     the functions that take the benchmark as an argument."""
     calls = {}
-    for name in _runner.list_benchmarks():
-        family = _runner.describe(name).family
+    for name in benchbpf.list_benchmarks():
+        family = benchbpf.describe(name).family
         try:
             module = importlib.import_module(f"benchbpf.{family}")
         except ImportError:
@@ -239,7 +243,7 @@ def _family_calls():
     calls.setdefault("count-local", ("benchbpf.count.local", (), ()))
     calls.setdefault("sockmap", ("benchbpf.sockmap.sockmap", (), ()))
     calls.setdefault("xdp-lb", ("benchbpf.xdp_lb.scenario",
-                                (_runner.describe("xdp-lb").params["scenario"].choices[0],), ()))
+                                (benchbpf.describe("xdp-lb").params["scenario"].choices[0],), ()))
     return calls
 
 
@@ -288,8 +292,8 @@ def benchmark_reference():
     """[(family, module name or "", [BenchmarkDoc, ...]), ...] in registry order."""
     calls = _family_calls()
     families = {}
-    for name in _runner.list_benchmarks():
-        info = _runner.describe(name)
+    for name in benchbpf.list_benchmarks():
+        info = benchbpf.describe(name)
         params = _example_params(info)
         command = ["benchbpf", *_argv(info, params, kernel=False)]
         _same_run(info, command[1:], params)
@@ -482,8 +486,8 @@ def common_options():
     by_flag = {f: a for a in parser._actions for f in a.option_strings}
     formatter = parser._get_formatter()
     out = []
-    for keyword, default in _runner.COMMON_OPTIONS.items():
-        flag = cli.COMMON_FLAGS.get(keyword, "--" + keyword.replace("_", "-"))
+    for keyword, default in benchbpf.COMMON_OPTIONS.items():
+        flag = _cmdline.COMMON_FLAGS.get(keyword, "--" + keyword.replace("_", "-"))
         action = by_flag.get(flag)
         if action is None:
             raise ExtensionError(f"common option {keyword}: the command has no {flag}")
@@ -602,7 +606,7 @@ def _help_markdown(text):
     """An option's help; a trailing [bench, ...] becomes links to them."""
     m = _BENCHES.search(text)
     names = [n.strip() for n in m.group(1).split(",")] if m else []
-    if not names or any(n not in _runner.list_benchmarks() for n in names):
+    if not names or any(n not in benchbpf.list_benchmarks() for n in names):
         return _md(text)
     return _md(text[:m.start()]) + " (" + ", ".join(
         f"{{ref}}`{n} <bench-{n}>`" for n in names) + ")"
