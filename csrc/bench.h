@@ -2,8 +2,9 @@
 /*
  * benchbpf harness API: plain C, no CPython.
  *
- * A benchmark is one const `struct bench` ops table, found by name in the
- * registry (registry.c).  All run state lives in a per-run `struct bench_ctx`;
+ * A benchmark is one const `struct bench` ops table, registered with
+ * BENCH_REGISTER() beside it and found by name in the registry (registry.c).
+ * All run state lives in a per-run `struct bench_ctx`;
  * the harness owns threads, sampling and cleanup, a family owns its BPF
  * objects (in ctx->priv) and its counters.
  */
@@ -265,9 +266,28 @@ struct bench_ctx {
 	struct bench_prog_stats prog_stats;	/* env.prog_stats only */
 };
 
-/* ---- registry ---- */
+/* ---- registry ----
+ * A family registers each ops table where it defines it:
+ * BENCH_REGISTER(bench_foo) puts a registration into the bench_registry
+ * section, which the linker gathers from every object (registry.c walks
+ * __start_/__stop_bench_registry).  The list is ordered by family, then by
+ * the source line of each registration: the order a family writes its
+ * register lines in is the order `benchbpf -l` lists them. */
+struct bench_registration {
+	const struct bench *bench;
+	const char *file;
+	int line;
+};
+
+#define BENCH_REGISTER(var)							\
+	static const struct bench_registration bench_registration_##var	\
+	__attribute__((used, section("bench_registry"),				\
+		       aligned(__alignof__(struct bench_registration)))) =	\
+		{ &(var), __FILE__, __LINE__ }
+
 const struct bench *bench_find(const char *name);
-const struct bench *const *bench_all(int *count);
+/* Every registered table, sorted; the caller frees the array (NULL: -ENOMEM). */
+const struct bench **bench_all(int *count);
 /* Index of parameter `name` in b->params, or -1 (util.c: families use it). */
 int bench_param_index(const struct bench *b, const char *name);
 

@@ -148,11 +148,13 @@ cleanup:
 
 static PyObject *core_benchmarks(PyObject *module, PyObject *unused)
 {
-	const struct bench *const *all;
-	PyObject *list, *item;
+	const struct bench **all;
+	PyObject *list = NULL, *item;
 	int n, i;
 
 	all = bench_all(&n);
+	if (!all)
+		return PyErr_NoMemory();
 	list = PyList_New(0);
 	for (i = 0; list && i < n; i++) {
 		item = describe_bench(all[i]);
@@ -163,6 +165,7 @@ static PyObject *core_benchmarks(PyObject *module, PyObject *unused)
 		}
 		Py_DECREF(item);
 	}
+	free(all);
 	return list;
 }
 

@@ -1,7 +1,14 @@
-"""The command line the measurement scripts share: `--out FILE` takes the
-measurement and writes its record, `--summarize FILE` prints the record's
-tables (the markdown of its results/ page)."""
+"""What the measurement scripts share: their command line (`--out FILE`
+takes the measurement and writes its record, `--summarize FILE` prints the
+record's tables, the markdown of its results/ page) and the environment of
+the `python3 -m benchbpf` commands they start.
+
+A sibling module, imported as `import _record`: Python puts a script's own
+folder first on sys.path (scripts/README.md says why this is enough)."""
 import argparse
+import os
+
+import benchbpf
 
 
 def main(doc, run, summarize, add_arguments=None, other=None):
@@ -24,3 +31,13 @@ def main(doc, run, summarize, add_arguments=None, other=None):
         ap.error("--out FILE or --summarize FILE")
     run(args)
     return 0
+
+
+def child_env():
+    """The environment of a Python started to run benchbpf (`python3 -m
+    benchbpf ...`) beside this script: it imports the benchbpf this script
+    imported (an installed one or PYTHONPATH's), so that the command and
+    the API measure the same code."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(benchbpf.__file__)))
+    path = [root] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+    return dict(os.environ, PYTHONPATH=os.pathsep.join(path))

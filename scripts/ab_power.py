@@ -37,13 +37,11 @@ import sys
 import time
 import warnings
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-import benchbpf  # noqa: E402
-from benchbpf import ab as ab_module  # noqa: E402
-from benchbpf.harness._cmdline import parse_side  # noqa: E402
-
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import _record  # noqa: E402
+import _record
+import benchbpf
+from benchbpf import ab as ab_module
+from benchbpf.results.stats import clopper_pearson
+from benchbpf.tools.cli import check_command
 
 #: The slowdowns: nominal size -> (A, B) for each path.  Their true size is
 #: what the truth cells measure; the nominal one only names the cell.
@@ -111,7 +109,7 @@ def _ab(task, budget):
 
 def _repeat(side, seconds):
     """Default-length runs of one side, back to back, until `seconds` are used."""
-    name, options, _ = parse_side(side.split())
+    name, options = check_command(side.split())
     runs, began = [], time.monotonic()
     while not runs or time.monotonic() - began + (time.monotonic() - began) / len(runs) \
             <= seconds:
@@ -167,31 +165,8 @@ def run(args):
 
 # ---------------------------------------------------------------- summary
 
-def _cp(k, n, confidence=0.95):
-    """Clopper-Pearson interval of k in n, by bisection on the binomial tails."""
-    def tail_ge(p):
-        return sum(math.comb(n, i) * p ** i * (1 - p) ** (n - i) for i in range(k, n + 1))
-
-    def tail_le(p):
-        return sum(math.comb(n, i) * p ** i * (1 - p) ** (n - i) for i in range(0, k + 1))
-    a = (1 - confidence) / 2
-
-    def solve(f, target, increasing):
-        lo, hi = 0.0, 1.0
-        for _ in range(60):
-            mid = (lo + hi) / 2
-            if (f(mid) < target) == increasing:
-                lo = mid
-            else:
-                hi = mid
-        return (lo + hi) / 2
-    low = 0.0 if k == 0 else solve(tail_ge, a, True)
-    high = 1.0 if k == n else solve(tail_le, a, False)
-    return low, high
-
-
 def _pct(k, n):
-    lo, hi = _cp(k, n)
+    lo, hi = clopper_pearson(k, n)
     return f"{k}/{n} ({100 * k / n:.1f} %, {100 * lo:.1f}..{100 * hi:.1f} %)"
 
 
@@ -307,11 +282,11 @@ def _round_sd(fast_sd, rounds, n=200):
     """The median sd of a simulated comparison's round log ratios, the
     simulated host otherwise as ab.simulate's defaults have it."""
     host = {k: p.default for k, p in inspect.signature(ab_module.simulate).parameters.items()
-            if k in inspect.signature(ab_module._simulated_log_ratios).parameters}
+            if k in inspect.signature(ab_module.simulated_log_ratios).parameters}
     host.update(effect=0.0, fast_sd=fast_sd, rounds=rounds)
     rng = random.Random(7)
     return statistics.median(statistics.stdev(
-        ab_module._simulated_log_ratios(rng, **host)) for _ in range(n))
+        ab_module.simulated_log_ratios(rng, **host)) for _ in range(n))
 
 
 def simulated(n=400, rounds=40):

@@ -39,11 +39,10 @@ import sys
 import tempfile
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, ROOT)
 
-from benchbpf.analysis import mann_whitney_u, run_speed  # noqa: E402
-from benchbpf.tools.report import counter_for, load  # noqa: E402
+import _record
+from benchbpf.analysis import mann_whitney_u, run_speed
+from benchbpf.tools.report import counter_for, load
 
 QUICK_ARGS = ["-q", "-w0.2", "-d0.9", "--interval", "0.1"]   # report --quick's timing
 
@@ -56,9 +55,8 @@ def _loadavg():
 
 
 def benchbpf(*args):
-    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
     return subprocess.run([sys.executable, "-m", "benchbpf", *args], capture_output=True,
-                          text=True, env=env, timeout=3600)
+                          text=True, env=_record.child_env(), timeout=3600)
 
 
 def _ok(res, what):
@@ -74,11 +72,16 @@ def verdicts(stdout):
     out = {}
     for line in stdout.splitlines()[1:]:
         m = re.match(r"(\S+)(?: \[[^]]*\])?\s+\S+ ->\s+\S+ M/s\s+([+-][\d.]+|[+-]?inf|nan)%\s+\S+\s+"
-                     r"(significant|within noise|not enough runs)", line)
+                     r"B/A \S+(?: \([^)]*\))?: (slower|faster|same|undecided)(: not enough runs)?",
+                     line)
         if m:
+            # The outcome's words, back to the test's: slower or faster is
+            # what the test found significant.
+            verdict = "not enough runs" if m.group(4) else "significant" \
+                if m.group(3) in ("slower", "faster") else "within noise"
             tested = re.search(r"per producer CPU-second ([+-][\d.]+|[+-]?inf|nan)%", line)
             change = float(m.group(2))
-            out[m.group(1)] = (m.group(3), change, float(tested.group(1)) if tested else change)
+            out[m.group(1)] = (verdict, change, float(tested.group(1)) if tested else change)
     return out
 
 

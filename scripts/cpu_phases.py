@@ -18,7 +18,7 @@ import time
 import warnings
 
 import benchbpf
-from benchbpf.tools.pytest_plugin import _rates, _top
+from benchbpf.analysis import fastest, usable_rates
 
 
 def main(argv=None):
@@ -38,7 +38,7 @@ def main(argv=None):
             r = benchbpf.run("count-local", warmup=0.05, duration=args.duration,
                              interval=0.001, work_per_hit=args.work_per_hit,
                              affinity=True, prod_affinity=[c])
-            speed = statistics.median(_top(_rates(r, "hits"), 10))
+            speed = statistics.median(fastest(usable_rates(r, "hits"), 10))
             rounds[c].append(speed)
             row.append(f"{speed:7.2f}")
         print(" ".join(row), flush=True)

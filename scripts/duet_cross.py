@@ -15,17 +15,13 @@ on entry and exit against one on entry) pay differently, and the duet's
 B/A moves away from the interleaved one by that difference.  Identical
 sides are the control: there both ratios should be 1."""
 import json
-import os
 import sys
 import time
 import warnings
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-import benchbpf  # noqa: E402
-from benchbpf import ab as ab_module  # noqa: E402
-
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import _record  # noqa: E402
+import _record
+import benchbpf
+from benchbpf import ab as ab_module
 
 PAIRS = [
     ("count-local", "count-local", "no BPF, identical"),

@@ -29,8 +29,8 @@ import warnings
 import pytest
 
 import benchbpf
-from benchbpf.analysis import mann_whitney_u
-from benchbpf.tools.pytest_plugin import Baseline, Gate, _load_baseline, _rates, _top
+from benchbpf.analysis import fastest, mann_whitney_u, usable_rates
+from benchbpf.tools.pytest_plugin import Baseline, Gate
 
 KEY = "count-local-gate"
 
@@ -103,9 +103,9 @@ def measure(directory, unchanged=60, slowed=25, base_work=40, slow_work=50,
                        "regression" if f"{KEY}: regression:" in first_line else "undecided", "runs": len(runs), "seconds": time.monotonic() - start,
             "median_mps": statistics.median(runs[0].rates_mps()),
             "all_rates": runs[0].rates_mps(),
-            "top_median_mps": statistics.median(_top(_rates(runs[0], "hits"), top_pct)),
+            "top_median_mps": statistics.median(fastest(usable_rates(runs[0], "hits"), top_pct)),
             "wall_top_median_mps": statistics.median(
-                _top(_rates(runs[0], "hits", per_cpu=False), top_pct)),
+                fastest(usable_rates(runs[0], "hits", per_cpu=False), top_pct)),
             "producer_cpu_share": statistics.median(
                 s.producer_cpu_ns / s.interval_ns for s in runs[0].samples),
             "slower_runs": decision["slower_runs"] if decision else None,
@@ -115,12 +115,12 @@ def measure(directory, unchanged=60, slowed=25, base_work=40, slow_work=50,
         })
         if progress:
             progress(n, kind, out[kind][-1])
-    baseline = Baseline(_load_baseline(os.path.join(directory, KEY + ".json")),
+    baseline = Baseline(benchbpf.ResultSet.load(os.path.join(directory, KEY + ".json")).results,
                         top_pct=top_pct)
     base = baseline.first
     out["baseline_median_mps"] = base.median
-    out["baseline_top_mps"] = statistics.median(_top(_rates(base, "hits", per_cpu=False),
-                                                     top_pct))
+    out["baseline_top_mps"] = statistics.median(
+        fastest(usable_rates(base, "hits", per_cpu=False), top_pct))
     out["baseline"] = baseline.describe()
     # What one run judged on all samples' medians (top_pct=100, no
     # confirmation run) would have said of the same first runs.

@@ -19,19 +19,14 @@ Makes results/load-once-2cpu.md.
 """
 import json
 import math
-import os
 import statistics
 import sys
 import time
 import warnings
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-import benchbpf  # noqa: E402
-from benchbpf import _core
-from benchbpf.harness import _precision  # noqa: E402
-
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import _record  # noqa: E402
+import _record
+import benchbpf
+from benchbpf.harness.stopping import warmup_end
 
 CASES = [("count-local", {}), ("trig-rawtp", {}), ("rb-libbpf", {}), ("selftest", {}),
          ("local-storage-cache-seq-get", {}), ("bpf-hashmap-lookup", {}),
@@ -67,22 +62,13 @@ def fresh_against_one(name, options, reps):
     return out
 
 
-def _replay(rates, interval_s):
-    """Where the auto warm-up would have ended on these rates (samples)."""
-    ctl = _precision.WarmupController(interval_s, _core.END_WARMUP)
-    for i, rate in enumerate(rates):
-        if ctl(i, rate) is not None:
-            return ctl.measured_from
-    return None
-
-
 def warmup(name, options, reps):
     out = []
     for interval in (0.05, 0.1):
         for _ in range(reps):
             r = benchbpf.run(name, warmup=0, duration=3.0, interval=interval, **options)
             rates = [s.hits / s.interval_ns * 1e3 for s in r.samples]
-            end = _replay(rates, interval)
+            end = warmup_end(rates, interval)
             per_s = round(1 / interval)
             steady = statistics.fmean(rates[-per_s:])
             after = statistics.fmean(rates[end:end + per_s]) if end is not None else None

@@ -6,7 +6,7 @@ two-state mixture like a bistable ring buffer).
 
     python3 scripts/precision_coverage.py [--reps 2000] [--seed 1]
 
-The rule is benchbpf's own (_precision.stop_reason): runs, one every
+The rule is benchbpf's own (benchbpf.harness.stopping.stop_reason): runs, one every
 1.2 s, until at least MIN_RUNS in MIN_GROUPS groups of 5 s
 (MIN_RUNS_APART when they disagree beyond their own spread, here 1 % of
 each run's figure), then stop once the Student's t interval over the
@@ -19,14 +19,9 @@ the host are the other (the AR(1) cases).  Real runs: precision_runs.py.
 import argparse
 import math
 import random
-import sys
-import os
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-from benchbpf.harness import _precision
-
-from benchbpf.results import stats  # noqa: E402
+from benchbpf.harness.stopping import stop_reason
+from benchbpf.results import stats
 
 
 RUN_WALL_S = 1.2
@@ -41,7 +36,7 @@ def one(rng, make_draw, truth, precision, max_runs):
         runs.append((mean, 0.01 * abs(mean)))
         # A run every RUN_WALL_S, as count-local's runs (0.5 s warm-up, 0.5 s measured).
         starts = [i * RUN_WALL_S for i in range(len(runs))]
-        why = _precision.stop_reason(runs, starts, len(runs), 1, max_runs, precision)
+        why = stop_reason(runs, starts, len(runs), 1, max_runs, precision)
         if why:
             ci = stats.runs_mean_ci([m for m, _ in runs], starts)
             return ci.low <= truth <= ci.high, why, len(runs)

@@ -15,15 +15,10 @@ are two groups.
 import argparse
 import gzip
 import json
-import os
 import statistics
-import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, ROOT)
-
-from benchbpf.results import stats  # noqa: E402
-from benchbpf.results.result import Result  # noqa: E402
+from benchbpf.results import stats
+from benchbpf.results.result import Result
 
 
 def trajectory(r):

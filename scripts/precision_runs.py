@@ -35,13 +35,12 @@ import statistics
 import sys
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, ROOT)
 
-import benchbpf  # noqa: E402
-from benchbpf.results import _drift as _host_drift
-from benchbpf import analysis  # noqa: E402
-from benchbpf.results.result import Result  # noqa: E402
+import benchbpf
+from benchbpf import analysis
+from benchbpf.analysis import hostdrift
+from benchbpf.results.result import Result
+from benchbpf.results.stats import clopper_pearson
 
 #: (label, benchmark, parameters, precision): the issue's characters.
 CASES = (
@@ -52,23 +51,6 @@ CASES = (
     ("local-storage seq-get", "local-storage-cache-seq-get", {}, 0.02),
     ("bpf-hashmap-lookup", "bpf-hashmap-lookup", {}, 0.05),
 )
-
-
-def clopper_pearson(k, n, confidence=0.95):
-    """Exact binomial interval of k successes in n trials."""
-    from benchbpf.results.stats import _inverse
-
-    def cdf(p, upto):
-        return sum(math.comb(n, i) * p ** i * (1 - p) ** (n - i) for i in range(upto + 1))
-    a = (1 - confidence) / 2
-    lo = 0.0 if k == 0 else _inverse(lambda p: 1 - cdf(p, k - 1), a, 0.0, 1.0)
-    hi = 1.0 if k == n else _inverse(lambda p: 1 - cdf(p, k), 1 - a, 0.0, 1.0)
-    return lo, hi
-
-
-def _t(n):
-    from benchbpf.results.stats import _t_quantile
-    return _t_quantile(0.975, max(1, int(n) - 1))
 
 
 def _loadavg():
@@ -169,7 +151,7 @@ def table(runs, args, prior_runs=()):
             if len(figures) > 1 else math.nan
         # A stated half-width h over g groups is t(0.975, g - 1) standard errors.
         stated_se = statistics.median(
-            r.mean_ci_mps.relative_half_width / _t(r.mean_ci_mps.effective_n) for r, _ in prec
+            r.mean_ci_mps.standard_error / abs(r.mean_ci_mps.mean) for r, _ in prec
             if r.mean_ci_mps is not None) * 100
         lines.append(f"| {label} | {precision * 100:g} % | {len(prec)} | {truth:.3f} "
                      f"({len(refs)}, {spread:.1f} %) | {covered} | "
@@ -221,14 +203,14 @@ def _with_history(runs, prior=()):
             continue
         if id(r) in mine and drift is not None:
             earlier = [x for x in seen.get(r["case"], ())
-                       if 0 <= when - x[0] <= _host_drift.HISTORY_HOURS * 3600]
-            history = _host_drift.history_of(earlier)
+                       if 0 <= when - x[0] <= hostdrift.HISTORY_HOURS * 3600]
+            history = hostdrift.history_of(earlier)
             drift = {k: v for k, v in drift.items() if k != "history"}
             if history is not None:
                 drift["history"] = history.as_dict()
             out[(r["case"], r["began"])] = dataclasses.replace(
                 result, metadata={**result.metadata, "host_drift": drift})
-        seen.setdefault(r["case"], []).append((when, ci.mean, _host_drift.standard_error(ci)))
+        seen.setdefault(r["case"], []).append((when, ci.mean, ci.standard_error))
     return out
 
 

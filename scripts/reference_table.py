@@ -8,8 +8,8 @@
 Reads the reference markdown files (default: ../shared/reference/*.md next to the
 repository).  Each table row names the kernel bench's arguments (for example
 "-w1 -d3 --rb-sampled pb-libbpf") and its pass 1 / pass 2 figures.  The arguments
-go through the benchbpf command's own parser (benchbpf.tools.cli.build_parser and
-_bench_params), so a flag means here what it means to `benchbpf`.
+go through the benchbpf command's own check (benchbpf.tools.cli.check_command), so
+a flag means here what it means to `benchbpf`.
 
 Every runnable row is run --repeat times.  Runs are interleaved: pass 1 runs every
 row once, then pass 2 again, and so on, so that a noisy stretch of time hits all
@@ -26,8 +26,10 @@ comparable as they stand: the header records the load average at start and end,
 and runs that overlapped another benchbpf run are marked with '*'.
 """
 import argparse
+import contextlib
 import datetime
 import glob
+import io
 import os
 import platform
 import re
@@ -44,9 +46,11 @@ DEFAULT_REFS = os.path.join(HERE, "..", "..", "shared", "reference", "*.md")
 
 #: Flags the kernel bench accepts for every benchmark of a family and some of its
 #: benchmarks ignore; benchbpf refuses them where they do nothing.  Dropped (and
-#: said so) only for the benchmarks that do not take them.
+#: said so) only for the benchmarks that do not take them: flag -> (the
+#: parameter it sets, why the kernel bench ignores it).
 IGNORED_BY_KERNEL = {
-    "--trig-batch-iters": "the kernel bench's user-space trigger loops ignore it",
+    "--trig-batch-iters": ("trig_batch_iters",
+                           "the kernel bench's user-space trigger loops ignore it"),
 }
 
 #: Reference rows whose benchmark does something else in benchbpf than in the
@@ -190,10 +194,6 @@ class ParserError(ValueError):
     pass
 
 
-def _raise(message):
-    raise ParserError(message)
-
-
 def bench_name(args):
     """The benchmark a kernel bench command line names (the one word that is not
     an option or an option's number)."""
@@ -203,7 +203,30 @@ def bench_name(args):
     return words[0]
 
 
-def resolve(row, flags, known):
+def _without(words, flag):
+    """words without `flag VALUE` (or `flag=VALUE`); None when flag is not there."""
+    for i, w in enumerate(words):
+        if w == flag:
+            return words[:i] + words[i + 2:]
+        if w.startswith(flag + "="):
+            return words[:i] + words[i + 1:]
+    return None
+
+
+def _check(words):
+    """benchbpf's own reading of a command line (the benchbpf command's
+    check_command): (name, run() keywords); ValueError with the command's
+    message when it refuses the line."""
+    err = io.StringIO()
+    try:
+        with contextlib.redirect_stderr(err):
+            return cli.check_command(words)
+    except SystemExit:
+        # argparse's refusal: its message is the first line it printed.
+        raise ValueError(err.getvalue().splitlines()[0].removeprefix("benchbpf: ")) from None
+
+
+def resolve(row, known):
     """(kwargs for benchbpf.run, note) or (None, why it cannot be run)."""
     try:
         name = bench_name(row.args)
@@ -214,31 +237,20 @@ def resolve(row, flags, known):
         if name in RENAMED and RENAMED[name] in known:
             why += f" (newest name: {RENAMED[name]}, see its row)"
         return None, why
-    ap = cli.build_parser(flags)
-    ap.error = _raise
-    notes = []
+    words, notes = row.args.split(), []
+    taken = benchbpf.describe(name).params
+    for flag, (param, why) in IGNORED_BY_KERNEL.items():
+        rest = _without(words, flag)
+        if rest is not None and param not in taken:
+            words = rest
+            notes.append(f"{flag} dropped: {why}")
     try:
-        args = ap.parse_args(row.args.split())
-        for flag, why in IGNORED_BY_KERNEL.items():
-            users = flags.get(flag, ())
-            dest = cli._dest(flag, users[0][1]) if users else None
-            if dest and getattr(args, dest, None) is not None and \
-                    not any(b == name for b, _ in flags.get(flag, ())):
-                setattr(args, dest, None)
-                notes.append(f"{flag} dropped: {why}")
-        params = cli._bench_params(args, name, flags)
-    except (ParserError, ValueError) as e:
+        _, kw = _check(words)
+    except (ValueError, TypeError) as e:
         return None, f"options not accepted by benchbpf: {e}"
-    # The same common options as the benchbpf command passes.
-    kw = dict(warmup=args.warmup, duration=cli._duration(args, benchbpf.describe(name)),
-              interval=args.interval,
-              producers=args.producers, consumers=args.consumers,
-              affinity=args.affinity, prod_affinity=args.prod_affinity,
-              cons_affinity=args.cons_affinity)
     # None: run()'s own default (it depends on precision), as the command leaves it.
     kw = {k: v for k, v in kw.items()
           if not (v is None and k in ("warmup", "duration", "interval"))}
-    kw.update(params)
     note = SEMANTIC_NOTES.get((row.source, name))
     if note:
         notes.append(note)
@@ -391,9 +403,8 @@ def main(argv=None):
         rx = re.compile(opts.filter)
         rows = [r for r in rows if rx.search(r.label)]
 
-    flags = cli._family_options()
     known = set(benchbpf.list_benchmarks())
-    resolved = [resolve(r, flags, known) for r in rows]
+    resolved = [resolve(r, known) for r in rows]
 
     if opts.dry_run:
         for row, (kw, note) in zip(rows, resolved):

@@ -42,9 +42,8 @@ import sys
 import tempfile
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, ROOT)
-import benchbpf  # noqa: E402
+import _record
+import benchbpf
 
 SECTION_TO_STUDY = {
     "Single-producer, parallel producer": "single_producer_parallel",
@@ -152,7 +151,7 @@ def _states_cell(found):
 def run_ours(precision, budget, path):
     t0 = time.monotonic()
     out = subprocess.run([sys.executable, "-c", OURS, str(precision), str(budget), path],
-                         cwd=ROOT, capture_output=True, text=True, check=True)
+                         env=_record.child_env(), capture_output=True, text=True, check=True)
     wall = time.monotonic() - t0
     rs = benchbpf.ResultSet.load(path)
     figures = {}

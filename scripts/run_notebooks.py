@@ -9,16 +9,17 @@
 The committed notebooks carry the outputs of a full (not --quick) run; the first
 code cell of each prints which it was, the load average and the CPU count.  Cells
 run top to bottom in one kernel (the "python3" kernel: this interpreter, through
-ipykernel) started in notebooks/, with this checkout first on PYTHONPATH.  A
+ipykernel) started in notebooks/, importing the benchbpf this script imports.  A
 failing cell stops that notebook, which is then not saved, and the exit status is
 1; the others still run.  Each notebook's wall time is printed.
 """
 import argparse
-import os
 import pathlib
 import re
 import sys
 import time
+
+import _record
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 NOTEBOOKS_DIR = ROOT / "notebooks"
@@ -51,10 +52,9 @@ def notebook_paths(names=()):
 
 
 def kernel_env(quick):
-    """The environment the kernel inherits: this checkout importable, quick or not."""
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(
-        p for p in (str(ROOT), env.get("PYTHONPATH", "")) if p)
+    """The environment the kernel inherits: this script's benchbpf importable,
+    quick or not."""
+    env = _record.child_env()
     if quick:
         env["BENCHBPF_QUICK"] = "1"
     else:

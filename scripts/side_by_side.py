@@ -45,14 +45,9 @@ import sys
 import time
 import warnings
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-REPO = os.path.dirname(HERE)
-sys.path.insert(0, REPO)
-sys.path.insert(0, HERE)
-
-import benchbpf                     # noqa: E402
-from benchbpf.tools import cli            # noqa: E402
-import reference_table              # noqa: E402  (flag mapping, machine facts)
+import _record
+import benchbpf
+import reference_table              # flag mapping, machine facts
 
 #: The configurations of the shared side-by-side table, as kernel bench flags.
 DEFAULT_CONFIGS = [
@@ -163,14 +158,14 @@ def spread(rates):
 class Config:
     """One configuration: its flags, how each side runs it, and what it measured."""
 
-    def __init__(self, flags, opts, family_flags, known):
+    def __init__(self, flags, opts, known):
         self.flags = flags
         self.common = f"-w{opts.warmup} -d{opts.duration}"
         self.warmup = opts.warmup
         self.kernel_argv = [opts.bench] + self.common.split() + flags.split()
         self.cli_argv = [sys.executable, "-m", "benchbpf"] + self.common.split() + flags.split()
         row = reference_table.RefRow("side-by-side", f"{self.common} {flags}", "", "")
-        self.api_kw, why = reference_table.resolve(row, family_flags, known)
+        self.api_kw, why = reference_table.resolve(row, known)
         self.error = None if self.api_kw else why
         self.figure = opts.figure
         self.means = {s: [] for s in SIDES}
@@ -332,10 +327,9 @@ def main(argv=None):
     flags_list = opts.config or DEFAULT_CONFIGS + (MAP_CONFIGS if opts.maps else [])
     if opts.filter:
         flags_list = [f for f in flags_list if re.search(opts.filter, f)]
-    family_flags = cli._family_options()
     known = set(benchbpf.list_benchmarks())
-    configs = [Config(f, opts, family_flags, known) for f in flags_list]
-    env = dict(os.environ, PYTHONPATH=REPO + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    configs = [Config(f, opts, known) for f in flags_list]
+    env = _record.child_env()
 
     started = datetime.datetime.now().astimezone()
     load_start = reference_table.loadavg()

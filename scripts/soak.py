@@ -19,17 +19,28 @@ nobody holds, and an RSS that did not grow beyond --rss-slack-kb.  Exit
 status 0 when all of that holds, 1 otherwise.
 """
 import argparse
+import importlib.util
 import json
 import os
 import sys
 import time
 import warnings
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "tests"))
+import benchbpf
 
-import benchbpf  # noqa: E402
-import leakcheck  # noqa: E402
+
+def _test_module(name):
+    """A module of the test suite (tests/NAME.py), loaded from its file: the
+    soak is the suite's leak check run long, and shares its checker."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "tests",
+                        name + ".py")
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+leakcheck = _test_module("leakcheck")
 
 #: selftest faults a soak mixes in; each must raise BenchmarkError.
 FAULTS = ("setup-second-load", "setup-attach", "producer", "consumer", "measure")
@@ -94,7 +105,7 @@ def soak(runs, warmup=0, duration=0.05, interval=0.05, rss_slack_kb=4096,
     todo = cases()
     # Other benchbpf processes are counted, not shouted about once per run.
     concurrent = []
-    warnings.simplefilter("ignore", benchbpf.harness._concurrency.ConcurrentRunWarning)
+    warnings.simplefilter("ignore", benchbpf.ConcurrentRunWarning)
     objects_before = leakcheck.kernel_objects()
     start = leakcheck.snapshot()
     outcomes = {}

@@ -18,10 +18,8 @@ import subprocess
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-import benchbpf  # noqa: E402
-from benchbpf import vm  # noqa: E402
+import benchbpf
+from benchbpf import vm
 
 BENCHES = [
     ("count-local", {}),

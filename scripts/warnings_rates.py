@@ -27,12 +27,11 @@ import subprocess
 import sys
 import tempfile
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, ROOT)
 
-from benchbpf.analysis import run_agreement  # noqa: E402
-from benchbpf.results.result import Result  # noqa: E402
-from benchbpf.results.resultset import ResultSet  # noqa: E402
+import _record
+from benchbpf.analysis import run_agreement
+from benchbpf.results.result import Result
+from benchbpf.results.resultset import ResultSet
 
 BENCHES = ("count-local", "trig-rawtp", "rb-libbpf")
 KINDS = (("cv", "coefficient of variation"), ("far", "far from the median"),
@@ -48,10 +47,10 @@ def _loadavg():
 
 def run_once(name, tmp):
     path = os.path.join(tmp, "r.json")
-    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
     load = _loadavg()
     out = subprocess.run([sys.executable, "-m", "benchbpf", "-q", name, "--json", path],
-                         capture_output=True, text=True, timeout=300, env=env)
+                         capture_output=True, text=True, timeout=300,
+                         env=_record.child_env())
     if out.returncode != 0:
         raise SystemExit(f"benchbpf -q {name} failed ({out.returncode}): {out.stderr}")
     r = Result.from_json(path)

@@ -25,11 +25,7 @@ import statistics
 import subprocess
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-REPO = os.path.dirname(HERE)
-sys.path.insert(0, REPO)
-
-from benchbpf import xdp_lb     # noqa: E402
+from benchbpf import xdp_lb
 
 RESULT = re.compile(r"^RESULT scenario=(\S+) samples=(\d+) median=([\d.]+)", re.M)
 

@@ -16,6 +16,7 @@ import pytest
 
 import benchbpf
 from benchbpf import ab as ab_module
+from benchbpf.analysis import _ab_sim, _ab_text
 from conftest import rejected_before_loading
 
 #: Short comparisons: what the tests can afford, not what a user would run.
@@ -53,8 +54,8 @@ def test_a_fixed_n_interval_looked_at_every_round_would_not():
     rng = random.Random(5)
     alarms = 0
     for _ in range(300):
-        logs = ab_module._simulated_log_ratios(rng, 100, 0.0, 0.05, 0.10, 120.0, 3.0, 0.03,
-                                               0.03, 0.5, 3)
+        logs = ab_module.simulated_log_ratios(rng, 100, 0.0, 0.05, 0.10, 120.0, 3.0, 0.03,
+                                              0.03, 0.5, 3)
         for k in range(4, 101):
             lo, hi = benchbpf.results.stats.mean_ci(logs[:k])
             if hi < 0 or lo > 0:
@@ -74,18 +75,70 @@ def test_the_rule_finds_larger_changes_more_often_and_sooner():
 
 
 def test_verdicts_follow_the_interval():
-    v = ab_module._verdict
+    from benchbpf.analysis import _ab_rule
+    from benchbpf.analysis._outcome import verdict_of
+    v = verdict_of
     assert v(0.99, 1.01, 0.02) == ("same", False)
     assert v(0.90, 0.95, 0.02) == ("slower", True)
     assert v(0.97, 0.995, 0.02) == ("slower", False)
     assert v(1.03, 1.10, 0.02) == ("faster", True)
     assert v(0.95, 1.05, 0.02) == ("undecided", False)
-    decided = ab_module._decided
+    decided = _ab_rule.decided
     assert decided(3, 0.9, 0.85, 0.95, 0.02, 0.01) is None   # too few rounds
     assert decided(10, 0.9, 0.85, 0.95, 0.02, 0.01) == "decided"
     assert decided(10, 1.0, 0.995, 1.005, 0.02, 0.01) == "decided"
     assert decided(10, 0.985, 0.976, 0.994, 0.02, 0.01) == "precision"
     assert decided(10, 0.985, 0.95, 1.02, 0.02, 0.01) is None
+
+
+def test_every_stored_round_series_replays_to_its_recorded_verdict():
+    # The rounds of real comparisons (scripts/ab_power.py's records), replayed
+    # through the rule as ab() ran it, end with the verdict ab() gave them.
+    from benchbpf.analysis import _ab_rule
+    from benchbpf.analysis._outcome import verdict_of
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    n = 0
+    for name in ("ab-power-2cpu.jsonl", "ab-power-truth-2cpu.jsonl"):
+        with open(os.path.join(root, "results", name)) as f:
+            for line in f:
+                d = json.loads(line)
+                if d.get("round_log_ratios") is None:
+                    continue    # a `benchbpf compare` cell: no rounds
+                truth = d["kind"] == "truth"
+                warmup = ab_module.DUET_WARMUP_S if d["method"] == "duet" else "auto"
+                nominal = ab_module.round_seconds(d["method"], warmup, ab_module.DURATION_S)
+                planned = 60 if truth else max(10, min(1000, int(d["budget_s"] / nominal)))
+                _, low, high = _ab_rule.interval(d["round_log_ratios"], _ab_rule.ALPHA,
+                                                 planned)
+                threshold = ab_module.MIN_THRESHOLD if truth else ab_module.THRESHOLD
+                assert verdict_of(low, high, threshold) == (d["verdict"], d["beyond"]), d
+                n += 1
+    assert n == 256
+
+
+def _fake_round(i, a_mps, b_mps):
+    def made(mps):
+        return benchbpf.Result("count-local", {"interval": 0.001, "work_per_hit": 0}, tuple(
+            benchbpf.Sample(interval_ns=1_000_000, hits=int(mps * 1000 + k % 3))
+            for k in range(50)))
+    return ab_module.Round(i, made(a_mps), made(b_mps))
+
+
+def test_printing_reads_no_package_data(monkeypatch):
+    # The measured rates are read once, when the result is made; printing
+    # it later only formats them.
+    rounds = [_fake_round(i, 30, 15) for i in range(8)]
+    r = ab_module.ABResult(ab_module.Side("count-local", {}), ab_module.Side("count-local", {}),
+                           "interleaved", rounds, "decided", 20.0)
+    assert r.measured == ab_module.measured_rates("interleaved") is not None
+    monkeypatch.setattr(_ab_text, "MEASURED_PATH", "/nonexistent/ab_measured.json")
+    assert ab_module.measured_rates("interleaved") is None
+    text, md = str(r), r.to_markdown()
+    assert "measured for interleaved comparisons" in text and "false alarms" in md
+    assert r.outcome.verdict == "slower" and r.outcome.rates == r.measured
+    # Loaded from JSON, a comparison reads them as it is made, once.
+    again = ab_module.ABResult.from_dict(json.loads(json.dumps(r.as_dict())))
+    assert again.measured is None and "not measured" in str(again)
 
 
 # ---------------------------------------------------------------- checks
@@ -117,6 +170,55 @@ def test_bad_comparisons_are_refused_before_anything_loads():
         benchbpf.ab("count-local", "count-local", max_rounds=10, min_rounds=12, **QUICK)
     with rejected_before_loading(ValueError, "min_rounds=4", "8.."):
         benchbpf.ab("count-local", "count-local", min_rounds=4, **QUICK)
+
+
+def test_round_counts_are_checked_by_the_shared_int_range_check():
+    # max_rounds and min_rounds: the messages _runner._count writes, one rule.
+    from benchbpf.harness import _runner
+    for kwargs, name, value, lo, hi, why in (
+            (dict(max_rounds=3), "max_rounds", 3, 8, ab_module.MAX_ROUNDS, ", or None"),
+            (dict(min_rounds=4), "min_rounds", 4, 8, ab_module.MAX_ROUNDS, "")):
+        with pytest.raises(ValueError) as shared:
+            _runner._count(name, value, lo, hi, why)
+        with rejected_before_loading(ValueError, str(shared.value)):
+            benchbpf.ab("count-local", "count-local", **kwargs, **QUICK)
+    with rejected_before_loading(TypeError, "max_rounds=2.5", "must be an int"):
+        benchbpf.ab("count-local", "count-local", max_rounds=2.5, **QUICK)
+    with rejected_before_loading(ValueError, "budget=-1", "seconds of wall time"):
+        benchbpf.ab("count-local", "count-local", budget=-1, **QUICK)
+
+
+def test_the_budget_is_the_one_shared_rule(monkeypatch):
+    # ab asks _runner.next_would_overrun after each round, with the budget,
+    # the time spent and the rounds taken; when it says so, ab stops.
+    from benchbpf.harness import _runner
+    asked = []
+
+    def overrun(budget, spent_s, done):
+        asked.append((budget, spent_s, done))
+        return True
+    monkeypatch.setattr(_runner, "next_would_overrun", overrun)
+    r = benchbpf.ab("count-local", "count-local", budget=60, **QUICK)
+    assert r.stopped_by == "budget" and len(r.rounds) == 1
+    assert len(asked) == 1 and asked[0][0] == 60.0 and asked[0][2] == 1 and asked[0][1] > 0
+    # Interleaved precision runs ask it too, once each has its first run.
+    asked.clear()
+    got = _runner.run_interleaved([
+        (label, "count-local", {"precision": 0.05, "duration": 3, "warmup": 0.1,
+                                "interval": 0.05}) for label in ("x", "y")], budget_s=60)
+    assert [r.stopped_by for r in got] == ["budget", "budget"]
+    assert [r.params.get("precision") for r in got] == [0.05, 0.05]
+    assert [d for _, _, d in asked] == [2, 2] and all(b == 60.0 for b, _, _ in asked)
+
+
+def test_ab_and_ringbuf_are_callable_through_one_module_type(monkeypatch):
+    from benchbpf import _callable, ringbuf
+    assert type(ab_module) is type(ringbuf) is _callable.CallableModule
+    # The call looks the function up each time: a patched one is called.
+    monkeypatch.setattr(ab_module, "ab", lambda *a, **k: ("ab", a, k))
+    monkeypatch.setattr(ringbuf, "ringbuf", lambda *a, **k: ("ringbuf", a, k))
+    assert ab_module("x", seed=1) == ("ab", ("x",), {"seed": 1})
+    assert ringbuf(2) == ("ringbuf", (2,), {})
 
 
 def test_a_duet_is_refused_where_the_cpus_are_too_few_for_both_sides():
@@ -321,7 +423,12 @@ def test_every_verdict_states_the_rates_measured_for_its_mode():
     spec = importlib.util.spec_from_file_location(
         "ab_power", os.path.join(root, "scripts", "ab_power.py"))
     script = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(script)
+    # As when run: the script's folder first on sys.path, for its sibling _record.
+    sys.path.insert(0, os.path.join(root, "scripts"))
+    try:
+        spec.loader.exec_module(script)
+    finally:
+        sys.path.remove(os.path.join(root, "scripts"))
     expected = script.package_data(os.path.join(root, "results", "ab-power-2cpu.jsonl"),
                                    os.path.join(root, "results", "ab-power-truth-2cpu.jsonl"))
     with open(ab_module.MEASURED_PATH) as f:
@@ -330,8 +437,8 @@ def test_every_verdict_states_the_rates_measured_for_its_mode():
         got = {k: v for k, v in shipped[mode].items() if k != "machine"}
         want = {k: v for k, v in expected[mode].items() if k != "machine"}
         assert got == want, mode
-        text = ab_module._rates_text(mode)
         m = ab_module.measured_rates(mode)
+        text = _ab_text.rates_text(mode, m)
         assert f"false alarms {m['false_alarms']}/{m['comparisons']}" in text
         # The cells measured nearest 5 %, each side of it, with what they found.
         for path, where in (("user", "in user space"), ("bpf", "on the BPF path")):
@@ -341,4 +448,4 @@ def test_every_verdict_states_the_rates_measured_for_its_mode():
             assert (f"{below['measured_pct']:g} % {below['slower']}/{below['comparisons']} and "
                     f"{above['measured_pct']:g} % {above['slower']}/{above['comparisons']} "
                     f"{where}") in text, text
-    assert "not measured" in ab_module._rates_text("kernels")
+    assert "not measured" in _ab_text.rates_text("kernels", ab_module.measured_rates("kernels"))

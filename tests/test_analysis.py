@@ -81,8 +81,10 @@ def test_compare_hand_computed():
     assert c.ratio == pytest.approx(1.75) and c.change_pct == pytest.approx(75.0)
     assert c.p_value() == pytest.approx(0.1) and c.p_value("greater") == pytest.approx(0.05)
     assert c.verdict == "not enough runs" and not c.significant
-    assert str(c).startswith("count-local: hits median 20.000 -> 35.000 M/s (+75.0%), "
-                             "3 -> 3 runs: not enough runs")
+    assert str(c).startswith("count-local: hits median 20.000 -> 35.000 M/s (+75.0%): "
+                             "B/A -: undecided: not enough runs (needs 4 per side) "
+                             "(Mann-Whitney U on runs); 3 -> 3 runs: not enough runs")
+    assert c.outcome.verdict == "undecided" and c.outcome.ratio is None
     # Even numbers of runs: the median is the mean of the middle two.
     c = benchbpf.compare(runs(4, 1, 3, 2), runs(1, 2, 2, 9))
     assert (c.base_median, c.new_median, c.ratio) == (2.5, 2.0, pytest.approx(0.8))
@@ -99,8 +101,18 @@ def test_one_run_per_side_is_never_significant_however_many_samples():
     # Four runs each, every new one above every baseline one: 2 / C(8, 4).
     c = benchbpf.compare(runs(100, 101, 102, 103), runs(110, 111, 112, 113))
     assert c.p_value() == pytest.approx(2 / 70) and c.verdict == "significant"
+    # B/A: the median pairwise ratio; its interval at 4 runs each is the
+    # smallest and largest pairwise ratio (the test rejects beyond them).
+    o = c.outcome
+    assert (o.verdict, o.beyond_threshold) == ("faster", True)
+    assert (o.low, o.high) == (pytest.approx(110 / 103), pytest.approx(113 / 100))
+    assert "B/A 1.0985 (1.0680..1.1300, 95 %): faster by 6.8..13.0 %, beyond the 2 % " \
+        "threshold (Mann-Whitney U on runs)" in str(c)
     c = benchbpf.compare(runs(100, 111, 102, 113), runs(110, 101, 112, 103))
-    assert c.verdict == "within noise"
+    assert c.verdict == "within noise" and c.outcome.verdict == "undecided"
+    # Within noise and within the threshold: the same.
+    c = benchbpf.compare(runs(100, 100.5, 101, 101.5), runs(100.2, 100.7, 101.2, 101.7))
+    assert c.verdict == "within noise" and c.outcome.verdict == "same", str(c)
 
 
 def test_runs_taken_apart_in_time_must_also_differ_beyond_the_hosts_drift():
@@ -114,7 +126,8 @@ def test_runs_taken_apart_in_time_must_also_differ_beyond_the_hosts_drift():
     assert c.test().verdict == "significant" and c.verdict == "within noise"
     assert c.host_test.p_value > 0.05 and c.host_test.base.mean == pytest.approx(101.5)
     assert "taken apart in time, against this host's drift" in str(c)
-    assert str(c).endswith(": within noise")
+    assert c.outcome.verdict == "undecided" and c.outcome.note == "not beyond the host's drift"
+    assert "(Mann-Whitney U on runs and the host's drift)" in str(c)
     # Runs that found no history have only the calibration's 10 minutes.
     assert c.host_test.young == ("baseline", "new")
     assert "(young history: baseline and new; the host's hours may move more)" in str(c)

@@ -221,8 +221,22 @@ def test_bad_flags_are_errors():
 def test_ci_runs_the_readme_test_command():
     readme = (ROOT / "README.md").read_text()
     ci = (ROOT / ".ci" / "run").read_text()
-    cmd = "./scripts/install.sh && python3 -m pytest -q tests"
+    cmd = "./scripts/install.sh && .venv/bin/python3 -m pytest -q tests"
     assert cmd in readme and cmd in ci
+    # Both of README's commands run the interpreter of the venv install.sh makes.
+    assert "./scripts/install.sh && .venv/bin/python3 -m benchbpf rb-libbpf" in readme
+
+
+def test_install_script_installs_only_into_its_venv():
+    # Debian's python3 refuses system-wide pip installs (PEP 668): every pip run
+    # of install.sh is the venv's, and git ignores the venv.
+    script = (ROOT / "scripts" / "install.sh").read_text()
+    pips = [line for line in script.splitlines() if "pip install" in line
+            and not line.lstrip().startswith("#")]
+    assert pips and all(line.lstrip().startswith('"$VENV/bin/python3" -m pip install')
+                        for line in pips), pips
+    assert 'VENV=.venv' in script and '"$PYTHON" -m venv' in script
+    assert "/.venv/" in (ROOT / ".gitignore").read_text().splitlines()
 
 
 def test_unwritable_or_empty_output_paths_are_refused_before_the_run(tmp_path):

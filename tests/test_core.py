@@ -27,6 +27,16 @@ def test_registry_lists_count_family():
     assert info.family == "count" and not info.needs_bpf and info.max_consumers == 0
 
 
+def test_registry_lists_families_by_name_each_in_its_register_order():
+    """registry.c sorts what the families registered (BENCH_REGISTER), not
+    trusting the order compiler and linker emitted it in: by family, then
+    by each family's register lines (hashmap registers full-update first)."""
+    families = [benchbpf.describe(n).family for n in benchbpf.list_benchmarks()]
+    assert families == sorted(families)
+    assert benchbpf.list_benchmarks("hashmap") == ["bpf-hashmap-full-update",
+                                                   "bpf-hashmap-lookup"]
+
+
 @pytest.mark.parametrize("name", ["count-global", "count-local"])
 def test_count_runs_and_samples(name):
     r = benchbpf.run(name, **SHORT, producers=2)

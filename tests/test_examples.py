@@ -12,11 +12,12 @@ attribute it reads from what the page has defined so far must exist.
 
 Shell: in ```sh/```bash/```shell blocks every line, in ```console blocks the
 lines after a `$ ` prompt (the rest is output), may hold commands; those that
-call `benchbpf` or `python3 -m benchbpf` (after `&&`, `;` or `|` too) are
-parsed and checked by the CLI's own main(), stopped where it would start to
-measure, boot or load files (STOPS).  The cheap ones (listing, help, short
-runs, compare of files the page made) then run for real and must exit 0;
-a shell block marked skip-run is only checked.
+call `benchbpf` or `python3 -m benchbpf` (python3 by path too, as
+`.venv/bin/python3`; after `&&`, `;` or `|` too) are parsed and checked by the
+CLI's own main(), stopped where it would start to measure, boot or load files
+(STOPS).  The cheap ones (listing, help, short runs, compare of files the page
+made) then run for real and must exit 0; a shell block marked skip-run is only
+checked.
 
 Every failure names the file, line and block."""
 import ast
@@ -306,9 +307,9 @@ def commands(block):
                     segment.pop(0)      # VAR=value before the command
                 if segment[:1] == ["benchbpf"]:
                     yield number, segment[1:]
-                elif segment[:3] in (["python3", "-m", "benchbpf"],
-                                     ["python", "-m", "benchbpf"]):
-                    yield number, segment[3:]
+                elif segment[:1] and segment[0].rsplit("/", 1)[-1] in ("python3", "python") \
+                        and segment[1:3] == ["-m", "benchbpf"]:
+                    yield number, segment[3:]     # python3 by name or path (.venv/bin/)
                 segment = []
             else:
                 segment.append(token)
@@ -418,11 +419,12 @@ def test_blocks_and_commands_are_found(tmp_path):
     page = tmp_path / "page.md"
     page.write_text("text\n\n<!-- example: skip-run (boots a guest) -->\n```python\n"
                     "x = 1\n```\n\n```console\n$ FOO=1 benchbpf -l | head\nbenchbpf output\n"
-                    "$ ./x && python3 -m benchbpf -q \\\n  count-local  # a comment\n```\n")
+                    "$ ./x && python3 -m benchbpf -q \\\n  count-local  # a comment\n"
+                    "$ .venv/bin/python3 -m benchbpf -l\n```\n")
     found = blocks(page)
     assert [(b.lang, b.line, b.marker) for b in found] == [("python", 5, "skip-run"),
                                                            ("console", 9, None)]
-    assert list(commands(found[1])) == [(9, ["-l"]), (11, ["-q", "count-local"])]
+    assert list(commands(found[1])) == [(9, ["-l"]), (11, ["-q", "count-local"]), (13, ["-l"])]
 
 
 def test_a_bad_command_line_is_refused(monkeypatch):

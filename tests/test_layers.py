@@ -22,7 +22,7 @@ PACKAGE = pathlib.Path(__file__).resolve().parent.parent / "benchbpf"
 #: Layer folder -> its rank; a module may import its own layer and lower ones.
 LAYERS = {"results": 0, "harness": 1, "benchs": 2, "guests": 2, "analysis": 3, "tools": 4}
 #: Modules at the package's top: what every layer may use, and the package.
-BASE = {"benchbpf._core", "benchbpf._version", "benchbpf._moved"}
+BASE = {"benchbpf._core", "benchbpf._version", "benchbpf._moved", "benchbpf._callable"}
 PACKAGE_RANK = 5
 
 

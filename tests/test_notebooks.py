@@ -3,6 +3,7 @@
 scripts/make_notebooks.py writes from its cell list."""
 import importlib.util
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -14,9 +15,14 @@ NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 
 
 def _script(name):
-    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    # As when run: the script's folder first on sys.path, for its sibling modules.
+    sys.path.insert(0, str(ROOT / "scripts"))
+    try:
+        spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+    finally:
+        sys.path.remove(str(ROOT / "scripts"))
     return module
 
 
@@ -58,7 +64,8 @@ def test_failing_cell_fails_with_its_source(runner, tmp_path):
 def test_kernel_sees_quick_mode_and_this_checkout(runner, tmp_path):
     nbformat = pytest.importorskip("nbformat")
     nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_code_cell("import benchbpf\nprint(benchbpf.quick(), benchbpf.__file__)")]
+    nb.cells = [nbformat.v4.new_code_cell(
+        "import sys, benchbpf\nprint(benchbpf.quick(), benchbpf.__file__, sys.executable)")]
     path = tmp_path / "env.ipynb"
     nbformat.write(nb, str(path))
     for quick in (True, False):
@@ -66,6 +73,8 @@ def test_kernel_sees_quick_mode_and_this_checkout(runner, tmp_path):
         text = "".join(o.get("text", "") for o in out)
         assert text.startswith(str(quick)), text
         assert str(ROOT / "benchbpf") in text, text
+        # This interpreter (a venv's, as README's commands run), not another python3.
+        assert text.split()[-1] == sys.executable, text
 
 
 def test_notebooks_are_what_the_generator_writes():

@@ -60,8 +60,10 @@ def test_save_then_pass_then_fail_on_regression(pytester, tmp_path):
     out = pytester.runpytest(f"--benchbpf-baseline={base}")
     out.assert_outcomes(failed=1)
     text = out.stdout.str()
-    assert "count-local: regression: count-local hits per producer CPU-second, median " \
-        "of the fastest 10%" in text
+    assert re.search(r"count-local: regression: B/A 0\.\d{4} \(0\.\d{4}\.\.0\.\d{4}, 98 %\): "
+                     r"slower by [\d.]+\.\.[\d.]+ %, beyond the 60 % threshold \(gate: .*\); "
+                     r"count-local hits per producer CPU-second, median of the fastest 10%",
+                     text), text
     assert "(fastest of 5 runs, lower bound; run speeds" in text
     assert "Mann-Whitney U p=" in text
     change = re.search(r"\((-\d\d\.\d)%, upper 99% bound -\d\d\.\d%, limit -60%\)", text)
@@ -443,3 +445,52 @@ def test_an_unsupported_benchmark_inside_check_skips_the_test(tmp_path):
             gate.check("fentry", fentry)
         assert str(e.value).startswith("fentry: cannot run here: ")
         assert reports and "SKIPPED, cannot run here" in reports[0]
+
+
+def test_every_comparison_states_one_outcome_in_one_shape(tmp_path, monkeypatch):
+    # compare(), compare_sets(), the gate and ab() on one slowdown (B half
+    # as fast as A): each returns or embeds an Outcome, says "slower" in the
+    # same words and prints the outcome's one line.
+    from benchbpf import ab as ab_module, report
+    from benchbpf.ab import VERDICTS
+    from benchbpf.analysis import Outcome
+    from benchbpf.tools.pytest_plugin import Gate
+    shape = re.compile(r"B/A \d\.\d{4} \(\d\.\d{4}\.\.\d\.\d{4}, [\d.]+ %\): slower by "
+                       r"[\d.]+\.\.[\d.]+ %, beyond the [\d.]+ % threshold \((.+)\)")
+    fast = [_made([30 + (i + k) % 3 for i in range(200)]) for k in range(8)]
+    slow = [_made([15 + (i + k) % 3 for i in range(200)]) for k in range(8)]
+    found = {}
+    c = benchbpf.compare(fast[:4], slow[:4])
+    found["compare"] = (c.outcome, str(c))
+    sets = report.compare_sets(benchbpf.ResultSet(fast[:4]), benchbpf.ResultSet(slow[:4]))
+    lines, _, _ = sets
+    found["compare_sets"] = (sets.outcomes["count-local"], "\n".join(lines))
+    monkeypatch.setattr(Gate, "confirm_delays_s", (0, 0, 0))
+    monkeypatch.setattr(Gate, "baseline_delay_s", 0)
+    Gate(str(tmp_path), True, _Request()).check("k", lambda: fast[0])
+    gate = Gate(str(tmp_path), False, _Request())
+    runs = iter(slow)
+    with pytest.raises(pytest.fail.Exception) as e:
+        gate.check("k", lambda: next(runs), max_drop_pct=15)
+    outcome = re.search(r"regression: (B/A .*?\)); ", str(e.value)).group(1)
+    found["gate"] = (outcome, gate.reports[-1])
+    # A check that passes returns its decision, the Outcome in it.
+    passed = gate.check("k", lambda: fast[1], max_drop_pct=15)["outcome"]
+    assert isinstance(passed, Outcome) and passed.verdict == "same"
+    assert passed.text() in gate.reports[-1]
+    rounds = [ab_module.Round(i, fast[i], slow[i]) for i in range(8)]
+    r = ab_module.ABResult(ab_module.Side("count-local", {}), ab_module.Side("count-local", {}),
+                           "interleaved", rounds, "decided", 20.0)
+    found["ab"] = (r.outcome, str(r))
+    methods = set()
+    for where, (o, printed) in found.items():
+        text = o if isinstance(o, str) else o.text()
+        assert shape.fullmatch(text), (where, text)
+        assert text in printed, (where, printed)
+        methods.add(shape.fullmatch(text).group(1))
+        if not isinstance(o, str):
+            assert isinstance(o, Outcome) and o.verdict == "slower" and o.verdict in VERDICTS
+            assert o.ratio == pytest.approx(0.5, abs=0.05) and o.low <= o.ratio <= o.high
+    # The statistic differs by design, and each says which it is.
+    assert methods == {"Mann-Whitney U on runs", "confidence sequence on rounds",
+                       "gate: fastest intervals against the baseline's fastest run"}

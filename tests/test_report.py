@@ -224,7 +224,8 @@ def test_compare_two_reports(suite, tmp_path):
     pair = [line for line in lines if line.startswith("count-local ")]
     assert len(pair) == 1 and "->" in pair[0] and "%" in pair[0]
     # One run per side: medians and change, but no verdict of significance.
-    assert "1->1  not enough runs (needs 4 per side)" in pair[0]
+    assert "1->1  B/A -: undecided: not enough runs (needs 4 per side) " \
+        "(Mann-Whitney U on runs)" in pair[0]
     assert "only in the first: count-global" in lines
     assert "only in the first: trig-rawtp" in lines
     assert "only in the second: trig-syscall-count" in lines
@@ -248,7 +249,9 @@ def test_compare_fails_on_a_significant_regression(tmp_path):
     a, b = str(tmp_path / "a.json"), str(tmp_path / "b.json")
     res = run_cli("compare", a, b, "--fail-on-regression", "20")
     assert res.returncode == 1
-    assert "-50.0%  4->4  significant (p=0.029; run medians)" in res.stdout
+    assert re.search(r"-50\.0%  4->4  B/A 0\.\d{4} \(0\.\d{4}\.\.0\.\d{4}, 95 %\): "
+                     r"slower by [\d.]+\.\.[\d.]+ %, beyond the 20 % threshold "
+                     r"\(Mann-Whitney U on runs\); p=0\.029, run medians", res.stdout), res.stdout
     # The exit says which benchmark crossed the threshold, by how much, at what p.
     assert "1 regression(s) beyond -20%:" in res.stderr
     assert "count-local: -50.0% beyond -20% (baseline 10.1 -> new 5.05 M/s hits, " \
@@ -270,8 +273,9 @@ def test_one_run_a_side_cannot_fail_on_regression_but_says_why(tmp_path):
     assert res.returncode == 0 and "significant" not in res.stdout.replace(
         "call it significant", "")
     # Baseline first, then new, as in the report's line.
-    assert res.stdout.startswith("count-local: hits median 10.000 -> 5.000 M/s (-50.0%), "
-                                 "1 -> 1 runs: not enough runs")
+    assert res.stdout.startswith("count-local: hits median 10.000 -> 5.000 M/s (-50.0%): "
+                                 "B/A -: undecided: not enough runs (needs 4 per side) "
+                                 "(Mann-Whitney U on runs); 1 -> 1 runs: not enough runs")
     res = run_cli("compare", str(tmp_path / "a.json"), str(tmp_path / "b.json"),
                   "--fail-on-regression", "20")
     assert res.returncode == 2
@@ -317,11 +321,12 @@ def test_repeated_runs_from_the_command_line_compare_across_runs(tmp_path):
     res = run_cli("compare", a, b)
     assert res.returncode == 0, res.stderr
     line = [x for x in res.stdout.splitlines() if x.startswith("count-local")][0]
-    assert re.search(r"4->4  (significant|within noise) \(p=", line)
+    assert re.search(r"4->4  B/A \S+ \(\S+, 95 %\): (slower|faster|same|undecided)\b.*; p=",
+                     line), line
     # An old single result as the baseline of repeated runs: a set of one run.
     rs[0].to_json(tmp_path / "one.json")
     res = run_cli("compare", str(tmp_path / "one.json"), b)
-    assert res.returncode == 0 and "1->4  not enough runs" in res.stdout
+    assert res.returncode == 0 and "1->4  B/A -: undecided: not enough runs" in res.stdout
 
 
 def test_report_repeats_round_the_suite():

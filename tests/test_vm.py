@@ -449,3 +449,20 @@ def test_accel_choice_says_why():
     assert accel in ("kvm", "tcg") and why
     if os.path.isdir("/sys/module/kvm_pvm"):
         assert accel == "tcg" and "PVM" in why
+
+
+def test_vng_beside_the_interpreter_is_found_off_path(tmp_path, monkeypatch):
+    # scripts/install.sh puts vng in .venv/bin, beside the venv's python3, and the
+    # README runs that python3 by path: .venv/bin need not be on PATH.
+    bindir = tmp_path / "venv-bin"
+    bindir.mkdir()
+    monkeypatch.setattr(sys, "executable", str(bindir / "python3"))
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+
+    def missing():
+        return vm.tools_missing().split(": ", 1)[1].split(" not found")[0].split(", ")
+
+    assert "vng" in missing()
+    (bindir / "vng").write_text("#!/bin/sh\n")
+    (bindir / "vng").chmod(0o755)
+    assert "vng" not in missing() and "qemu-system-x86_64" in missing()

@@ -17,6 +17,7 @@ from ..results.fingerprint import differences
 from ..results.result import BLOCK_S, Result, check_emulation
 from ..results.stats import NOT_ENOUGH_RUNS, SIGNIFICANT, WITHIN_NOISE, MeanInterval, RunStates, RunTest, across_runs, chi2_sf, instability, mann_whitney_u, mean_ci, median_ci, min_p_value, run_states, runs_mean_ci, runs_needed, samples_needed, series_mean_ci, welch_p
 from ..results._drift import standard_error
+from ._outcome import FASTER, SAME, SLOWER, THRESHOLD, UNDECIDED, Outcome, verdict_of
 
 __all__ = ["Sweep", "sweep", "Comparison", "compare", "plot", "mann_whitney_u",
            "median_ci", "mean_ci", "samples_needed", "BenchmarkMismatchWarning",
@@ -25,7 +26,7 @@ __all__ = ["Sweep", "sweep", "Comparison", "compare", "plot", "mann_whitney_u",
            "run_speed", "usable_rates", "fastest", "MIN_PRODUCER_CPU_NS", "instability",
            "run_states", "RunStates", "chi2_sf", "run_mean_se", "run_agreement",
            "MeanInterval", "series_mean_ci", "runs_mean_ci", "HostTest", "host_test",
-           "welch_p"]
+           "welch_p", "Outcome", "ratio_interval"]
 
 
 #: Intervals in which the producers ran less CPU time than this are left
@@ -221,6 +222,51 @@ def host_test(base_runs, new_runs, alternative="two-sided"):
     return HostTest(b, n, p, alternative, young)
 
 
+#: The method compare() decides by, as its Outcome names it.
+RUNS_METHOD = "Mann-Whitney U on runs"
+#: Up to this many runs in all ratio_interval inverts the exact test itself.
+_EXACT_INTERVAL_RUNS = 20
+
+
+def ratio_interval(base, new, alpha=0.05):
+    """(ratio, low, high) of new over base, one figure per run each: the
+    median of the pairwise ratios new/base (Hodges-Lehmann) and the ratios
+    the test across runs (across_runs, two-sided at alpha) does not reject
+    when the base figures are scaled by them (Mann-Whitney's interval, so
+    that it excludes 1 where the test finds a difference; over
+    _EXACT_INTERVAL_RUNS runs, its ends ranked by the normal approximation
+    of U).  None when a side has no positive figure."""
+    xs = [x for x in base if x > 0 and math.isfinite(x)]
+    ys = [y for y in new if y > 0 and math.isfinite(y)]
+    if not xs or not ys:
+        return None
+    ratios = sorted(y / x for x in xs for y in ys)
+    if len(xs) + len(ys) > _EXACT_INTERVAL_RUNS:
+        # Many runs: the test's exact distribution costs seconds per look;
+        # the normal approximation of U gives the rank of each end.
+        m, n = len(xs), len(ys)
+        z = statistics.NormalDist().inv_cdf(1 - alpha / 2)
+        k = max(0, math.floor(m * n / 2 - z * math.sqrt(m * n * (m + n + 1) / 12)))
+        return statistics.median(ratios), ratios[k], ratios[len(ratios) - 1 - k]
+
+    def kept(i):
+        return across_runs([x * ratios[i] for x in xs], ys, alpha).verdict != SIGNIFICANT
+
+    # The p-value rises towards the middle ratio and falls past it: bisect
+    # each side for the outermost ratio the test keeps.
+    mid = (len(ratios) - 1) // 2
+    lo, hi = 0, mid
+    while lo < hi:
+        i = (lo + hi) // 2
+        lo, hi = (lo, i) if kept(i) else (i + 1, hi)
+    low = lo
+    lo, hi = mid, len(ratios) - 1
+    while lo < hi:
+        i = (lo + hi + 1) // 2
+        lo, hi = (i, hi) if kept(i) else (lo, i - 1)
+    return statistics.median(ratios), ratios[low], ratios[lo]
+
+
 @dataclass(frozen=True)
 class Comparison:
     """How the `new_runs` differ from the `base_runs` on one counter.
@@ -245,7 +291,13 @@ class Comparison:
     which alone would make two runs of one kernel differ.
     `differences` lists the configuration differences the caller accepted
     (different_params=True); `fingerprint_differences` what differs between
-    the machines."""
+    the machines.
+
+    `outcome` states it as every comparison does (an Outcome): B/A of the
+    figures with its interval (ratio_interval), and the verdict "slower" or
+    "faster" where the test finds a difference, "same" where the interval
+    lies within +-threshold (default 2 %), else "undecided".  `verdict`
+    keeps the test's own words, as before."""
     base_runs: tuple
     new_runs: tuple
     counter: str = "hits"
@@ -253,6 +305,7 @@ class Comparison:
     differences: tuple = ()
     per_cpu: bool = False
     top_pct: float = 50
+    threshold: float = THRESHOLD
 
     @property
     def base(self):
@@ -343,6 +396,34 @@ class Comparison:
         """True only when the test across runs gives p < alpha."""
         return self.verdict == SIGNIFICANT
 
+    @functools.cached_property
+    def outcome(self):
+        """The comparison as every comparison states it (an Outcome): B/A of
+        the figures and its interval at 1 - alpha (ratio_interval), the
+        verdict (see the class) and the method."""
+        test = self.test()
+        method = RUNS_METHOD + ("" if self.host_test is None else " and the host's drift")
+        rates = (f"error rates of {RUNS_METHOD} comparisons: not in the package data "
+                 "(results/compare-rates-2cpu.md)")
+        found = ratio_interval(self.base_figures, self.new_figures, self.alpha) \
+            if test.verdict != NOT_ENOUGH_RUNS else None
+        if found is None:
+            note = f"not enough runs (needs {test.runs_needed} per side)" \
+                if test.verdict == NOT_ENOUGH_RUNS else "no figure to compare"
+            return Outcome(None, None, None, 1 - self.alpha, method, UNDECIDED, False,
+                           self.threshold, None, rates, note)
+        ratio, low, high = found
+        within, beyond = verdict_of(low, high, self.threshold)
+        note = ""
+        if self.verdict == SIGNIFICANT:
+            verdict = SLOWER if ratio < 1 else FASTER
+        else:
+            verdict, beyond = (SAME, False) if within == SAME else (UNDECIDED, False)
+            if test.verdict == SIGNIFICANT:
+                note = "not beyond the host's drift"
+        return Outcome(ratio, low, high, 1 - self.alpha, method, verdict, beyond,
+                       self.threshold, None, rates, note)
+
     @property
     def overlapped(self):
         """(baseline runs, new runs) that overlapped another benchbpf run."""
@@ -354,8 +435,9 @@ class Comparison:
         return differences(self.base.metadata.get("fingerprint"),
                            self.new.metadata.get("fingerprint"))
 
-    def verdict_text(self):
-        """The verdict with its test, p-value and runs, in words."""
+    def test_text(self):
+        """The test behind the outcome: runs, figure, p-value, the host's
+        drift, in words."""
         t = self.test()
         runs = f"{len(self.base_runs)} -> {len(self.new_runs)} runs"
         if t.verdict == NOT_ENOUGH_RUNS:
@@ -364,8 +446,15 @@ class Comparison:
         on = "" if not self.per_cpu else \
             f" on {self.figure_text()} ({self.figure_change_pct:+.1f}%)"
         host = "" if self.host_test is None else f", {self.host_test.text()}"
-        return (f"{runs}, Mann-Whitney U across runs{on} p={t.p_value:.2g}{host}: "
-                f"{self.verdict}")
+        return f"{runs}, Mann-Whitney U across runs{on} p={t.p_value:.2g}{host}"
+
+    def verdict_text(self):
+        """The test's verdict with its test, p-value and runs, in words
+        (the words of `verdict`; the outcome's are in str())."""
+        t = self.test()
+        if t.verdict == NOT_ENOUGH_RUNS:
+            return self.test_text()
+        return f"{self.test_text()}: {self.verdict}"
 
     @property
     def agreement(self):
@@ -388,9 +477,10 @@ class Comparison:
         if self.new.metadata.get("family", self.new.name) != \
                 self.base.metadata.get("family", self.base.name):
             names += " (DIFFERENT BENCHMARKS)"
+        o = self.outcome
         head = (f"{names}: {self.counter} median {self.base_median:.3f} -> "
-                f"{self.new_median:.3f} M/s ({self.change_pct:+.1f}%), "
-                f"{self.verdict_text()}")
+                f"{self.new_median:.3f} M/s ({self.change_pct:+.1f}%): {o.text()}; "
+                f"{self.test_text()} [{o.rates_text}]")
         mark = self.overlap_text()
         if mark:
             head += " " + mark
@@ -423,7 +513,8 @@ class Comparison:
                                for d in self.differences) + "</ul>") if self.differences else ""
         return (f"<div><b>{html.escape(self.counter)}</b>: baseline &rarr; new "
                 f"{self.change_pct:+.1f}% (ratio {self.ratio:.3f}), "
-                f"<b>{html.escape(self.verdict_text())}</b> {html.escape(self.overlap_text())}"
+                f"<b>{html.escape(self.outcome.text())}</b>; "
+                f"{html.escape(self.test_text())} {html.escape(self.overlap_text())}"
                 f"<table><tr><th></th><th>benchmark</th><th>median of run medians, M/s</th>"
                 f"<th>runs</th><th>{html.escape(self.figure_text())}</th><th>samples</th>"
                 f"<th>overlapped runs</th>"
@@ -469,7 +560,8 @@ _FLAGS = {"different_benchmarks": "--different-benchmarks",
 
 
 def compare(base, new, counter="hits", alpha=0.05, different_benchmarks=False,
-            different_params=False, per_cpu=None, top_pct=50, allow_emulated=False):
+            different_params=False, per_cpu=None, top_pct=50, allow_emulated=False,
+            threshold=THRESHOLD):
     """Compare a baseline with new runs (e.g. before/after a kernel change).
 
     base, new: a Result, or several Results of one configuration (a
@@ -495,10 +587,16 @@ def compare(base, new, counter="hits", alpha=0.05, different_benchmarks=False,
     runs' median rates per second, the figures printed.
 
     A run in an emulated guest and one on real CPUs are refused unless
-    allow_emulated=True (result.check_emulation)."""
+    allow_emulated=True (result.check_emulation).
+
+    threshold: the change that matters, a fraction (default 0.02): the
+    outcome says "same" when B/A's interval lies within it."""
     base_runs, new_runs = _runs("base", base), _runs("new", new)
     if not 0 < alpha < 1:
         raise ValueError(f"alpha={alpha!r} out of range: 0 < alpha < 1")
+    if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) \
+            or not 0 < threshold < 1:
+        raise ValueError(f"threshold={threshold!r} out of range: a fraction, 0 < threshold < 1")
     b, n = base_runs[0], new_runs[0]
     family = b.metadata.get("family")
     alike = b.name == n.name or (family is not None and family == n.metadata.get(
@@ -529,4 +627,5 @@ def compare(base, new, counter="hits", alpha=0.05, different_benchmarks=False,
     elif per_cpu and not recorded:
         raise ValueError("per_cpu=True: some runs were recorded without their producers' "
                          "CPU time (an earlier benchbpf); pass per_cpu=False")
-    return Comparison(base_runs, new_runs, counter, alpha, tuple(why), bool(per_cpu), top_pct)
+    return Comparison(base_runs, new_runs, counter, alpha, tuple(why), bool(per_cpu), top_pct,
+                      float(threshold))

@@ -32,49 +32,54 @@ decides:
 
 Error rates of the rule on seeded simulated series: simulate(); measured on
 this kind of machine: results/ab-power-2cpu.md.
+
+This module holds the sides, the rounds and the run loop; the rule itself
+(no I/O) is _ab_rule, the simulator _ab_sim, the printing _ab_text, and
+the verdict's words and type (Outcome) are every comparison's (_outcome).
 """
 import dataclasses
 import datetime
-import json
 import math
 import numbers
 import os
 import random
 import shlex
-import statistics
 import sys
 import time
-import types
 import warnings
 from dataclasses import dataclass
 from types import MappingProxyType
 
+from .._callable import callable_module
 from ..harness import _precision, _progress, _runner
-from ..results import stats
 from .._version import __version__
+from . import _ab_rule, _ab_text
+from ._ab_rule import ALPHA, MIN_ROUNDS, PRECISION
+from ._ab_sim import SimulatedRates, simulate
+# scripts/ab_power.py reads the simulated host's series through ab.
+from ._ab_sim import simulated_log_ratios
+from ._ab_text import MEASURED_PATH, measured_rates
 from ._compare import BenchmarkMismatchWarning, run_speed
+from . import _outcome
+from ._outcome import FASTER, SAME, SLOWER, THRESHOLD, UNDECIDED, Outcome, verdict_of
 from ..results.fingerprint import fingerprint
 from ..results.result import JsonFile, Result, _Picklable, _thawed
 
 __all__ = ["ab", "ABResult", "Round", "Side", "simulate", "SimulatedRates", "MODES",
-           "VERDICTS", "round_seconds", "measured_rates"]
+           "VERDICTS", "round_seconds", "measured_rates", "simulated_log_ratios"]
 
 #: How the sides of a comparison run: in turns here, both at once, or in guests.
 MODES = ("interleaved", "duet", "kernels")
-#: What a comparison can conclude (see the module's docstring).
-SLOWER, FASTER, SAME, UNDECIDED = "slower", "faster", "same", "undecided"
-#: Every verdict, in that order.
-VERDICTS = (SLOWER, FASTER, SAME, UNDECIDED)
-
-#: Defaults: the interval's width asked for (a fraction of the ratio), the
-#: change that matters, the chance of a false alarm, the wall time.
-PRECISION, THRESHOLD, ALPHA, BUDGET_S = 0.01, 0.02, 0.05, 300.0
+#: What a comparison can conclude, "slower", "faster", "same", "undecided":
+#: every comparison's words (analysis.Outcome).
+VERDICTS = _outcome.VERDICTS
+#: The default wall time, s (the rule's defaults, PRECISION, ALPHA and
+#: MIN_ROUNDS, are _ab_rule's; THRESHOLD is every comparison's, _outcome's).
+BUDGET_S = 300.0
 MIN_PRECISION, MAX_PRECISION = 0.001, 0.5
 MIN_THRESHOLD, MAX_THRESHOLD = 0.001, 0.5
-#: No verdict before this many rounds: the interval stands on the rounds'
-#: spread, which a handful of rounds do not show (real rounds that happened
-#: to agree called identical sides different after 4; results/ab-power-2cpu.md).
-MIN_ROUNDS = 8
+#: The most rounds max_rounds may ask for.
+MAX_ROUNDS = 1_000_000
 #: One run of a side: warm-up ("auto": until steady, run()'s), measured
 #: time, s, sampled every INTERVAL_S (fine enough for the auto warm-up to
 #: end after 0.35 s where the benchmark is steady from the start).
@@ -230,39 +235,8 @@ class Round(_Picklable):
                    d.get("per_cpu"), d.get("counter", "hits"))
 
 
-def _interval(log_ratios, alpha, planned_rounds):
-    """(ratio, low, high) of B/A from the rounds' log ratios, or Nones."""
-    ci = stats.sequence_mean_ci(log_ratios, alpha, planned_rounds)
-    if ci is None:
-        return None, None, None
-    return math.exp(ci.mean), math.exp(ci.low), math.exp(ci.high)
-
-
-def _verdict(low, high, threshold):
-    """What an interval of B/A says, and whether it lies beyond the threshold."""
-    if low is None:
-        return UNDECIDED, False
-    if 1 - threshold <= low and high <= 1 + threshold:
-        return SAME, False
-    if high < 1:
-        return SLOWER, high < 1 - threshold
-    if low > 1:
-        return FASTER, low > 1 + threshold
-    return UNDECIDED, False
-
-
-def _decided(n, ratio, low, high, threshold, precision, min_rounds=MIN_ROUNDS):
-    """The reason to stop after n rounds, or None: "decided" when the
-    interval lies within or beyond the threshold, "precision" when it is as
-    narrow as asked; never before min_rounds rounds."""
-    if low is None or n < min_rounds:
-        return None
-    verdict, beyond = _verdict(low, high, threshold)
-    if verdict == SAME or beyond:
-        return "decided"
-    if (high - low) / 2 / ratio <= precision:
-        return "precision"
-    return None
+#: ABResult's measured when not given: read from the package data.
+_READ = "read"
 
 
 @dataclass(frozen=True)
@@ -274,8 +248,11 @@ class ABResult(JsonFile, _Picklable):
     "max_rounds" or "interrupted"; wall_s: the comparison's wall time, s;
     threshold, precision, alpha, budget_s, planned_rounds, seed: how it was
     asked for; metadata: where and how it ran (fingerprint, kernel, run
-    lengths).  The figures (ratio, low, high, verdict) are computed from
-    the rounds, so a saved and reloaded comparison states the same."""
+    lengths); measured: the error rates measured for this mode
+    (measured_rates, read once when the result is made; None where not
+    measured).  The figures (ratio, low, high, verdict: the outcome) are
+    computed from the rounds, so a saved and reloaded comparison states the
+    same."""
     a: Side
     b: Side
     mode: str
@@ -289,10 +266,13 @@ class ABResult(JsonFile, _Picklable):
     planned_rounds: int = 50
     seed: int = 0
     metadata: MappingProxyType = dataclasses.field(default_factory=dict)
+    measured: object = _READ
 
     def __post_init__(self):
         object.__setattr__(self, "rounds", tuple(self.rounds))
         object.__setattr__(self, "metadata", MappingProxyType(dict(self.metadata)))
+        if self.measured is _READ:
+            object.__setattr__(self, "measured", measured_rates(self.mode))
 
     # ---- the figures ----
     @property
@@ -303,7 +283,7 @@ class ABResult(JsonFile, _Picklable):
     @property
     def _interval(self):
         logs = [math.log(x) for x in self.ratios if x > 0 and math.isfinite(x)]
-        return _interval(logs, self.alpha, self.planned_rounds)
+        return _ab_rule.interval(logs, self.alpha, self.planned_rounds)
 
     @property
     def ratio(self):
@@ -329,14 +309,27 @@ class ABResult(JsonFile, _Picklable):
         return (r - 1) * 100, (lo - 1) * 100, (hi - 1) * 100
 
     @property
+    def outcome(self):
+        """What the rounds conclude, as every comparison states it (an
+        Outcome): B/A, its confidence sequence at 1 - alpha, the verdict
+        against the threshold and the rates measured for this mode."""
+        r, lo, hi = self._interval
+        verdict, beyond = verdict_of(lo, hi, self.threshold)
+        return Outcome(r, lo, hi, 1 - self.alpha, _ab_rule.METHOD, verdict, beyond,
+                       self.threshold, self.measured,
+                       _ab_text.rates_text(self.mode, self.measured),
+                       "" if r is not None else
+                       f"{len(self.rounds)} rounds, too few for an interval")
+
+    @property
     def verdict(self):
         """"slower", "faster", "same" or "undecided": what B is against A."""
-        return _verdict(self.low, self.high, self.threshold)[0]
+        return verdict_of(self.low, self.high, self.threshold)[0]
 
     @property
     def beyond_threshold(self):
         """True when the whole interval lies beyond +-threshold."""
-        return _verdict(self.low, self.high, self.threshold)[1]
+        return verdict_of(self.low, self.high, self.threshold)[1]
 
     @property
     def relative_half_width(self):
@@ -372,33 +365,10 @@ class ABResult(JsonFile, _Picklable):
         """Side B's figures, M/s, one per round."""
         return tuple(r.b_mps for r in self.rounds)
 
-    # ---- text ----
-    def _verdict_text(self):
-        verdict = self.verdict
-        pct, lo, hi = self.change_pct
-        t = self.threshold * 100
-        if pct is None:
-            return f"undecided: {len(self.rounds)} rounds, too few for an interval"
-        if verdict == SAME:
-            return f"same within \u00b1{t:g} %"
-        if verdict == SLOWER:
-            beyond = f", beyond the {t:g} % threshold" if self.beyond_threshold else ""
-            return f"slower by {-hi:.1f}..{-lo:.1f} %{beyond}"
-        if verdict == FASTER:
-            beyond = f", beyond the {t:g} % threshold" if self.beyond_threshold else ""
-            return f"faster by {lo:.1f}..{hi:.1f} %{beyond}"
-        return f"undecided against \u00b1{t:g} %"
-
+    # ---- text (_ab_text) ----
     def __str__(self):
         """One line: the sides, B/A and its interval, the verdict, rounds and time."""
-        r, lo, hi = self._interval
-        figure = f"B/A {r:.4f} ({lo:.4f}..{hi:.4f}, {(1 - self.alpha) * 100:g} %)" \
-            if r is not None else "B/A -"
-        emulated = " [emulated guests: not a performance figure]" if self.emulated else ""
-        return (f"{self.mode} A/B: A = {self.a.text}, B = {self.b.text}: {figure}: "
-                f"{self._verdict_text()}; {len(self.rounds)} rounds in {self.wall_s:.0f} s "
-                f"(stopped by {self.stopped_by}, {self.measured_fraction * 100:.0f} % of it "
-                f"measured){emulated} [{_rates_text(self.mode)}]")
+        return _ab_text.line(self)
 
     def __repr__(self):
         return f"<ABResult {self}>"
@@ -407,34 +377,7 @@ class ABResult(JsonFile, _Picklable):
         """A table fit for a commit message: both sides' median figures, B/A,
         its interval, the verdict, the rounds and the time, then how it was
         measured."""
-        r, lo, hi = self._interval
-        a_med = statistics.median(self.a_mps()) if self.rounds else math.nan
-        b_med = statistics.median(self.b_mps()) if self.rounds else math.nan
-        conf = f"{(1 - self.alpha) * 100:g} %"
-        fig = (f"{r:.4f}", f"{lo:.4f}..{hi:.4f}") if r is not None else ("-", "-")
-        rows = [
-            "| side | benchmark | median M/s |",
-            "|---|---|---|",
-            f"| A | `{self.a.text}` | {a_med:.3f} |",
-            f"| B | `{self.b.text}` | {b_med:.3f} |",
-            "",
-            f"| B/A | {conf} interval | verdict | rounds | time |",
-            "|---|---|---|---|---|",
-            f"| {fig[0]} | {fig[1]} | {self._verdict_text()} | {len(self.rounds)} | "
-            f"{self.wall_s:.0f} s |",
-            "",
-            f"{self.mode} rounds of {self.metadata.get('warmup')} s warm-up + "
-            f"{self.metadata.get('duration')} s measured per run, sides in a random order "
-            f"(seed {self.seed}); a confidence sequence on the rounds' log ratios, "
-            f"threshold \u00b1{self.threshold * 100:g} %, stopped by {self.stopped_by}; "
-            f"kernel {self.metadata.get('kernel', '?')}, {self.metadata.get('nr_cpus', '?')} "
-            f"CPUs ({self.metadata.get('cpu_model', '?')}), benchbpf "
-            f"{self.metadata.get('benchbpf_version', '?')}.",
-        ]
-        if self.emulated:
-            rows.append("Emulated guests: the verdict is about emulation, never about speed.")
-        rows.append(f"Error rates: {_rates_text(self.mode)}.")
-        return "\n".join(rows)
+        return _ab_text.markdown(self)
 
     def _repr_markdown_(self):
         return self.to_markdown()
@@ -471,54 +414,6 @@ class ABResult(JsonFile, _Picklable):
     def save(self, path):
         """Write the comparison as JSON to path (ABResult.from_json reads it)."""
         self.to_json(path)
-
-
-#: Error rates measured on the project's machine for each mode
-#: (scripts/ab_power.py --package-data; results/ab-power-2cpu.md).
-MEASURED_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "ab_measured.json")
-
-
-def measured_rates(mode):
-    """What was measured of `mode` on the project's machine: a dict with
-    "false_alarms" and "comparisons" (identical sides), "power" (path,
-    "user" or "bpf" -> nominal slowdown -> {"slower", "comparisons",
-    "measured_pct": the slowdown the cell's rounds measured}), "budget_s",
-    "machine" and "taken"; None where that mode was not measured."""
-    try:
-        with open(MEASURED_PATH) as f:
-            return json.load(f).get(mode)
-    except (OSError, ValueError):
-        return None
-
-
-_PATH_NAMES = {"user": "in user space", "bpf": "on the BPF path"}
-
-
-def _around(cells, pct=5.0):
-    """The measured cells nearest below and above pct, smallest first."""
-    below = [c for c in cells if c["measured_pct"] < pct]
-    above = [c for c in cells if c["measured_pct"] >= pct]
-    near = [max(below, key=lambda c: c["measured_pct"])] if below else []
-    if above:
-        near.append(min(above, key=lambda c: c["measured_pct"]))
-    return near
-
-
-def _rates_text(mode):
-    m = measured_rates(mode)
-    if not m:
-        return f"error rates of {mode} comparisons not measured"
-    k, n = m["false_alarms"], m["comparisons"]
-    found = []
-    for path, cells in m["power"].items():
-        near = _around(list(cells.values()))
-        if near:
-            found.append(" and ".join(f"{c['measured_pct']:g} % {c['slower']}/{c['comparisons']}"
-                                      for c in near) + f" {_PATH_NAMES.get(path, path)}")
-    power = (f"; slowdowns found, of those measured nearest 5 %: {'; '.join(found)} "
-             f"(within {m['budget_s']:g} s)") if found else ""
-    return (f"measured for {mode} comparisons on {m['machine']}: false alarms {k}/{n} "
-            f"({100 * k / n:.1f} %){power}")
 
 
 def _measured_s(result):
@@ -561,28 +456,23 @@ def _check_options(mode, precision, threshold, alpha, budget, max_rounds, warmup
         warmup = _runner._seconds("warmup", warmup, interval, allow_zero=True)
     duration = _runner._seconds("duration", duration, interval, allow_zero=False)
     nominal = round_seconds(mode, warmup, duration)
+    budget = _runner.check_budget(budget)
     if budget is not None:
-        if isinstance(budget, bool) or not isinstance(budget, numbers.Real) or \
-                not 0 < budget <= _runner.MAX_SECONDS:
-            raise ValueError(f"budget={budget!r} out of range: seconds of wall time in "
-                             f"0..{_runner.MAX_SECONDS}, or None")
         if budget < MIN_ROUNDS * nominal:
             raise ValueError(
                 f"budget={budget!r} out of range: too short for {MIN_ROUNDS} rounds of "
                 f"about {nominal:g} s ({mode}: warm-up {warmup} s + {duration:g} s "
                 f"measured + about {NOMINAL_LOAD_S:g} s to load, per side): at least "
                 f"{MIN_ROUNDS * nominal:g} s")
-    if max_rounds is not None and (isinstance(max_rounds, bool)
-                                   or not isinstance(max_rounds, numbers.Integral)
-                                   or not MIN_ROUNDS <= max_rounds <= 1_000_000):
-        raise ValueError(f"max_rounds={max_rounds!r} out of range: an int in "
-                         f"{MIN_ROUNDS}..1000000, or None")
-    _runner._count("min_rounds", min_rounds, MIN_ROUNDS, max_rounds or 1_000_000,
+    if max_rounds is not None:
+        max_rounds = _runner._count("max_rounds", max_rounds, MIN_ROUNDS, MAX_ROUNDS,
+                                    ", or None")
+    _runner._count("min_rounds", min_rounds, MIN_ROUNDS, max_rounds or MAX_ROUNDS,
                    " (max_rounds)" if max_rounds else "")
     if budget is None and max_rounds is None:
         raise ValueError("budget=None and max_rounds=None: give at least one, or the "
                          "comparison of two sides the same within noise never ends")
-    return precision, threshold, alpha, warmup, duration, nominal
+    return precision, threshold, alpha, budget, max_rounds, warmup, duration, nominal
 
 
 def _run_options(side, warmup, duration, interval):
@@ -737,7 +627,7 @@ def ab(a, b, *, mode="interleaved", precision=PRECISION, threshold=THRESHOLD, al
     Everything is checked before anything loads; ValueError/TypeError name
     the side and option at fault.  Ctrl-C raises benchbpf.Interrupted whose
     .partial is the ABResult of the rounds that finished."""
-    precision, threshold, alpha, warmup, duration, nominal = _check_options(
+    precision, threshold, alpha, budget, max_rounds, warmup, duration, nominal = _check_options(
         mode, precision, threshold, alpha, budget, max_rounds, warmup, duration, interval,
         min_rounds)
     a, b = Side.of(a, "a"), Side.of(b, "b")
@@ -762,7 +652,8 @@ def ab(a, b, *, mode="interleaved", precision=PRECISION, threshold=THRESHOLD, al
     settings = dict(threshold=threshold, precision=precision, alpha=alpha,
                     budget_s=float(budget) if budget is not None else math.inf,
                     planned_rounds=planned, seed=int(seed),
-                    metadata=_metadata(mode, warmup, duration, interval))
+                    metadata=_metadata(mode, warmup, duration, interval),
+                    measured=measured_rates(mode))
     rounds, began = [], time.monotonic()
 
     def result(stopped_by):
@@ -782,13 +673,12 @@ def ab(a, b, *, mode="interleaved", precision=PRECISION, threshold=THRESHOLD, al
                                         per_cpu, counter))
                 _check_figures(rounds[-1])
                 so_far = result(None)
-                stopped_by = _decided(len(rounds), so_far.ratio, so_far.low, so_far.high,
-                                      threshold, precision, min_rounds)
-                spent = time.monotonic() - began
-                per_round = spent / len(rounds)
+                stopped_by = _ab_rule.decided(len(rounds), so_far.ratio, so_far.low,
+                                              so_far.high, threshold, precision, min_rounds)
                 if stopped_by is None and max_rounds is not None and len(rounds) >= max_rounds:
                     stopped_by = "max_rounds"
-                if stopped_by is None and budget is not None and spent + per_round > budget:
+                if stopped_by is None and _runner.next_would_overrun(
+                        budget, time.monotonic() - began, len(rounds)):
                     stopped_by = "budget"
                 if on_round is not None:
                     on_round(rounds[-1], so_far)
@@ -817,103 +707,5 @@ def _interrupted(partial, desc):
     return _progress.Interrupted(message, partial, path)
 
 
-# ---------------------------------------------------------------- simulation
-
-@dataclass(frozen=True)
-class SimulatedRates:
-    """Error rates of the stopping rule on simulated comparisons.
-
-    effect: the true slowdown of B (0.05: B is 5 % slower); n: comparisons;
-    slower, faster, same, undecided: how many ended so; median_rounds: the
-    rounds a comparison took, median."""
-    effect: float
-    n: int
-    slower: int
-    faster: int
-    same: int
-    undecided: int
-    median_rounds: float
-
-    @property
-    def false_alarm_rate(self):
-        """Share of comparisons calling a difference that is not there
-        (effect 0: slower or faster; else: faster)."""
-        wrong = self.slower + self.faster if self.effect == 0 else self.faster
-        return wrong / self.n
-
-    @property
-    def power(self):
-        """Share of comparisons calling B slower (for effect > 0)."""
-        return self.slower / self.n
-
-
-def _simulated_log_ratios(rng, rounds, effect, fast_sd, slow_sd, phase_s, round_s,
-                          outlier_p, side_sd, side_phi, tails_df):
-    """Log ratios B/A of simulated rounds on a host with slow phases (levels
-    of sd slow_sd that change after exponential times of mean phase_s), a
-    drifting component of seconds (AR(1)), fast noise per run with heavy
-    tails (Student's t with tails_df degrees of freedom, scaled to sd
-    fast_sd), now and then a disturbed run (10-40 % slow, with probability
-    outlier_p), and a bias for one side that lasts a few rounds (AR(1) of
-    coefficient side_phi and sd side_sd: a side left on a busier CPU for a
-    while).  Sides run in a random order, round_s apart per round."""
-    level, change_at = rng.gauss(0, slow_sd), rng.expovariate(1 / phase_s)
-    drift, bias, t, out = 0.0, 0.0, 0.0, []
-    tail_scale = math.sqrt((tails_df - 2) / tails_df)
-    for _ in range(rounds):
-        order = ["a", "b"]
-        rng.shuffle(order)
-        bias = side_phi * bias + rng.gauss(0, side_sd * math.sqrt(1 - side_phi ** 2))
-        x = {}
-        for side in order:
-            t += round_s / 2
-            while t > change_at:
-                level = rng.gauss(0, slow_sd)
-                change_at += rng.expovariate(1 / phase_s)
-            drift = 0.7 * drift + rng.gauss(0, 0.03)
-            chi2 = sum(rng.gauss(0, 1) ** 2 for _ in range(tails_df))
-            v = level + drift + fast_sd * tail_scale * rng.gauss(0, 1) / math.sqrt(chi2 / tails_df)
-            if rng.random() < outlier_p:
-                v -= rng.uniform(0.1, 0.4)
-            x[side] = v + (math.log(1 - effect) + bias if side == "b" else 0.0)
-        out.append(x["b"] - x["a"])
-    return out
-
-
-def simulate(effect=0.0, n=200, rounds=100, seed=1, fast_sd=0.05, slow_sd=0.10,
-             phase_s=120.0, round_s=3.0, outlier_p=0.03, side_sd=0.03, side_phi=0.5,
-             tails_df=3, threshold=THRESHOLD, precision=PRECISION, alpha=ALPHA):
-    """Run the stopping rule ab() uses over n seeded simulated comparisons
-    of at most `rounds` rounds each, B slower than A by `effect` (0.05 =
-    5 %), on a simulated host (see _simulated_log_ratios: slow phases of sd
-    slow_sd lasting phase_s s on average, fast noise of sd fast_sd per run
-    with tails of Student's t at tails_df, a disturbed run with probability
-    outlier_p, a bias for one side of sd side_sd lasting rounds as AR(1)
-    side_phi).  Looks after every round, as ab() does.  A SimulatedRates;
-    no BPF, nothing runs."""
-    rng = random.Random(seed)
-    counts = {v: 0 for v in VERDICTS}
-    used = []
-    for _ in range(n):
-        logs = _simulated_log_ratios(rng, rounds, effect, fast_sd, slow_sd, phase_s,
-                                     round_s, outlier_p, side_sd, side_phi, tails_df)
-        k = 0
-        low = high = None
-        for k in range(1, rounds + 1):
-            ratio, low, high = _interval(logs[:k], alpha, rounds)
-            if _decided(k, ratio, low, high, threshold, precision):
-                break
-        counts[_verdict(low, high, threshold)[0]] += 1
-        used.append(k)
-    return SimulatedRates(effect, n, counts[SLOWER], counts[FASTER], counts[SAME],
-                          counts[UNDECIDED], statistics.median(used))
-
-
-class _CallableModule(types.ModuleType):
-    """benchbpf.ab is this module and, called, ab()."""
-
-    def __call__(self, *args, **kwargs):
-        return ab(*args, **kwargs)
-
-
-sys.modules[__name__].__class__ = _CallableModule
+# benchbpf.ab is this module and, called, ab().
+callable_module(__name__, "ab")

@@ -58,6 +58,11 @@ BENCHMARKS = {op: f"lpm-trie-{op}" for op in
 MAX_ENTRIES = 100_000_000
 #: Operations per program run.
 NR_LOOPS = 10000
+#: Parameters whose bound this machine sets, and what sets it.
+MACHINE_LIMITS = {"nr_entries": "what half the free memory holds"}
+#: What the report's suites and the manual's examples give the required
+#: nr_entries: the trie size of upstream's examples.
+REQUIRED_PARAMS = {name: {"nr_entries": 10000} for name in BENCHMARKS.values()}
 
 # report kind -> (rate divisor, rate letter, latency divisor, latency unit)
 _FRAC = {"lpm_trie_frac": (1e6, "M", 1.0, "ns"), "lpm_trie_free": (1e3, "K", 1e6, "ms")}

@@ -60,6 +60,11 @@ __all__ = ["tasks_trace", "gp_latency_us", "substitute_gp_latency_us", "ticks_pe
 BENCHMARKS = {"tasks_trace": "local-storage-tasks-trace"}
 #: The most sleeping tasks nr_procs may start.
 MAX_PROCS = 15000
+#: Parameters whose bound this machine sets, and what sets it.
+MACHINE_LIMITS = {"kthread_pid": "0 or the pid of the kthread here"}
+#: What a quick report suite runs with: 1000 sleeping tasks forked and
+#: reaped per run cost setup time; 100 still churn storage.
+QUICK_PARAMS = {"local-storage-tasks-trace": {"nr_procs": 100}}
 
 
 def tasks_trace(nr_procs=1000, kthread_pid=0, *, trigger="auto", **options):

@@ -86,10 +86,9 @@ an HTML view and ``plot()``.
 import math
 import os
 import statistics
-import sys
-import types
 from collections.abc import Mapping
 
+from .._callable import callable_module
 from ..harness import _progress
 from ..results._plot import MIN_MAX_LABEL, _axes, legend_outside, log_scale_fits
 from ..harness._runner import run
@@ -716,12 +715,6 @@ class Studies(_ReadOnlyMapping):
         return pandas.concat(frames, ignore_index=True)
 
 
-class _CallableModule(types.ModuleType):
-    """benchbpf.ringbuf is this module (STUDIES, study, perfbuf... stay
-    reachable as attributes) and calling it runs ringbuf()."""
-
-    def __call__(self, *args, **kwargs):
-        return ringbuf(*args, **kwargs)
-
-
-sys.modules[__name__].__class__ = _CallableModule
+# benchbpf.ringbuf is this module (STUDIES, study, perfbuf... stay
+# reachable as attributes) and calling it runs ringbuf().
+callable_module(__name__, "ringbuf")

@@ -289,9 +289,18 @@ def _accel(asked):
     return asked, f"asked for {asked.upper()}"
 
 
+def _vng():
+    """virtme-ng's vng: the one installed beside this interpreter first (a virtual
+    environment's bin/, as scripts/install.sh makes, need not be on PATH), else PATH's."""
+    beside = os.path.join(os.path.dirname(sys.executable), "vng")
+    return beside if os.access(beside, os.X_OK) else shutil.which("vng")
+
+
 def tools_missing():
     """What is missing to boot a guest, as a sentence, or None."""
-    missing = [t for t in ("vng", "qemu-system-x86_64") if not shutil.which(t)]
+    missing = [] if _vng() else ["vng"]
+    if not shutil.which("qemu-system-x86_64"):
+        missing.append("qemu-system-x86_64")
     if not shutil.which("depmod") and not os.path.exists("/usr/sbin/depmod") \
             and not os.path.exists("/sbin/depmod"):
         missing.append("depmod (kmod)")
@@ -310,7 +319,7 @@ def _package_root():
 
 
 def _vng_command(kernel, rundir, accel, cpus, memory, serve=False):
-    cmd = ["vng", "--run", kernel.vmlinuz, "--force-9p", "--cpus", str(cpus),
+    cmd = [_vng() or "vng", "--run", kernel.vmlinuz, "--force-9p", "--cpus", str(cpus),
            "--memory", memory, "--rwdir", rundir]
     if accel == "tcg":
         cmd.append("--disable-kvm")

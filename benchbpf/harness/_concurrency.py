@@ -18,7 +18,7 @@ try:
 except ImportError:  # pragma: no cover - not Linux
     fcntl = None
 
-__all__ = ["ConcurrentRunWarning", "RunMarker", "lock_dir"]
+__all__ = ["ConcurrentRunWarning", "RunMarker", "lock_dir", "running"]
 
 _SEQ = itertools.count()
 
@@ -45,6 +45,54 @@ def _alive(pid):
     except PermissionError:
         return True
     return True
+
+
+def _held_markers(directory, skip=()):
+    """Yield (pid, fd) for each marker in directory that a live run holds
+    (fd open for appending where allowed, closed after the caller's turn);
+    remove those left by killed processes."""
+    for entry in os.listdir(directory):
+        pid, dash, _ = entry.partition("-")
+        if not dash or not entry.endswith(".lock") or not pid.isdigit() or int(pid) in skip:
+            continue
+        pid = int(pid)
+        path = os.path.join(directory, entry)
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CLOEXEC)
+        except PermissionError:
+            try:
+                fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+            except OSError:
+                continue
+        except OSError:
+            continue
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+            except BlockingIOError:
+                yield pid, fd
+                continue
+            fcntl.flock(fd, fcntl.LOCK_UN)
+            if not _alive(pid):   # left by a process that was killed
+                try:
+                    os.unlink(path)
+                except OSError:
+                    pass
+        finally:
+            os.close(fd)
+
+
+def running():
+    """The pids of the benchbpf runs going on now (other processes'), sorted;
+    None where runs cannot be seen (no flock, or no marker directory access)."""
+    if fcntl is None:
+        return None
+    try:
+        return sorted({pid for pid, _ in _held_markers(lock_dir(), skip={os.getpid()})})
+    except FileNotFoundError:
+        return []
+    except OSError:
+        return None
 
 
 class RunMarker:
@@ -103,43 +151,14 @@ class RunMarker:
 
     def _scan(self):
         me = os.getpid()
-        for entry in os.listdir(self.dir):
-            pid, dash, _ = entry.partition("-")
-            if not dash or not entry.endswith(".lock") or not pid.isdigit():
-                continue
-            pid = int(pid)
-            if pid == me or pid in self.companions:
-                # this process's runs are serialised by the core; companions
-                # run alongside by design
-                continue
-            path = os.path.join(self.dir, entry)
+        for pid, fd in _held_markers(self.dir, skip={me} | self.companions):
+            # this process's runs are serialised by the core; companions
+            # run alongside by design
+            self.others.add(pid)
             try:
-                fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CLOEXEC)
-            except PermissionError:
-                try:
-                    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
-                except OSError:
-                    continue
+                os.write(fd, f"{me}\n".encode())   # tell it we were here
             except OSError:
-                continue
-            try:
-                try:
-                    fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-                except BlockingIOError:
-                    self.others.add(pid)
-                    try:
-                        os.write(fd, f"{me}\n".encode())   # tell it we were here
-                    except OSError:
-                        pass
-                    continue
-                fcntl.flock(fd, fcntl.LOCK_UN)
-                if not _alive(pid):   # left by a process that was killed
-                    try:
-                        os.unlink(path)
-                    except OSError:
-                        pass
-            finally:
-                os.close(fd)
+                pass
 
     def _read_visitors(self):
         os.lseek(self.fd, 0, os.SEEK_SET)

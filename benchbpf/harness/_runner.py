@@ -697,8 +697,9 @@ def run_interleaved(calls, budget_s=None):
     another to finish: [Result] of calls [(label, name, options)], in order.
     Every call is checked before the first loads.  After each pass, the
     next goes to the ones not yet stopped, the widest interval first.
-    budget_s: no run starts after this many seconds of wall time; the
-    unfinished then stop "by budget" with the runs they have."""
+    budget_s: no run starts that would end past this many seconds of wall
+    time (next_would_overrun, over the runs taken so far); the unfinished
+    then stop "by budget" with the runs they have."""
     budget_s = check_budget(budget_s)
     series, labels = [], []
     for label, name, options in calls:
@@ -713,15 +714,17 @@ def run_interleaved(calls, budget_s=None):
     began = time.monotonic()
     results = [None] * len(series)
     pending = list(range(len(series)))
+    done = 0
     while pending:
         for i in pending:
             # Every one has a run before the budget counts: no Result is empty.
-            if budget_s is not None and series[i].runs \
-                    and time.monotonic() - began >= budget_s:
+            if series[i].runs and next_would_overrun(budget_s, time.monotonic() - began,
+                                                     done):
                 series[i].stop("budget")
             else:
                 with _progress.step(f"{labels[i]} run {len(series[i].runs) + 1}"):
                     series[i].step(calls_below_run=1)
+                done += 1
             if series[i].stopped_by is not None:
                 # Kept should Ctrl-C come later.
                 results[i] = _progress.finished(_with_history(series[i].result()))

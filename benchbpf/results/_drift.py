@@ -192,9 +192,8 @@ def _prune(path, now):
 
 def standard_error(ci):
     """The standard error a stats.MeanInterval stands on: its half width
-    over Student's t at its degrees of freedom."""
-    return ci.half_width / stats._t_quantile(0.5 + ci.confidence / 2,
-                                            max(1.0, ci.effective_n - 1))
+    over Student's t at its degrees of freedom (MeanInterval.standard_error)."""
+    return ci.standard_error
 
 
 def _widened(ci, relative_sd, df_host):

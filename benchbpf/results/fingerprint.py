@@ -3,8 +3,8 @@
 Read when a run starts and stored in ``Result.metadata["fingerprint"]``:
 kernel release, version and command line (``mitigations=`` and friends),
 CPU vulnerability mitigations, the BPF JIT settings, ``bpf_stats_enabled``,
-whether kernel BTF is there, CPU model, count, SMT and frequency governors,
-libbpf, benchbpf and Python versions, and the git commit of the benchbpf
+whether kernel BTF is there, CPU model, count, SMT, frequency governors and
+boost, isolated and nohz_full CPUs, the default IRQ affinity, libbpf, benchbpf and Python versions, and the git commit of the benchbpf
 source tree when it is one.  A value that cannot be read is None.
 
 ``differences(a, b)`` lists what differs between two fingerprints, as
@@ -17,25 +17,32 @@ import subprocess
 
 from .._version import __version__
 
-__all__ = ["fingerprint", "differences", "FINGERPRINT_KEYS"]
+__all__ = ["fingerprint", "differences", "FINGERPRINT_KEYS", "read", "CPU_SYSFS"]
 
 _VULNERABILITIES = "/sys/devices/system/cpu/vulnerabilities"
-_CPU_SYSFS = "/sys/devices/system/cpu"
+#: Where the kernel describes the CPUs (cpuN/, smt/, isolated, cpufreq/...).
+CPU_SYSFS = "/sys/devices/system/cpu"
 
 #: Every key of a fingerprint, in the order differences() reports them.
 FINGERPRINT_KEYS = (
     "kernel_release", "kernel_version", "kernel_cmdline", "cpu_vulnerabilities",
     "bpf_jit_enable", "bpf_jit_harden", "bpf_jit_kallsyms", "bpf_stats_enabled",
     "btf", "machine", "cpu_model", "nr_cpus", "smt_active", "cpu_governors",
+    "cpu_boost", "isolated_cpus", "nohz_full", "irq_default_affinity",
     "libbpf_version", "benchbpf_version", "python_version", "git_commit",
 )
+
+# Keys added in 0.2: a fingerprint from before lacks them, which is no difference.
+_ADDED_KEYS = ("cpu_boost", "isolated_cpus", "nohz_full", "irq_default_affinity")
 
 # Fields that describe the build, not the machine: listed as differences
 # too, but they cannot explain a kernel's figure by themselves.
 _BUILD_KEYS = ("benchbpf_version", "python_version", "git_commit")
 
 
-def _read(path):
+def read(path):
+    """The stripped text of the sysfs or procfs file at path, or None where it cannot
+    be read (absent on this kernel or machine, or not permitted)."""
     try:
         with open(path) as f:
             return f.read().strip()
@@ -44,7 +51,7 @@ def _read(path):
 
 
 def _read_int(path):
-    text = _read(path)
+    text = read(path)
     try:
         return int(text) if text is not None else None
     except ValueError:
@@ -56,25 +63,35 @@ def _vulnerabilities():
         names = sorted(os.listdir(_VULNERABILITIES))
     except OSError:
         return None
-    return {n: _read(os.path.join(_VULNERABILITIES, n)) for n in names}
+    return {n: read(os.path.join(_VULNERABILITIES, n)) for n in names}
 
 
 def _governors():
     """Frequency governors in use, as a sorted list (None without cpufreq)."""
     found = set()
     try:
-        cpus = [d for d in os.listdir(_CPU_SYSFS) if d[3:].isdigit() and d.startswith("cpu")]
+        cpus = [d for d in os.listdir(CPU_SYSFS) if d[3:].isdigit() and d.startswith("cpu")]
     except OSError:
         return None
     for cpu in cpus:
-        gov = _read(os.path.join(_CPU_SYSFS, cpu, "cpufreq", "scaling_governor"))
+        gov = read(os.path.join(CPU_SYSFS, cpu, "cpufreq", "scaling_governor"))
         if gov:
             found.add(gov)
     return sorted(found) or None
 
 
+def _cpu_boost():
+    """Whether the CPU may boost above its base frequency: cpufreq's boost
+    switch, else intel_pstate's no_turbo inverted; None without either."""
+    boost = _read_int(os.path.join(CPU_SYSFS, "cpufreq", "boost"))
+    if boost is not None:
+        return bool(boost)
+    no_turbo = _read_int(os.path.join(CPU_SYSFS, "intel_pstate", "no_turbo"))
+    return None if no_turbo is None else not no_turbo
+
+
 def _smt_active():
-    value = _read_int(os.path.join(_CPU_SYSFS, "smt", "active"))
+    value = _read_int(os.path.join(CPU_SYSFS, "smt", "active"))
     return None if value is None else bool(value)
 
 
@@ -123,7 +140,7 @@ def fingerprint():
     return {
         "kernel_release": platform.release(),
         "kernel_version": platform.version(),
-        "kernel_cmdline": _read("/proc/cmdline"),
+        "kernel_cmdline": read("/proc/cmdline"),
         "cpu_vulnerabilities": _vulnerabilities(),
         "bpf_jit_enable": _read_int("/proc/sys/net/core/bpf_jit_enable"),
         "bpf_jit_harden": _read_int("/proc/sys/net/core/bpf_jit_harden"),
@@ -135,6 +152,10 @@ def fingerprint():
         "nr_cpus": os.cpu_count(),
         "smt_active": _smt_active(),
         "cpu_governors": _governors(),
+        "cpu_boost": _cpu_boost(),
+        "isolated_cpus": read(os.path.join(CPU_SYSFS, "isolated")),
+        "nohz_full": read(os.path.join(CPU_SYSFS, "nohz_full")),
+        "irq_default_affinity": read("/proc/irq/default_smp_affinity"),
         "libbpf_version": _core.libbpf_version(),
         "benchbpf_version": __version__,
         "python_version": platform.python_version(),
@@ -161,6 +182,8 @@ def differences(a, b):
         return ["fingerprint: missing in the " + ("first" if not a else "second") + " result"]
     lines = []
     for key in FINGERPRINT_KEYS:
+        if key in _ADDED_KEYS and (key not in a or key not in b):
+            continue
         va, vb = _plain(a.get(key)), _plain(b.get(key))
         if va == vb:
             continue

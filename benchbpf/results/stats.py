@@ -1,11 +1,13 @@
 """Statistics over per-sample rates: the median's and the mean's confidence
 intervals, the Mann-Whitney U test, how many samples a test needs, the
-instability warnings of one run and whether repeated runs agree.
+instability warnings of one run and whether repeated runs agree, and the
+binomial interval of a proportion (clopper_pearson).
 
 At the bottom of the package with the Results they describe: it imports
-nothing of benchbpf.  benchbpf.analysis re-exports every public name."""
+nothing of benchbpf.  benchbpf.analysis re-exports the names comparisons use."""
 import functools
 import math
+import numbers
 import statistics
 from dataclasses import dataclass
 
@@ -13,7 +15,7 @@ __all__ = ["mann_whitney_u", "median_ci", "mean_ci", "samples_needed", "across_r
            "RunTest", "runs_needed", "min_p_value", "SIGNIFICANT", "WITHIN_NOISE",
            "NOT_ENOUGH_RUNS", "instability", "run_states", "RunStates", "chi2_sf",
            "MeanInterval", "series_mean_ci", "runs_mean_ci", "count_step_mps", "welch_p",
-           "sequence_mean_ci"]
+           "sequence_mean_ci", "clopper_pearson"]
 
 
 def _ranks(values):
@@ -136,6 +138,44 @@ def median_ci(values, confidence=0.95):
     return (xs[k - 1], xs[n - k])
 
 
+def _binomial_cdf(k, n, p):
+    """P(X <= k) for X binomial with n trials of probability p, summed in
+    logs so that large n neither overflows nor underflows."""
+    if k < 0 or p >= 1.0:
+        return 0.0 if k < n else 1.0
+    if k >= n or p <= 0.0:
+        return 1.0
+    log_p, log_q, top = math.log(p), math.log1p(-p), math.lgamma(n + 1)
+    return min(1.0, sum(math.exp(top - math.lgamma(i + 1) - math.lgamma(n - i + 1)
+                                 + i * log_p + (n - i) * log_q) for i in range(k + 1)))
+
+
+def clopper_pearson(k, n, confidence=0.95):
+    """Clopper-Pearson ("exact") confidence interval of a proportion seen as
+    k successes in n trials: (low, high), each in 0..1.  low is the p at
+    which k or more successes have probability (1 - confidence) / 2 (0 when
+    k is 0), high the p at which k or fewer have it (1 when k is n): at
+    least `confidence` coverage whatever the true proportion, e.g. 0 false
+    alarms in 60 trials bound the rate below 5.96 % at 95 %."""
+    for name, value in (("k", k), ("n", n)):
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+            raise TypeError(f"{name}={value!r}: must be an int")
+    if n < 1:
+        raise ValueError(f"n={n!r} out of range: trials must be >= 1")
+    if not 0 <= k <= n:
+        raise ValueError(f"k={k!r} out of range: successes must be in 0..n ({n})")
+    if not 0.0 < confidence < 1.0:
+        raise ValueError(f"confidence={confidence!r} out of range: 0 < confidence < 1")
+    tail = (1.0 - confidence) / 2.0
+    # P(X >= k) and P(X > k) rise with p: the bounds are where they cross
+    # tail and 1 - tail.
+    low = 0.0 if k == 0 else _inverse(lambda p: 1.0 - _binomial_cdf(k - 1, n, p),
+                                      tail, 0.0, 1.0)
+    high = 1.0 if k == n else _inverse(lambda p: 1.0 - _binomial_cdf(k, n, p),
+                                       1.0 - tail, 0.0, 1.0)
+    return (low, high)
+
+
 def _t_cdf(t, df, steps=2000):
     """CDF of Student's t distribution with df degrees of freedom at t >= 0:
     the density integrated by Simpson's rule."""
@@ -226,6 +266,13 @@ class MeanInterval:
     def relative_half_width(self):
         """Half the interval's width over the mean (0.01: +-1 %); inf at a zero mean."""
         return self.half_width / abs(self.mean) if self.mean else math.inf
+
+    @property
+    def standard_error(self):
+        """The standard error the interval stands on: its half width over
+        Student's t at its degrees of freedom (effective_n - 1, at least 1)."""
+        return self.half_width / _t_quantile(0.5 + self.confidence / 2,
+                                             max(1.0, self.effective_n - 1))
 
 
 def _autocorrelation_time(xs, mean):

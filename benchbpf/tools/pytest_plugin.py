@@ -67,7 +67,8 @@ from ..results._drift import TIMING_PARAMS
 from ..analysis._compare import MIN_PRODUCER_CPU_NS, SIGNIFICANT, across_runs, configuration_differences, host_test, mann_whitney_u, median_ci, min_p_value, samples_needed
 # The gate's speed of a run, shared with compare(): usable rates (per producer
 # CPU-second where recorded), the fastest of them, their median.
-from ..analysis._compare import _median, _per_cpu, fastest as _top, usable_rates as _rates
+from ..analysis._compare import _median, _per_cpu, fastest as _top, run_speed, usable_rates as _rates
+from ..analysis._outcome import FASTER, SAME, SLOWER, UNDECIDED, Outcome
 from ..results.fingerprint import machine_differences
 from ..results.result import Result
 from ..results.resultset import ResultSet
@@ -183,7 +184,7 @@ class Baseline:
         self.all_rates = [x for r in self.runs for x in _rates(r, counter, per_cpu)]
         #: One speed per run loaded, a precision run's runs each their own
         #: (as compare() counts them): what the decision across runs takes.
-        self.speeds = [_run_speed(u, counter, per_cpu, top_pct)
+        self.speeds = [run_speed(u, counter, per_cpu, top_pct)
                        for r in self.runs for u in r.runs()]
         self.lower_bounds = [median_ci(t, 1.0 - 2.0 * alpha)[0] for t in self.tops]
         # A run without a usable interval (its producers hardly ran) has no speed.
@@ -208,11 +209,6 @@ class Baseline:
         return (f"{self.reference:.3f} M/s (fastest of {n} run{'s' if n > 1 else ''}, lower "
                 f"bound; run speeds{loaded} {min(speeds):.3f}..{max(speeds):.3f}, spread "
                 f"{self.spread_pct:.1f}%)")
-
-
-def _run_speed(run, counter, per_cpu, top_pct):
-    """A run's speed: the median of its fastest top_pct percent of rates."""
-    return _median(_top(_rates(run, counter, per_cpu), top_pct))
 
 
 def _unit(per_cpu):
@@ -344,7 +340,10 @@ class Gate:
         samples than the baseline's spread needs, or whose speed is below
         the limit while its confidence bound is not, is topped up by the
         next run's samples.  Returns a dict describing the decision (None
-        when saving or when no baseline directory was given)."""
+        when saving or when no baseline directory was given): its
+        "outcome" is the decision as every comparison states it (an
+        analysis Outcome, see _outcome), its "verdict" the gate's own word
+        ("pass", "regression", "unclear")."""
         if not (isinstance(result, Result) or callable(result)):
             raise TypeError("result must be a benchbpf.Result or a callable returning one, "
                             f"not {type(result).__name__}")
@@ -395,10 +394,11 @@ class Gate:
         def decide(pool):
             xs = _top(pool, top_pct)
             speed = _median(xs)
-            upper = median_ci(xs, 1.0 - 2.0 * alpha)[1]
+            lower, upper = median_ci(xs, 1.0 - 2.0 * alpha)
             if not xs:
                 # No interval in which the producers ran enough: no speed.
                 return _Verdict.UNCLEAR, math.nan, math.nan, math.nan, math.nan
+            interval[:] = [lower, upper]
             change = (speed / ref - 1.0) * 100.0 if ref > 0 else math.inf
             bound = (upper / ref - 1.0) * 100.0 if ref > 0 else math.inf
             p = mann_whitney_u(xs, base.pooled_top, "less")[1]
@@ -410,7 +410,7 @@ class Gate:
                 verdict = _Verdict.UNCLEAR
             return verdict, speed, change, bound, p
 
-        pool, runs_done, regressions, history = [], 0, 0, []
+        pool, runs_done, regressions, history, interval = [], 0, 0, [], []
         slower_speeds, slower_results, overlapped_runs, retried = [], [], 0, 0
         first = None
         while True:
@@ -458,7 +458,7 @@ class Gate:
                 # A precision run is its runs, each loaded anew: one speed each.
                 units = r.runs()
                 slower_speeds.extend([speed] if len(units) == 1 else
-                                     [_run_speed(u, counter, base.per_cpu, top_pct)
+                                     [run_speed(u, counter, base.per_cpu, top_pct)
                                       for u in units])
                 if runner is None:
                     break
@@ -536,7 +536,8 @@ class Gate:
             fp_note = "\nthe machine differs from the baseline's:\n  " + "\n  ".join(diffs)
             warnings.warn(f"{key}: baseline {path} was taken on a different machine: "
                           + "; ".join(diffs), GateWarning, stacklevel=2)
-        decision = {"key": key, "verdict": verdict, "change_pct": change,
+        outcome = _outcome(verdict, speed, interval, ref, alpha, max_drop_pct)
+        decision = {"key": key, "verdict": verdict, "outcome": outcome, "change_pct": change,
                     "bound_pct": bound, "p_value": p, "speed_mps": speed,
                     "baseline_mps": ref, "baseline_speeds_mps": tuple(base.speeds),
                     "samples": len(decided), "needed_samples": need, "runs": runs_done,
@@ -549,10 +550,10 @@ class Gate:
                             f"benchbpf runs (each run records it in metadata"
                             f"['concurrent_runs']); {retried} slower one(s) measured again")
         if verdict == _Verdict.REGRESSION:
-            self._note(f"{key}: REGRESSION {detail}"
+            self._note(f"{key}: REGRESSION {outcome.text()}; {detail}"
                        + (f" [{overlapped_runs} runs overlapped other benchbpf runs]"
                           if overlapped_runs else ""))
-            pytest.fail(f"{key}: regression: {detail}"
+            pytest.fail(f"{key}: regression: {outcome.text()}; {detail}"
                         + (f"\nconfirmed by {regressions} independent runs"
                            if regressions > 1 else "") + overlap_note
                         + fp_note + "\n" + "\n".join(history), pytrace=False)
@@ -568,19 +569,47 @@ class Gate:
                         f"(retried {retried} time(s)); run the gate alone. {detail}\n"
                         + "\n".join(history))
         if verdict == _Verdict.UNCLEAR:
-            self._note(f"{key}: UNDECIDED {detail}")
+            self._note(f"{key}: UNDECIDED {outcome.text()}; {detail}")
             why = (f"the drop is not beyond this host's drift ({host.text()})"
                    if host is not None and not host.p_value < alpha else
                    f"the baseline's spread needs {need} samples per side"
                    + ("" if runner else " (pass a callable so the gate can run more, or "
                       "a longer duration)"))
-            pytest.fail(f"{key}: cannot decide: {detail}; {why}"
+            pytest.fail(f"{key}: cannot decide: {outcome.text()}; {detail}; {why}"
                         + fp_note + "\n" + "\n".join(history), pytrace=False)
-        self._note(f"{key}: ok {detail}" + (f" [{len(diffs)} fingerprint differences]"
-                                             if diffs else "")
+        self._note(f"{key}: ok {outcome.text()}; {detail}"
+                   + (f" [{len(diffs)} fingerprint differences]" if diffs else "")
                    + (f" [{overlapped_runs} runs overlapped other benchbpf runs]"
                       if overlapped_runs else ""))
         return decision
+
+
+#: The gate's method, as its Outcome names it.
+GATE_METHOD = "gate: fastest intervals against the baseline's fastest run"
+
+
+def _outcome(verdict, speed, interval, reference, alpha, max_drop_pct):
+    """The gate's decision as every comparison states it (analysis.Outcome):
+    B/A the run's speed over the baseline's reference, its interval the
+    bounds of that speed (each one-sided at 1 - alpha); "slower" for a
+    regression (beyond max_drop_pct), "undecided" for a check that cannot
+    decide, and for a pass "faster" when even the lower bound is above
+    +max_drop_pct, else "same" (within the drop that counts, by the gate's
+    rule rather than by an interval within it)."""
+    threshold = max_drop_pct / 100.0
+    rates = "error rates of the gate: not in the package data (results/gate-2cpu.md)"
+    if not (reference > 0 and speed > 0 and len(interval) == 2):
+        return Outcome(None, None, None, 1 - 2 * alpha, GATE_METHOD, UNDECIDED, False,
+                       threshold, None, rates, "no speed to compare")
+    ratio, low, high = speed / reference, interval[0] / reference, interval[1] / reference
+    if verdict == _Verdict.REGRESSION:
+        said, beyond = SLOWER, True
+    elif verdict == _Verdict.PASS:
+        said, beyond = (FASTER, True) if low > 1 + threshold else (SAME, False)
+    else:
+        said, beyond = UNDECIDED, False
+    return Outcome(ratio, low, high, 1 - 2 * alpha, GATE_METHOD, said, beyond, threshold,
+                   None, rates)
 
 
 @pytest.fixture

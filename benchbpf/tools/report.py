@@ -21,15 +21,18 @@ import math
 import statistics
 import time
 
+from ..benchs import FAMILIES
 from ..harness import _progress, _runner
 from ..results._lines import summary_latency_ns
 from .._core import BenchmarkError, UnsupportedError
 from ..analysis._compare import NOT_ENOUGH_RUNS, compare, median_ci, run_agreement
+from ..analysis._outcome import THRESHOLD
 from ..results.fingerprint import differences, fingerprint
 from ..results.result import Result, emulation
 from ..results.resultset import ResultSet, Unsupported
 
 __all__ = ["run_suite", "to_html", "select", "plan", "compare_sets", "compare_results", "load",
+           "SetComparison",
            "disagreements",
            "QUICK", "QUICK_PARAMS", "REQUIRED_PARAMS", "EXCLUDED"]
 
@@ -37,22 +40,23 @@ __all__ = ["run_suite", "to_html", "select", "plan", "compare_sets", "compare_re
 #: 95 % confidence interval of the median narrower than min..max.
 QUICK = {"warmup": 0.2, "duration": 0.9, "interval": 0.1}
 
+
+
+def _declared(attr):
+    """{benchmark: options} that the family modules declare as `attr`: a
+    family states its own, and no list here names it."""
+    return {name: dict(options) for module in FAMILIES.values()
+            for name, options in getattr(module, attr, {}).items()}
+
+
 #: Benchmark options a quick suite changes: their defaults cost setup time
-#: out of proportion with a short run.
-QUICK_PARAMS = {
-    # 1000 sleeping tasks forked and reaped per run; 100 still churn storage.
-    "local-storage-tasks-trace": {"nr_procs": 100},
-}
+#: out of proportion with a short run (each family module's QUICK_PARAMS).
+QUICK_PARAMS = _declared("QUICK_PARAMS")
 
 #: Options a benchmark has no default for (the kernel bench requires them):
-#: the suite runs this choice, in quick and full suites alike.
-REQUIRED_PARAMS = {
-    # The trie size of upstream's examples.
-    **{f"lpm-trie-{op}": {"nr_entries": 10000} for op in
-       ("noop", "baseline", "lookup", "insert", "update", "delete", "free")},
-    # The first of the kernel bench's 24; benchbpf.xdp_lb.scenarios() runs all.
-    "xdp-lb": {"scenario": "tcp-v4-lru-hit"},
-}
+#: the suite runs this choice, in quick and full suites alike, and the
+#: manual's examples show it (each family module's REQUIRED_PARAMS).
+REQUIRED_PARAMS = _declared("REQUIRED_PARAMS")
 
 #: Benchmarks the suite leaves out, and why.
 EXCLUDED = {"selftest": "exists to test the harness, not a measurement"}
@@ -636,15 +640,51 @@ def _regression(label, c, threshold):
             f"{len(c.new_runs)} runs p={c.p_value():.2g} < alpha {c.alpha:g}")
 
 
+class SetComparison(tuple):
+    """What compare_sets() and compare_results() return: the tuple (lines,
+    regressions, undecided), and in `comparisons` each pair's Comparison by
+    its label, whose `outcome` (analysis.Outcome) the lines print."""
+
+    def __new__(cls, lines, regressions, undecided, comparisons):
+        self = super().__new__(cls, (lines, regressions, undecided))
+        self.comparisons = dict(comparisons)
+        return self
+
+    @property
+    def outcomes(self):
+        """Each pair's Outcome by its label."""
+        return {k: c.outcome for k, c in self.comparisons.items()}
+
+
+def _pair_line(name, width, c):
+    """One pair of compare_sets(): medians, change, runs, then the outcome
+    as every comparison prints it and the test behind it."""
+    t = c.test()
+    if t.verdict == NOT_ENOUGH_RUNS:
+        test = ""
+    elif c.per_cpu:
+        test = f"; p={t.p_value:.2g}, per producer CPU-second {c.figure_change_pct:+.1f}%"
+    else:
+        test = f"; p={t.p_value:.2g}, run medians"
+    what = "" if c.counter == "hits" else f" ({c.counter})"
+    runs = f"{len(c.base_runs)}->{len(c.new_runs)}"
+    mark = c.overlap_text()
+    return (f"{name:<{width}}  {c.base_median:10.4g} -> {c.new_median:10.4g} M/s"
+            f"  {c.change_pct:+7.1f}%  {runs:>4}  {c.outcome.text()}{test}{what}"
+            + (f" {mark}" if mark else ""))
+
+
 def compare_sets(base, new, alpha=0.05, fail_on_regression=None, different_params=False,
                  different_benchmarks=False, per_cpu=None, allow_emulated=False):
-    """Compare two suite runs (ResultSets): (lines, regressions, undecided).
+    """Compare two suite runs (ResultSets): (lines, regressions, undecided),
+    a SetComparison whose `comparisons` holds each pair's Comparison.
 
     Results group by benchmark name and parameters (warm-up, duration and
     interval aside): the repetitions of one configuration (`report --repeat
     N`) are one side, and analysis.compare() tests across them.  Each pair
-    gives the medians baseline -> new, the change and the verdict:
-    "significant", "within noise" or "not enough runs".  A configuration
+    gives the medians baseline -> new, the change and its Outcome: B/A, its
+    interval and the verdict, "slower", "faster", "same" (within
+    fail_on_regression percent, else 2 %) or "undecided".  A configuration
     left alone on each side under one benchmark name pairs with the other
     as runs of different parameters, and paired runs whose interval or
     trigger differ, are refused (ValueError naming every difference) unless
@@ -686,36 +726,25 @@ def compare_sets(base, new, alpha=0.05, fail_on_regression=None, different_param
             c = compare(b, n, counter=counter_for(n[0]), alpha=alpha,
                         different_params=different_params,
                         different_benchmarks=different_benchmarks, per_cpu=per_cpu,
-                        allow_emulated=allow_emulated)
+                        allow_emulated=allow_emulated, threshold=_threshold(fail_on_regression))
         except ValueError as e:
             refused.append(str(e))
             continue
         rows.append((b, n, c))
     if refused:
         raise ValueError("\n".join(refused))
-    lines, regressions, undecided = [], [], []
+    lines, regressions, undecided, comparisons = [], [], [], {}
     width = max([len(label(r)) for r in list(base) + list(new)] + [len("benchmark")])
     lines.append(f"{'benchmark':<{width}}  {'baseline':>10} -> {'new':>10} M/s  "
-                 f"{'change':>8}  runs  verdict (Mann-Whitney U across runs, alpha {alpha:g})")
+                 f"{'change':>8}  runs  outcome (Mann-Whitney U across runs, alpha {alpha:g})")
     for b, n, c in rows:
         name = label(n[0])
         if c is None:
             lines.append(f"{name:<{width}}  no samples to compare")
             continue
         t = c.test()
-        if t.verdict == NOT_ENOUGH_RUNS:
-            verdict = f"not enough runs (needs {t.runs_needed} per side)"
-        elif c.per_cpu:
-            verdict = f"{t.verdict} (p={t.p_value:.2g}; per producer CPU-second " \
-                f"{c.figure_change_pct:+.1f}%)"
-        else:
-            verdict = f"{t.verdict} (p={t.p_value:.2g}; run medians)"
-        what = "" if c.counter == "hits" else f" ({c.counter})"
-        runs = f"{len(c.base_runs)}->{len(c.new_runs)}"
-        mark = c.overlap_text()
-        lines.append(f"{name:<{width}}  {c.base_median:10.4g} -> {c.new_median:10.4g} M/s"
-                     f"  {c.change_pct:+7.1f}%  {runs:>4}  {verdict}{what}"
-                     + (f" {mark}" if mark else ""))
+        comparisons[name] = c
+        lines.append(_pair_line(name, width, c))
         lines += [f"{'':<{width}}  differs: {d}" for d in c.differences]
         for side, states in zip(("baseline", "new"), c.agreement):
             if states:
@@ -746,24 +775,30 @@ def compare_sets(base, new, alpha=0.05, fail_on_regression=None, different_param
     if diffs:
         lines.append("fingerprint differences:")
         lines += ["  " + d for d in diffs]
-    return lines, regressions, undecided
+    return SetComparison(lines, regressions, undecided, comparisons)
+
+
+def _threshold(fail_on_regression):
+    """The outcome's threshold, a fraction: the regression limit where one is given."""
+    return THRESHOLD if fail_on_regression is None else fail_on_regression / 100.0
 
 
 def compare_results(base, new, alpha=0.05, fail_on_regression=None, different_params=False,
                     different_benchmarks=False, per_cpu=None, allow_emulated=False):
     """Compare two Results as analysis.compare does: (lines, regressions,
-    undecided), as compare_sets.  ValueError when they are different
+    undecided), a SetComparison as compare_sets'.  ValueError when they are different
     benchmarks or configurations, or one is from an emulated guest and the
     other not (unless allow_emulated)."""
     c = compare(base, new, alpha=alpha, different_params=different_params,
                 different_benchmarks=different_benchmarks, per_cpu=per_cpu,
-                allow_emulated=allow_emulated)
+                allow_emulated=allow_emulated, threshold=_threshold(fail_on_regression))
     hit = _regression(base.name, c, fail_on_regression)
     undecided = []
     if fail_on_regression is not None and c.verdict == NOT_ENOUGH_RUNS:
         undecided.append(f"{base.name}: {c.change_pct:+.1f}% over 1 -> 1 runs (needs "
                          f"{c.test().runs_needed} per side)")
-    return str(c).splitlines(), [hit] if hit else [], undecided
+    return SetComparison(str(c).splitlines(), [hit] if hit else [], undecided,
+                         {base.name: c})
 
 
 def load(path):

@@ -492,3 +492,9 @@ const struct bench bench_hashmap_with_bloom = BLOOM_BENCH("hashmap-with-bloom",
 	"hits_drops",
 	"hashmap lookups of 1024 random keys per getpgid(), each asked to a bloom "
 	"filter first");
+
+BENCH_REGISTER(bench_bloom_lookup);
+BENCH_REGISTER(bench_bloom_update);
+BENCH_REGISTER(bench_bloom_false_positive);
+BENCH_REGISTER(bench_hashmap_without_bloom);
+BENCH_REGISTER(bench_hashmap_with_bloom);

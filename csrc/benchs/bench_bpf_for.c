@@ -111,3 +111,5 @@ const struct bench bench_bpf_for = {
 	.measure = bpf_for_measure,
 	.teardown = bpf_for_teardown,
 };
+
+BENCH_REGISTER(bench_bpf_for);

@@ -166,3 +166,5 @@ const struct bench bench_bpf_loop = {
 	.measure = bpf_loop_measure,
 	.teardown = bpf_loop_teardown,
 };
+
+BENCH_REGISTER(bench_bpf_loop);

@@ -110,3 +110,5 @@ const struct bench bench_bpf_nop = {
 	.collect = bpf_nop_collect,
 	.teardown = bpf_nop_teardown,
 };
+
+BENCH_REGISTER(bench_bpf_nop);

@@ -136,3 +136,6 @@ const struct bench bench_count_local = {
 	.measure = count_local_measure,
 	.teardown = count_teardown,
 };
+
+BENCH_REGISTER(bench_count_global);
+BENCH_REGISTER(bench_count_local);

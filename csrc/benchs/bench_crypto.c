@@ -230,3 +230,6 @@ CRYPTO_BENCH(bench_crypto_encrypt, "crypto-encrypt",
 	     "bpf_crypto_encrypt() of crypto_len bytes from a tc program (M calls/s)");
 CRYPTO_BENCH(bench_crypto_decrypt, "crypto-decrypt",
 	     "bpf_crypto_decrypt() of crypto_len bytes from a tc program (M calls/s)");
+
+BENCH_REGISTER(bench_crypto_encrypt);
+BENCH_REGISTER(bench_crypto_decrypt);

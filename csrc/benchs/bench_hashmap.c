@@ -462,3 +462,6 @@ const struct bench bench_bpf_hashmap_full_update = {
 	.collect = hashmap_collect,
 	.teardown = hashmap_teardown,
 };
+
+BENCH_REGISTER(bench_bpf_hashmap_full_update);
+BENCH_REGISTER(bench_bpf_hashmap_lookup);

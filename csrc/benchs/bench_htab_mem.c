@@ -465,3 +465,5 @@ const struct bench bench_htab_mem = {
 	.measure = htab_mem_measure,
 	.teardown = htab_mem_teardown,
 };
+
+BENCH_REGISTER(bench_htab_mem);

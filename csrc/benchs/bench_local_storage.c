@@ -579,3 +579,8 @@ const struct bench bench_local_storage_create = {
 	.measure = create_measure,
 	.teardown = ls_teardown,
 };
+
+BENCH_REGISTER(bench_local_storage_cache_seq_get);
+BENCH_REGISTER(bench_local_storage_cache_int_get);
+BENCH_REGISTER(bench_local_storage_cache_hashmap_control);
+BENCH_REGISTER(bench_local_storage_create);

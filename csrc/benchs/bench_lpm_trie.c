@@ -353,3 +353,11 @@ LPM_BENCH(bench_lpm_trie_delete, "delete", "lpm_trie_frac", 1,
 	  "deletes of existing keys from a full LPM trie, per BPF-timed second (M ops/s, ns/op)");
 LPM_BENCH(bench_lpm_trie_free, "free", "lpm_trie_free", 1,
 	  "frees of a full LPM trie, timed with fentry/fexit (K ops/s, ms/op)");
+
+BENCH_REGISTER(bench_lpm_trie_noop);
+BENCH_REGISTER(bench_lpm_trie_baseline);
+BENCH_REGISTER(bench_lpm_trie_lookup);
+BENCH_REGISTER(bench_lpm_trie_insert);
+BENCH_REGISTER(bench_lpm_trie_update);
+BENCH_REGISTER(bench_lpm_trie_delete);
+BENCH_REGISTER(bench_lpm_trie_free);

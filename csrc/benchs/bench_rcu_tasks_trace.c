@@ -553,3 +553,5 @@ const struct bench bench_local_storage_tasks_trace = {
 	.collect = tasks_trace_collect,
 	.teardown = tasks_trace_teardown,
 };
+
+BENCH_REGISTER(bench_local_storage_tasks_trace);

@@ -273,3 +273,10 @@ const struct bench bench_rename_fentry = RENAME_BENCH("fentry", rename_setup_fen
 	"renames with an fentry program on __set_task_comm", false);
 const struct bench bench_rename_fexit = RENAME_BENCH("fexit", rename_setup_fexit,
 	"renames with an fexit program on __set_task_comm", false);
+
+BENCH_REGISTER(bench_rename_base);
+BENCH_REGISTER(bench_rename_kprobe);
+BENCH_REGISTER(bench_rename_kretprobe);
+BENCH_REGISTER(bench_rename_rawtp);
+BENCH_REGISTER(bench_rename_fentry);
+BENCH_REGISTER(bench_rename_fexit);

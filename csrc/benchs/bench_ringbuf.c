@@ -659,3 +659,8 @@ const struct bench bench_pb_libbpf = BUFS_BENCH("pb-libbpf",
 const struct bench bench_pb_custom = BUFS_BENCH("pb-custom",
 	"perf buffer (bpf_perf_event_output), read by walking the mmapped per-CPU rings",
 	pb_params);
+
+BENCH_REGISTER(bench_rb_libbpf);
+BENCH_REGISTER(bench_rb_custom);
+BENCH_REGISTER(bench_pb_libbpf);
+BENCH_REGISTER(bench_pb_custom);

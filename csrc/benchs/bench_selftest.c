@@ -338,3 +338,5 @@ const struct bench bench_selftest = {
 	.measure = selftest_measure,
 	.teardown = selftest_teardown,
 };
+
+BENCH_REGISTER(bench_selftest);

@@ -622,3 +622,5 @@ const struct bench bench_sockmap = {
 	.collect = sockmap_collect,
 	.teardown = sockmap_teardown,
 };
+
+BENCH_REGISTER(bench_sockmap);

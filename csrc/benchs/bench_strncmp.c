@@ -148,3 +148,6 @@ const struct bench bench_strncmp_no_helper = STRNCMP_BENCH("strncmp-no-helper",
 	"compare cmp_str_len characters with a BPF byte loop on each getpgid()");
 const struct bench bench_strncmp_helper = STRNCMP_BENCH("strncmp-helper",
 	"compare cmp_str_len characters with bpf_strncmp() on each getpgid()");
+
+BENCH_REGISTER(bench_strncmp_no_helper);
+BENCH_REGISTER(bench_strncmp_helper);

@@ -1104,7 +1104,8 @@ static const struct bench_param_def hook_params[] = {
 		.producer = PRODUCER,					\
 		.teardown = trig_teardown,				\
 		__VA_ARGS__						\
-	}
+	};								\
+	BENCH_REGISTER(bench_trig_##id)
 
 #define TRIG_KERNEL_BENCH(id, NAME, HELP, FEATURE, DRIVER, HOOK, ...)	\
 	TRIG_VARIANT(id, .mode = TRIG_KERNEL, .feature = FEATURE,	\

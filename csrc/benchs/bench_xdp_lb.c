@@ -880,3 +880,5 @@ const struct bench bench_xdp_lb = {
 	.collect = xdp_lb_collect,
 	.teardown = xdp_lb_teardown,
 };
+
+BENCH_REGISTER(bench_xdp_lb);

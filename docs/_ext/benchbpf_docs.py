@@ -39,7 +39,7 @@ import benchbpf
 # (_cmdline), and the first step of a run, replaced to see what a family
 # function would run without loading (_runner._plan).
 from benchbpf.harness import _cmdline, _runner
-from benchbpf.tools import cli
+from benchbpf.tools import cli, report
 from benchbpf import trigger
 
 LOGGER = logging.getLogger(__name__)
@@ -47,9 +47,9 @@ LOGGER = logging.getLogger(__name__)
 # The module: benchbpf.features is the function features().
 features = importlib.import_module("benchbpf.harness.features")
 
-#: Values the examples give to parameters a run must give, by (family,
-#: parameter), where the least allowed value makes a poor example.
-EXAMPLE_VALUES = {("lpm_trie", "nr_entries"): 10000}
+#: Values the examples give to parameters a run must give: what the
+#: report's suites give them, as each family declares (REQUIRED_PARAMS).
+EXAMPLE_VALUES = report.REQUIRED_PARAMS
 
 #: Families that are benchbpf's own: the kernel's bench has no such benchmark.
 OWN_FAMILIES = {"selftest"}
@@ -125,14 +125,15 @@ def _call(function, args=(), kwargs=()):
 
 
 def _example_params(info):
-    """The parameters of the example run: what a run needs (a required
-    choice's first choice, EXAMPLE_VALUES), and, to show a flag beside its
-    keyword, the first switch the kernel's bench also has, where that run
-    passes benchbpf.check()."""
+    """The parameters of the example run: what a run needs (EXAMPLE_VALUES,
+    else a required choice's first choice or the least value), and, to show
+    a flag beside its keyword, the first switch the kernel's bench also has,
+    where that run passes benchbpf.check()."""
     needed = {}
+    given = EXAMPLE_VALUES.get(info.name, {})
     for key, p in info.params.items():
-        if (info.family, key) in EXAMPLE_VALUES:
-            needed[key] = EXAMPLE_VALUES[info.family, key]
+        if key in given:
+            needed[key] = given[key]
         elif p.required:
             needed[key] = p.choices[0] if p.type == "choice" else p.min
     _checked(info.name, needed)
@@ -152,7 +153,7 @@ def _checked(name, params):
         benchbpf.check(name, **params)
     except (ValueError, TypeError) as e:
         raise ExtensionError(f"the reference's example run of {name} ({params}) is refused: "
-                             f"{e}; give the parameter a value in EXAMPLE_VALUES") from None
+                             f"{e}; give the parameter a value in the family's REQUIRED_PARAMS") from None
 
 
 def _argv(info, params, kernel):
@@ -265,10 +266,11 @@ def _family_call(info, calls):
     for pname, param in list(sig.parameters.items())[len(args):]:
         if param.default is param.empty and param.kind in (param.POSITIONAL_ONLY,
                                                           param.POSITIONAL_OR_KEYWORD):
-            if (info.family, pname) not in EXAMPLE_VALUES:
+            given = EXAMPLE_VALUES.get(info.name, {})
+            if pname not in given:
                 raise ExtensionError(f"{function}() needs {pname}: give it a value in "
-                                     "EXAMPLE_VALUES")
-            args.append(EXAMPLE_VALUES[info.family, pname])
+                                     f"the family's REQUIRED_PARAMS")
+            args.append(given[pname])
     ran, _ = _runs(lambda: target(*args, **dict(kwargs)))
     if ran != info.name:
         raise ExtensionError(f"{_call(function, args, kwargs)} runs {ran}, not {info.name}")
