@@ -97,7 +97,6 @@ def test_python_api_maps_batch_iters():
     assert counts_where_ran(r.samples)
 
 
-@pytest.mark.fast
 @pytest.mark.parametrize("name", ["trig-kernel-count", "trig-rawtp"])
 @pytest.mark.parametrize("batch", [1, 7, 1000])
 def test_driver_runs_the_asked_iterations(name, batch):
@@ -163,6 +162,7 @@ def test_uprobe_names():
         assert n in ALL and n in benchbpf.list_benchmarks("trigger")
 
 
+@pytest.mark.fast
 def test_uprobe_function_runs_the_variant():
     try:
         r = trigger.uprobe("push", ret=True, multi=True, **SHORT)
