@@ -6,6 +6,7 @@ from benchbpf.results import resultset
 from conftest import SHORT, SHORT_SAMPLES, calibration
 
 
+@pytest.mark.fast
 def test_sweep_over_a_common_option():
     sw = benchbpf.sweep("count-local", "producers", [1, 2], **SHORT)
     assert sw.values == (1, 2) and len(sw) == 2
@@ -69,6 +70,7 @@ def runs(*medians, name="count-local", **metadata):
     return [made([m - 1, m, m + 1], name, **metadata) for m in medians]
 
 
+@pytest.mark.fast
 def test_compare_hand_computed():
     # Run medians 10 20 30 against 31 35 50: medians 20 and 35, ratio 1.75,
     # +75 %; the new runs rank 4..6 of 6, U = 9, exact two-sided p = 2/20.
@@ -177,6 +179,7 @@ def test_the_test_across_runs_never_exceeds_alpha():
     assert runs_needed(0.05) == 4 and runs_needed(0.01, "less") == 5
 
 
+@pytest.mark.fast
 def test_mann_whitney_u_hand_computed():
     from benchbpf.analysis import mann_whitney_u, median_ci, samples_needed
     assert mann_whitney_u([1, 2, 3], [4, 5, 6], "less") == (0.0, pytest.approx(0.05))
@@ -189,6 +192,7 @@ def test_mann_whitney_u_hand_computed():
     assert samples_needed(0.3, 0.15) == 147
 
 
+@pytest.mark.fast
 def test_compare_refuses_different_benchmarks():
     with pytest.raises(ValueError, match="base is count-global and new is rb-libbpf") as e:
         benchbpf.compare(made([1, 2], "count-global"), made([3, 4], "rb-libbpf"))
@@ -476,6 +480,7 @@ def test_resultset_plot_renders_to_a_file(tmp_path):
     assert pixels.reshape(-1, pixels.shape[-1]).std(axis=0).max() > 0.05
 
 
+@pytest.mark.fast
 def test_mean_ci_hand_computed():
     from benchbpf.analysis import mean_ci
     # t(0.975, 2) = 4.3027: 2 +- 4.3027 * 1 / sqrt(3)

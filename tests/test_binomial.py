@@ -6,6 +6,8 @@ import pytest
 
 from benchbpf.results.stats import clopper_pearson
 
+pytestmark = pytest.mark.fast
+
 
 @pytest.mark.parametrize("k, n, low, high", [
     # Published exact intervals (and scipy's beta quantiles) at 95 %.

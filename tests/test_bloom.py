@@ -36,6 +36,7 @@ def totals(r):
             sum(s.false_hits for s in keep))
 
 
+@pytest.mark.fast
 def test_registry_has_the_family():
     assert benchbpf.list_benchmarks("bloom") == ALL
     assert list(bloom.BENCHMARKS.values()) == ALL
@@ -57,6 +58,7 @@ def test_registry_has_the_family():
         assert p["trigger"].choices == bloom.TRIGGERS and p["trigger"].default == "auto"
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize("name", ALL)
 def test_each_benchmark_runs_and_counts(name, no_leaks):
     r = run(name)
@@ -147,6 +149,7 @@ def test_fentry_trigger_runs_or_says_why(name, no_leaks):
     assert totals(r)[0] + totals(r)[1] > 0
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize("key, value, allowed", [
     ("nr_entries", 0, f"1..{bloom.MAX_ENTRIES}"),
     ("nr_entries", bloom.MAX_ENTRIES + 1, f"1..{bloom.MAX_ENTRIES}"),
@@ -161,6 +164,7 @@ def test_out_of_range_params_rejected_before_loading(name, key, value, allowed):
         benchbpf.run(name, **{**SHORT, key: value})
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize("kw, words", [
     (dict(value_size=2, nr_entries=65537), ("nr_entries=65537", "value_size=2", "65536")),
     (dict(consumers=1), ("consumers=1",)),
@@ -188,6 +192,7 @@ def test_runs_at_the_edges(name, kw, no_leaks):
         assert r.params[k] == v
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize("func", sorted(bloom.BENCHMARKS))
 def test_python_functions_name_their_benchmark(func):
     try:

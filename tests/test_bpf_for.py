@@ -20,6 +20,7 @@ OPS = re.compile(r"^Summary: throughput +\d+\.\d{3} \u00b1 +\d+\.\d{3} M ops/s "
                  r"\( *\d+\.\d{3}M ops/prod\), latency +\d+\.\d{3} ns/op$")
 
 
+@pytest.mark.fast
 def test_registry_has_the_benchmark():
     assert benchbpf.list_benchmarks("bpf_for") == [NAME]
     info = benchbpf.describe(NAME)
@@ -29,6 +30,7 @@ def test_registry_has_the_benchmark():
     assert info.params["trigger"].choices == bpf_for.TRIGGERS
 
 
+@pytest.mark.fast
 def test_default_run_counts_whole_loops(no_leaks):
     r = run_or_skip(bpf_for.loop)
     assert len(r.samples) == SHORT_SAMPLES
@@ -54,12 +56,14 @@ def test_fentry_trigger_runs_or_says_why(no_leaks):
     fentry_runs_or_says_why(bpf_for.loop, NAME, PREFIXES)
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize("nr_loops", [0, -1, (1 << 23) + 1])
 def test_bad_nr_loops_refused_before_loading(nr_loops):
     with rejected_before_loading(ValueError, f"nr_loops={nr_loops}", "1..8388608"):
         bpf_for.loop(nr_loops=nr_loops, **SHORT)
 
 
+@pytest.mark.fast
 def test_consumers_refused():
     with rejected_before_loading(ValueError, "consumers=1"):
         bpf_for.loop(consumers=1, **SHORT)

@@ -27,6 +27,7 @@ def run(**kw):
     return run_or_skip(bpf_loop.loop, **kw)
 
 
+@pytest.mark.fast
 def test_registry_has_the_benchmark():
     assert benchbpf.list_benchmarks("bpf_loop") == [NAME]
     assert bpf_loop.BENCHMARKS == {"loop": NAME}
@@ -42,6 +43,7 @@ def test_registry_has_the_benchmark():
     assert t.default == "auto" and t.choices == bpf_loop.TRIGGERS == ("auto", "fentry", "tp")
 
 
+@pytest.mark.fast
 def test_default_run_counts_iterations(no_leaks):
     r = run()
     assert r.name == NAME
@@ -82,12 +84,14 @@ def test_fentry_trigger_runs_or_says_why(no_leaks):
     assert counts_where_ran(r.samples)
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize("value", [0, -1, MAX_LOOPS + 1, 1 << 32, 1 << 40])
 def test_nr_loops_out_of_range_rejected_before_loading(value):
     with rejected_before_loading(ValueError, f"nr_loops={value}", f"1..{MAX_LOOPS}"):
         bpf_loop.loop(nr_loops=value, **SHORT)
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize("kw, exc, words", [
     (dict(nr_loops="10"), TypeError, ("nr_loops",)),
     (dict(nr_loops=10.0), TypeError, ("nr_loops",)),

@@ -4,6 +4,8 @@ import re
 import subprocess
 import sys
 
+import pytest
+
 import benchbpf
 from benchbpf import bpf_nop
 from benchbpf.results import bpf_timing
@@ -16,6 +18,7 @@ LINE = re.compile(r"^bpf-nop: median \d+\.\d\d ns/op, stddev \d+\.\d\d, p99 \d+\
                   r"\(\d+ samples\)$")
 
 
+@pytest.mark.fast
 def test_registry_has_the_benchmark():
     assert benchbpf.list_benchmarks("bpf_nop") == [NAME]
     info = benchbpf.describe(NAME)
@@ -24,6 +27,7 @@ def test_registry_has_the_benchmark():
     assert info.extra == ("batches", "timed_ns")
 
 
+@pytest.mark.fast
 def test_batches_are_the_samples(no_leaks):
     r = run_or_skip(bpf_nop.nop)
     meta = r.metadata["bpf_timing"]
@@ -65,6 +69,7 @@ def test_two_producers(no_leaks):
     assert r.samples
 
 
+@pytest.mark.fast
 def test_consumers_refused_before_loading():
     with rejected_before_loading(ValueError, "consumers=1", NAME):
         bpf_nop.nop(consumers=1)

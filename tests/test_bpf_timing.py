@@ -7,6 +7,8 @@ import pytest
 from benchbpf.results import bpf_timing
 from benchbpf.results.result import Result, Sample
 
+pytestmark = pytest.mark.fast
+
 
 def timed_result(ns_per_op, iters=1000, name="bpf-nop"):
     samples = [Sample(interval_ns=round(v * iters), hits=iters, extra={"cpu": 0})

@@ -27,12 +27,14 @@ def cli(*args, env=None):
 QUICK = ("-w0", "-d0.4", "--interval", "0.2")
 
 
+@pytest.mark.fast
 def test_list():
     out = cli("-l")
     assert out.returncode == 0
     assert "Available benchmarks:" in out.stdout and "- count-local" in out.stdout
 
 
+@pytest.mark.fast
 def test_run_prints_iter_and_summary_lines(tmp_path):
     path = tmp_path / "r.json"
     out = cli("-w1", "-d", "2", "-p", "2", "count-local", "--json", str(path))
@@ -48,6 +50,7 @@ def test_run_prints_iter_and_summary_lines(tmp_path):
     assert len(saved["samples"]) == 2
 
 
+@pytest.mark.fast
 def test_quiet_is_the_kernel_benchs():
     # The kernel bench's -q drops the set-up and started lines, not the Iter lines.
     out = cli("-q", "-w0", "-d1", "--interval", "0.5", "count-global")
@@ -57,6 +60,7 @@ def test_quiet_is_the_kernel_benchs():
     assert not [l for l in lines if l.startswith(("Setting up", "Benchmark"))]
 
 
+@pytest.mark.fast
 def test_version():
     import benchbpf
     for flag in ("-V", "--version"):
@@ -65,6 +69,7 @@ def test_version():
         assert out.stdout.startswith(f"benchbpf {benchbpf.__version__} (libbpf v")
 
 
+@pytest.mark.fast
 def test_bad_flag_is_one_line_and_a_pointer():
     out = cli("--no-such-flag", "count-local")
     assert out.returncode == 2
@@ -73,6 +78,7 @@ def test_bad_flag_is_one_line_and_a_pointer():
         "Try `benchbpf --help' for more information."]
 
 
+@pytest.mark.fast
 def test_per_benchmark_help():
     out = cli("rb-libbpf", "--help")
     assert out.returncode == 0
@@ -97,6 +103,7 @@ def test_list_describes_and_marks_what_cannot_run():
         assert (f"[cannot run: no {feature}" in lines[name]) == cannot
 
 
+@pytest.mark.fast
 def test_errors_name_flags_not_python_names():
     out = cli("--rb-batch-cnt", "0", "rb-libbpf")
     assert out.returncode == 2
@@ -106,6 +113,7 @@ def test_errors_name_flags_not_python_names():
     assert out.returncode == 2 and "-w 0.3 is not a whole number" in out.stderr
 
 
+@pytest.mark.fast
 def test_unknown_benchmark_suggests_the_closest_name():
     out = cli("--nr_loops", "5", "bpf-lop")
     assert out.returncode == 2
@@ -152,6 +160,7 @@ def test_help_epilog_examples_work():
         assert res.returncode == 0, (example, res.stderr)
 
 
+@pytest.mark.fast
 def test_warnings_are_one_line(tmp_path):
     # Another process's run marker, held: the run warns about it.
     lock_dir = tmp_path / "locks"
@@ -172,6 +181,7 @@ def test_warnings_are_one_line(tmp_path):
         "benchbpf: warning: count-local: another benchbpf run is going on"), out.stderr
 
 
+@pytest.mark.fast
 def test_json_path_is_checked_before_the_run(tmp_path):
     out = cli(*QUICK, "count-local", "--json", str(tmp_path / "no" / "r.json"))
     assert out.returncode == 2
@@ -181,6 +191,7 @@ def test_json_path_is_checked_before_the_run(tmp_path):
     assert out.returncode == 2 and "is a directory" in out.stderr
 
 
+@pytest.mark.fast
 def test_sigterm_stops_cleanly(tmp_path):
     lock_dir = tmp_path / "locks"
     proc = subprocess.Popen([sys.executable, "-m", "benchbpf", "-w0", "-d60", "count-global"],
@@ -206,6 +217,7 @@ def test_bad_flags_are_errors():
     assert out.returncode == 2 and "takes no consumer" in out.stderr
 
 
+@pytest.mark.fast
 def test_ci_runs_the_readme_test_command():
     readme = (ROOT / "README.md").read_text()
     ci = (ROOT / ".ci" / "run").read_text()
@@ -250,6 +262,7 @@ def test_unwritable_or_empty_output_paths_are_refused_before_the_run(tmp_path):
     assert out.returncode == 0 and json.loads((tmp_path / "new.json").read_text())
 
 
+@pytest.mark.fast
 def test_help_of_an_unknown_benchmark_is_an_error():
     out = cli("rb-libbpff", "--help")
     assert out.returncode == 2 and not out.stdout
@@ -258,6 +271,7 @@ def test_help_of_an_unknown_benchmark_is_an_error():
     assert out.returncode == 0 and out.stdout.startswith("usage: benchbpf")
 
 
+@pytest.mark.fast
 def test_a_duration_below_one_interval_says_so():
     out = cli("-d", "0.5", "count-local")
     assert out.returncode == 2

@@ -16,6 +16,8 @@ from benchbpf import Result, Sample, _core
 from conftest import (SHORT, SHORT_SAMPLES, counts_where_ran, nr_threads,
                       nr_threads_once_reaped, open_fds)
 
+pytestmark = pytest.mark.fast
+
 
 def test_registry_lists_count_family():
     names = benchbpf.list_benchmarks()

@@ -10,6 +10,7 @@ from conftest import SHORT, SHORT_SAMPLES, rejected_before_loading, run_or_skip
 PREFIXES = ("crypto_",)
 
 
+@pytest.mark.fast
 def test_registry():
     assert benchbpf.list_benchmarks("crypto") == ["crypto-encrypt", "crypto-decrypt"]
     p = benchbpf.describe("crypto-encrypt").params
@@ -20,6 +21,7 @@ def test_registry():
                                                          "ecb(aes)", 1, 32)
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize("fn", (crypto.encrypt, crypto.decrypt))
 def test_default_runs(fn, no_leaks):
     r = run_or_skip(fn)
@@ -60,6 +62,7 @@ def test_unknown_cipher_is_named(no_leaks):
         pytest.skip(str(e))
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize("kw, words", [
     (dict(crypto_len=13), ("crypto_len=13", "14..256")),
     (dict(crypto_len=0), ("crypto_len=0", "14..256")),
@@ -72,6 +75,7 @@ def test_bad_values_refused_before_loading(kw, words):
         crypto.encrypt(**kw, **SHORT)
 
 
+@pytest.mark.fast
 def test_cipher_must_be_text():
     with rejected_before_loading(TypeError, "crypto_cipher=5"):
         crypto.encrypt(crypto_cipher=5, **SHORT)

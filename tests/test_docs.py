@@ -8,8 +8,10 @@ tests read the HTML it wrote:
 - the benchmark reference has a section for every benchmark `benchbpf -l`
   lists, and no other, and each option `benchbpf NAME --help` prints appears
   in its section with the same flag, default, range and choices;
-- every name in the __all__ of benchbpf and of each public module has an
-  entry on the API page (an anchor id="benchbpf.module.name", or a link from
+- every public module (benchbpf, each layer folder, each module of a folder
+  not named _private that has an __all__) has a section on the API pages (the
+  top level's, then one page per layer folder), and every name in its
+  __all__ an entry there (an anchor id="benchbpf.module.name", or a link from
   its module's section to the entry that documents it) showing a docstring;
 - a broken {ref}, {doc} or page link, and a link to a measurement record
   that does not exist, fail the build, while a link to one that does
@@ -185,14 +187,39 @@ def test_the_benchmark_reference_states_the_options_help_states(built):
 # ---------------------------------------------------------------- API
 
 def _public_modules():
-    """benchbpf and each of its modules not named _private that has an __all__."""
+    """benchbpf, its layer folders, and each module of a folder not named
+    _private that has an __all__."""
     modules = [benchbpf]
-    for info in pkgutil.iter_modules(benchbpf.__path__):
-        if not info.name.startswith("_"):
-            module = importlib.import_module(f"benchbpf.{info.name}")
-            if hasattr(module, "__all__"):
-                modules.append(module)
+    for folder in pkgutil.iter_modules(benchbpf.__path__):
+        if not folder.ispkg or folder.name.startswith("_"):
+            continue
+        package = importlib.import_module(f"benchbpf.{folder.name}")
+        modules.append(package)
+        for info in pkgutil.iter_modules(package.__path__):
+            if not info.name.startswith("_"):
+                module = importlib.import_module(f"{package.__name__}.{info.name}")
+                if hasattr(module, "__all__"):
+                    modules.append(module)
     return modules
+
+
+class _Pages:
+    """The API pages read as one: find(id=...) looks in each in turn."""
+
+    def __init__(self, pages):
+        self.pages = pages
+
+    def find(self, id):
+        return next((e for p in self.pages if (e := p.find(id=id)) is not None), None)
+
+
+def _api_pages(built):
+    """The top level's API page and each layer folder's."""
+    _, out = built
+    names = ["reference/api.html"] + sorted(
+        str(p.relative_to(out)) for p in (out / "reference" / "api").glob("*.html"))
+    assert len(names) > 1, "the build wrote no per-layer API page (reference/api/*.html)"
+    return _Pages([_page(built, name) for name in names])
 
 
 def _shows_docstring(page, anchor):
@@ -229,16 +256,16 @@ def _entry(page, module, name):
     return None
 
 
-def test_every_public_module_has_a_section_on_the_api_page(built):
-    page = _page(built, "reference/api.html")
+def test_every_public_module_has_a_section_on_the_api_pages(built):
+    page = _api_pages(built)
     missing = [m.__name__ for m in _public_modules()
                if _section(page, f"api-{m.__name__}") is None]
-    assert not missing, (f"public modules not on the API page (add them to "
-                         f"docs/reference/api.md): {missing}")
+    assert not missing, (f"public modules not on the API pages (a new layer folder "
+                         f"needs its page in docs/reference/api/): {missing}")
 
 
 def test_every_public_name_is_documented_with_a_docstring(built):
-    page = _page(built, "reference/api.html")
+    page = _api_pages(built)
     absent, undocumented = [], []
     for module in _public_modules():
         for name in module.__all__:

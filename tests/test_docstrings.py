@@ -17,6 +17,8 @@ import pytest
 
 import benchbpf
 
+pytestmark = pytest.mark.fast
+
 PACKAGE = Path(benchbpf.__file__).parent
 
 def _dotted(path):

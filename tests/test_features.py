@@ -9,6 +9,8 @@ from benchbpf.harness.features import Feature, Features, features
 import leakcheck
 from conftest import SHORT
 
+pytestmark = pytest.mark.fast
+
 NAMES = ["tracepoint", "raw_tp", "tp_btf", "kprobe", "kretprobe", "kprobe_multi",
          "fentry", "fexit", "fmod_ret", "uprobe", "uprobe_nop5", "uprobe_nop10", "uretprobe",
          "uprobe_multi", "prog_test_run_raw_tp", "trigger_kfunc", "bpf_lsm", "prog_test_run_xdp",

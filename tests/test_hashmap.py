@@ -28,6 +28,7 @@ def lookup(**kw):
         pytest.skip(f"{LOOKUP}: {e}")
 
 
+@pytest.mark.fast
 def test_registry_and_kernel_options():
     assert benchbpf.list_benchmarks("hashmap") == [FULL, LOOKUP]
     p = benchbpf.describe(LOOKUP).params
@@ -107,6 +108,7 @@ def test_lookup_range_edges(kw):
     assert all(t >= floor for s in hashmap.cpu_stats(r).values() for t in s.times_ns)
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize("kw, word", [
     (dict(key_size=3), "key_size"), (dict(key_size=1025), "key_size"),
     (dict(map_flags=0x2), "map_flags"), (dict(map_flags=0x10), "map_flags"),
@@ -136,6 +138,7 @@ def test_counts_inside_its_own_pid_namespace(name):
     assert got["filter_tgids"] == [outer_pid] != [got["pid"]], (got, outer_pid)
 
 
+@pytest.mark.fast
 def test_full_update_reports_the_kernel_line():
     try:
         r = hashmap.full_update(**SHORT)

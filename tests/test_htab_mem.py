@@ -22,6 +22,7 @@ def run(use_case="overwrite", **kw):
         pytest.skip(f"{NAME}: {e}")
 
 
+@pytest.mark.fast
 def test_registry_and_kernel_options():
     assert benchbpf.list_benchmarks("htab_mem") == [NAME]
     p = benchbpf.describe(NAME).params
@@ -32,6 +33,7 @@ def test_registry_and_kernel_options():
         ("--value-size", 8, 4096)
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize("use_case, producers", [
     ("overwrite", 1), ("batch_add_batch_del", 2), ("add_del_on_diff_cpu", 2)])
 def test_use_cases_count_ops_and_memory(use_case, producers):
@@ -63,6 +65,7 @@ def test_range_edges():
         assert sum(s.hits for s in r.samples) > 0
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize("kw, word", [
     (dict(value_size=0), "value_size"), (dict(value_size=4097), "value_size"),
     (dict(use_case="add_only"), "use_case"), (dict(preallocated=2), "preallocated"),

@@ -13,6 +13,10 @@ arrow too), so nothing is imported here."""
 import ast
 import pathlib
 
+import pytest
+
+pytestmark = pytest.mark.fast
+
 PACKAGE = pathlib.Path(__file__).resolve().parent.parent / "benchbpf"
 
 #: Layer folder -> its rank; a module may import its own layer and lower ones.

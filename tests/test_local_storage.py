@@ -42,6 +42,7 @@ def run(name, **kw):
     return run_or_skip(name, **kw)
 
 
+@pytest.mark.fast
 def test_registry_has_the_benchmarks():
     assert benchbpf.list_benchmarks("local_storage") == list(CACHE) + [CREATE]
     assert set(local_storage.BENCHMARKS.values()) == set(CACHE) | {CREATE}
@@ -78,6 +79,7 @@ def test_seq_get_counts_gets_and_important_gets(no_leaks, nr_maps):
     assert LS_SUMMARY.match(r.summary()), r.summary()
 
 
+@pytest.mark.fast
 def test_int_get_adds_four_important_gets_in_ten(no_leaks):
     r = run(CACHE[1], nr_maps=10)
     for s in r.samples:
@@ -169,6 +171,7 @@ def test_no_control_means_no_adjusted_figure():
         Result(name="x", params={}, samples=[], control="not a result")
 
 
+@pytest.mark.fast
 def test_create_task_storage(no_leaks):
     r = run(CREATE, storage_type="task", batch_size=4)
     assert r.metadata["trigger"] == "tp_btf/sched_process_fork"
@@ -197,6 +200,7 @@ def test_create_socket_runs_or_names_the_lsm(no_leaks):
     assert counts_where_ran(r.samples)
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize("name, kw, exc, words", [
     (CACHE[0], dict(nr_maps=0), ValueError, ("nr_maps=0", "1..1000")),
     (CACHE[0], dict(nr_maps=1001), ValueError, ("nr_maps=1001", "1..1000")),

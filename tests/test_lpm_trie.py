@@ -18,6 +18,7 @@ FRAC = re.compile(r"^Summary: throughput +\d+\.\d{3} \u00b1 +\d+\.\d{3} M ops/s 
 RUNNABLE = ("noop", "baseline", "lookup", "insert", "update", "delete")
 
 
+@pytest.mark.fast
 def test_registry_has_the_seven():
     assert benchbpf.list_benchmarks("lpm_trie") == [f"lpm-trie-{op}" for op in (
         "noop", "baseline", "lookup", "insert", "update", "delete", "free")]
@@ -35,6 +36,7 @@ def test_registry_has_the_seven():
     assert benchbpf.describe("lpm-trie-free").report == "lpm_trie_free"
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize("op", RUNNABLE)
 def test_each_operation_runs(op, no_leaks):
     r = run_or_skip(getattr(lpm_trie, op), nr_entries=1000)
@@ -86,6 +88,7 @@ def test_free_needs_fentry_or_runs(no_leaks):
         assert r.summary().endswith("ms/op")
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize("kw, words", [
     (dict(), ("lpm-trie-lookup needs nr_entries", "1..100000000")),
     (dict(nr_entries=0), ("nr_entries=0", "1..100000000")),

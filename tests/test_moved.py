@@ -11,6 +11,8 @@ import pytest
 import benchbpf
 from benchbpf import _moved
 
+pytestmark = pytest.mark.fast
+
 
 @pytest.mark.parametrize("old", sorted(_moved.MOVED))
 def test_an_old_module_path_warns_and_reads_the_new_module(old):

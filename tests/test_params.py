@@ -77,6 +77,7 @@ def _one(params):
 
 # ---- each benchmark's own parameters ----
 
+@pytest.mark.fast
 @SETTINGS
 @given(st.data())
 def test_int_params_out_of_range(data):
@@ -149,6 +150,7 @@ def _cli_required(name, skip):
             if k != skip]
 
 
+@pytest.mark.fast
 def test_required_params_are_the_ones_the_tests_give():
     """What the table marks required is what REQUIRED_PARAMS gives (its
     values are what the other tests run with), and a required parameter has
@@ -162,6 +164,7 @@ def test_required_params_are_the_ones_the_tests_give():
             assert benchbpf.describe(name).params[key].default is None, (name, key)
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize("name, p", INT_PARAMS, ids=INT_PARAM_IDS)
 def test_an_int_default_lies_in_its_range(name, p):
     """A default outside min..max would be a value no caller may give: such
@@ -233,6 +236,7 @@ def test_lpm_nr_entries_one_range_from_the_command_line():
         says(out.stderr, f"--nr_entries {value}", "an int in 1..100000000")
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize("name, key", [(n, k) for n, kw in REQUIRED_PARAMS.items()
                                        for k in kw])
 def test_the_core_refuses_a_run_without_a_required_param(name, key):
@@ -357,11 +361,13 @@ def test_flags_of_the_wrong_type(name, key, value):
 
 # ---- options that contradict each other ----
 
+@pytest.mark.fast
 @pytest.mark.parametrize("name", [n for n in NAMES if benchbpf.describe(n).max_consumers == 0])
 def test_consumers_for_a_benchmark_that_takes_none(name):
     says(rejected(name, consumers=1), "consumers=1", "takes no consumer")
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize("kw, words", [
     (dict(prod_affinity=[0, 0], producers=2), ["prod_affinity=[0, 0]", "one CPU per producer"]),
     (dict(prod_affinity=[0], producers=2), ["prod_affinity=[0]", "one CPU per producer"]),

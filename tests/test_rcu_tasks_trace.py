@@ -50,6 +50,7 @@ def run(**kw):
         pytest.skip(f"{NAME}: {e}")
 
 
+@pytest.mark.fast
 def test_registry_and_kernel_options():
     assert benchbpf.list_benchmarks("rcu_tasks_trace") == [NAME]
     info = benchbpf.describe(NAME)
@@ -60,6 +61,7 @@ def test_registry_and_kernel_options():
     assert info.max_producers == 1 and info.max_consumers == 0
 
 
+@pytest.mark.fast
 def test_grace_periods_and_ticks_come_out():
     r = run()
     assert sum(s.hits for s in r.samples) > 0       # storage created and deleted
@@ -131,6 +133,7 @@ def test_nr_procs_edges():
         assert int(r.metadata["nr_children"]) == n
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize("kw, word", [
     (dict(nr_procs=0), "nr_procs"), (dict(nr_procs=15001), "nr_procs"),
     (dict(kthread_pid=-1), "kthread_pid"), (dict(kthread_pid=1), "kthread_pid=1"),

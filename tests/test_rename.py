@@ -42,6 +42,7 @@ def thread_names():
     return main, mine
 
 
+@pytest.mark.fast
 def test_registry_has_the_family():
     assert benchbpf.list_benchmarks("rename") == ALL
     assert "rename-fmodret" not in benchbpf.list_benchmarks()
@@ -57,6 +58,7 @@ def test_registry_has_the_family():
     assert sorted(rename.BENCHMARKS.values()) == sorted(ALL)
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize("comm", ["process", "thread"])
 def test_base_counts_renames_and_gives_our_names_back(comm):
     """comm="process" (default) renames the main thread, as the kernel
@@ -146,6 +148,7 @@ def test_every_variant_runs_or_says_why(name):
     assert left_loaded() == []
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize("func", sorted(rename.BENCHMARKS))
 def test_python_functions_name_their_benchmark(func):
     try:
@@ -156,6 +159,7 @@ def test_python_functions_name_their_benchmark(func):
         assert r.name == rename.BENCHMARKS[func]
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize("kw, exc", [
     (dict(producers=2), ValueError),
     (dict(consumers=1), ValueError),

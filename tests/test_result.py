@@ -13,6 +13,8 @@ from benchbpf.results._lines import summary_line
 from benchbpf.results.fingerprint import FINGERPRINT_KEYS, differences
 from conftest import SHORT
 
+pytestmark = pytest.mark.fast
+
 
 def made(name="count-local", report="hits_drops", producers=1, **counts):
     samples = tuple(Sample(interval_ns=500_000_000, extra={"wakeups": 3}, **counts)

@@ -69,6 +69,7 @@ def assert_records_add_up(r):
     assert runs == calls, (runs, calls)
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize("name", BENCHES)
 def test_each_benchmark_moves_records(name):
     r = run_or_skip(name)
@@ -189,6 +190,7 @@ def test_multiple_producers():
     assert r.per_producer_mps == pytest.approx(r.mean / 2)
 
 
+@pytest.mark.fast
 def test_friendly_names_map_to_kernel_options():
     r = run_or_skip(benchbpf.ringbuf, consumer="custom", sample_rate=250, batch_cnt=300)
     assert r.name == "rb-custom"
@@ -234,6 +236,7 @@ INVALID = [
 ]
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize("name,kw,match", INVALID)
 def test_invalid_combinations_raise_before_loading(name, kw, match):
     with pytest.raises(ValueError, match=match):
@@ -255,6 +258,7 @@ def test_friendly_argument_errors():
     assert not our_progs_loaded()
 
 
+@pytest.mark.fast
 def test_layout_of_the_python_api():
     assert isinstance(ringbufs, types.ModuleType)
     # benchbpf.ringbuf is the module itself (STUDIES reachable), and callable.

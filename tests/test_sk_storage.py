@@ -25,6 +25,7 @@ OPS = re.compile(r"^Summary: throughput +\d+\.\d{3} \u00b1 +\d+\.\d{3} M ops/s "
 SOCKS = 200
 
 
+@pytest.mark.fast
 def test_registry_matches_the_kernel_bench():
     assert benchbpf.list_benchmarks("sk_storage") == [NAME]
     info = benchbpf.describe(NAME)
@@ -45,6 +46,7 @@ def test_iter_pass_gets_every_socket(no_leaks):
     assert OPS.match(r.summary()), r.summary()
 
 
+@pytest.mark.fast
 def test_getsockopt_makes_100_gets_per_call(no_leaks):
     r = run_or_skip(sk_storage.get, nr_socks=3, caller="getsockopt")
     assert sum(s.hits for s in r.samples) > 0
@@ -77,6 +79,7 @@ def test_other_getsockopt_calls_are_left_alone():
     assert hits
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize("nr_socks", [0, -1, 2**31])
 def test_bad_nr_socks_refused_before_loading(nr_socks):
     with rejected_before_loading(ValueError, f"nr_socks={nr_socks}", "1..2147483647"):
@@ -116,6 +119,7 @@ def test_a_hard_limit_it_may_not_raise_is_named():
         assert "at most" in out.stdout and "hard 256" in out.stdout, out.stdout
 
 
+@pytest.mark.fast
 def test_bad_caller_and_threads_refused_before_loading():
     with rejected_before_loading(ValueError, "caller", "iter", "getsockopt"):
         sk_storage.get(nr_socks=1, caller="ioctl", **SHORT)

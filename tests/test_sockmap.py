@@ -33,6 +33,7 @@ def totals(r, counter):
     return sum(s.count(counter) for s in r.samples)
 
 
+@pytest.mark.fast
 def test_registry_matches_the_kernel_bench():
     info = benchbpf.describe("sockmap")
     assert (info.family, info.report) == ("sockmap", "sockmap")
@@ -53,6 +54,7 @@ def test_registry_matches_the_kernel_bench():
     assert info.extra == ("send_calls", "read_calls", "verdict_drops")
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize("mode", sockmap.MODES)
 def test_every_mode_moves_checked_data(mode):
     """Data is sent, and received (every byte checked against the file's
@@ -173,6 +175,7 @@ def test_interrupted_runs_leave_nothing_behind(mode, when):
             sockmap.sockmap(mode, callback=stop, **SHORT)
 
 
+@pytest.mark.fast
 def test_report_lines_are_the_kernel_bench_s():
     r = sockmap.sockmap("tx-verdict-egress", **SHORT)
     line = sockmap.progress_line(0, r.samples[0], 1, r.metadata["interval_ns"])

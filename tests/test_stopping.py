@@ -6,6 +6,8 @@ import pytest
 
 from benchbpf.harness import stopping
 
+pytestmark = pytest.mark.fast
+
 
 def test_steady_rates_end_after_the_floor():
     # 0.1 s samples: windows of 3, a floor of 6 samples; the sampler takes one

@@ -24,6 +24,7 @@ def run(name, **kw):
     return run_or_skip(FUNCS[name], **kw)
 
 
+@pytest.mark.fast
 def test_registry_has_the_family():
     assert benchbpf.list_benchmarks("strncmp") == ALL
     assert list(strncmp.BENCHMARKS.values()) == ALL
@@ -37,6 +38,7 @@ def test_registry_has_the_family():
         assert info.params["trigger"].choices == strncmp.TRIGGERS == ("auto", "fentry", "tp")
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize("name", ALL)
 def test_default_run_counts_comparisons(name, no_leaks):
     r = run(name)
@@ -79,6 +81,7 @@ def test_fentry_trigger_runs_or_says_why(name, no_leaks):
     assert all(s.hits > 0 for s in r.samples)
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize("value", [0, -1, MAX_LEN + 1, 1 << 40])
 @pytest.mark.parametrize("name", ALL)
 def test_cmp_str_len_out_of_range_rejected_before_loading(name, value):
@@ -86,6 +89,7 @@ def test_cmp_str_len_out_of_range_rejected_before_loading(name, value):
         FUNCS[name](cmp_str_len=value, **SHORT)
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize("kw, exc, words", [
     (dict(cmp_str_len="8"), TypeError, ("cmp_str_len",)),
     (dict(trigger="raw_tp"), ValueError, ("trigger", "'tp'")),

@@ -42,6 +42,7 @@ def left_behind():
     return ours_left_behind(("trig_",))
 
 
+@pytest.mark.fast
 def test_registry_has_the_whole_family():
     assert set(ALL) <= set(benchbpf.list_benchmarks("trigger"))
     for name in ALL:
@@ -88,6 +89,7 @@ def test_refused_hooks_say_what_and_leave_nothing(name):
     assert left_behind() == []
 
 
+@pytest.mark.fast
 def test_python_api_maps_batch_iters():
     r = trigger.rawtp(warmup=0, duration=0.4, interval=0.2, producers=2, batch_iters=7)
     assert r.params["trig_batch_iters"] == 7 and r.params["producers"] == 2
@@ -118,6 +120,7 @@ def test_driver_runs_the_asked_iterations(name, batch):
     assert left_behind() == []
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize("value", [0, -1, 1001, 10**6])
 def test_batch_iters_out_of_range_is_rejected_before_loading(value):
     with pytest.raises(ValueError, match="trig_batch_iters"):
@@ -127,6 +130,7 @@ def test_batch_iters_out_of_range_is_rejected_before_loading(value):
     assert left_behind() == []
 
 
+@pytest.mark.fast
 def test_bad_options_are_rejected():
     with pytest.raises(TypeError, match="trig_batch_iters"):
         benchbpf.run("trig-uprobe-nop", trig_batch_iters=10, **SHORT)
@@ -142,6 +146,7 @@ def test_bad_options_are_rejected():
         trigger.uprobe("nop", ret="yes")
 
 
+@pytest.mark.fast
 def test_uprobe_names():
     assert trigger.uprobe_name() == "trig-uprobe-nop"
     assert trigger.uprobe_name("push", ret=True) == "trig-uretprobe-push"
@@ -157,6 +162,7 @@ def test_uprobe_names():
         assert n in ALL and n in benchbpf.list_benchmarks("trigger")
 
 
+@pytest.mark.fast
 def test_uprobe_function_runs_the_variant():
     try:
         r = trigger.uprobe("push", ret=True, multi=True, **SHORT)

@@ -37,6 +37,7 @@ def brief(scenario, **kw):
     return run_or_skip(xdp_lb.scenario, name=scenario, **{**BRIEF, **kw})
 
 
+@pytest.mark.fast
 def test_registry_has_upstreams_scenarios():
     assert benchbpf.list_benchmarks("xdp_lb") == [NAME]
     info = benchbpf.describe(NAME)
@@ -95,6 +96,7 @@ def test_verdict_fault_needs_an_encapsulating_scenario():
         xdp_lb.scenario("pass-non-ip", validate_fault="verdict", **BRIEF)
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize("kw, exc, words", [
     (dict(scenario="tcp-v4-lru"), ValueError, ("scenario='tcp-v4-lru'", "'tcp-v4-lru-hit'")),
     (dict(scenario=3), TypeError, ("scenario=3",)),
@@ -135,6 +137,7 @@ def test_two_producers_each_run_batches(no_leaks):
     assert len(r.samples) >= 1
 
 
+@pytest.mark.fast
 def test_run_ends_at_its_batches(no_leaks):
     """As upstream: 200 batches per producer end the run before duration."""
     r = brief("pass-non-ip", duration=60, interval=0.2)
@@ -148,6 +151,7 @@ def _cli(*args, timeout=120):
                           text=True, timeout=timeout)
 
 
+@pytest.mark.fast
 def test_cli_list_scenarios():
     for args in (("--list-scenarios",), ("xdp-lb", "--list-scenarios")):
         p = _cli(*args)

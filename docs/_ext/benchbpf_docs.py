@@ -22,6 +22,7 @@ import functools
 import importlib
 import inspect
 import json
+import pkgutil
 import re
 import shlex
 from pathlib import Path
@@ -34,7 +35,10 @@ from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
 import benchbpf
-from benchbpf.harness import _runner
+# Internals it still needs, for want of public ones: a parameter's flags
+# (_cmdline), and the first step of a run, replaced to see what a family
+# function would run without loading (_runner._plan).
+from benchbpf.harness import _cmdline, _runner
 from benchbpf.tools import cli, report
 from benchbpf import trigger
 
@@ -90,11 +94,12 @@ class BenchmarkDoc:
 
 
 def _option(p):
-    flags = cli._flags(p)
+    flags = _cmdline._flags(p)
     if p.choice_flags:
         metavar = ""
     elif p.type == "bool":
-        flags = (cli.SHORT_FLAGS[flags[0]], *flags) if flags[0] in cli.SHORT_FLAGS else flags
+        flags = (_cmdline.SHORT_FLAGS[flags[0]], *flags) if flags[0] in _cmdline.SHORT_FLAGS \
+            else flags
         metavar = ""
     elif p.type == "choice":
         metavar = "NAME" if p.choice_help else "|".join(p.choices)
@@ -166,9 +171,9 @@ def _argv(info, params, kernel):
             argv.append("--" + value)
         elif p.type == "bool":
             if value:
-                argv.append(cli._flag(p))
+                argv.append(_cmdline._flag(p))
         else:
-            argv += [cli._flag(p), str(value)]
+            argv += [_cmdline._flag(p), str(value)]
     return argv
 
 
@@ -212,8 +217,8 @@ def _family_calls():
     modules: their BENCHMARKS tables (function name -> benchmark name), and
     the functions that take the benchmark as an argument."""
     calls = {}
-    for name in _runner.list_benchmarks():
-        family = _runner.describe(name).family
+    for name in benchbpf.list_benchmarks():
+        family = benchbpf.describe(name).family
         try:
             module = importlib.import_module(f"benchbpf.{family}")
         except ImportError:
@@ -239,21 +244,13 @@ def _family_calls():
     calls.setdefault("count-local", ("benchbpf.count.local", (), ()))
     calls.setdefault("sockmap", ("benchbpf.sockmap.sockmap", (), ()))
     calls.setdefault("xdp-lb", ("benchbpf.xdp_lb.scenario",
-                                (_runner.describe("xdp-lb").params["scenario"].choices[0],), ()))
+                                (benchbpf.describe("xdp-lb").params["scenario"].choices[0],), ()))
     return calls
 
 
 def _resolve(dotted):
     module, _, attr = dotted.rpartition(".")
     return getattr(importlib.import_module(module), attr)
-
-
-def _home(dotted):
-    """Where the API page documents the function `dotted` names, which may
-    be the name benchbpf offers it by (benchbpf.count.local is
-    benchbpf.benchs.count.local)."""
-    function = _resolve(dotted)
-    return f"{function.__module__}.{function.__qualname__}"
 
 
 def _family_call(info, calls):
@@ -297,8 +294,8 @@ def benchmark_reference():
     """[(family, module name or "", [BenchmarkDoc, ...]), ...] in registry order."""
     calls = _family_calls()
     families = {}
-    for name in _runner.list_benchmarks():
-        info = _runner.describe(name)
+    for name in benchbpf.list_benchmarks():
+        info = benchbpf.describe(name)
         params = _example_params(info)
         command = ["benchbpf", *_argv(info, params, kernel=False)]
         _same_run(info, command[1:], params)
@@ -470,7 +467,8 @@ def _benchmark_section(document, b):
     section += _code(b.python_call, "python")
     if b.family_call:
         section += _para("Its family's function, ",
-                         _xref("py", "func", _home(b.family_function), b.family_function + "()"),
+                         _xref("py", "func", api_entry(*b.family_function.rsplit(".", 1)),
+                               b.family_function + "()"),
                          ", runs it too (here with its defaults):")
         section += _code(b.family_call, "python")
     shell = f"$ {b.command}"
@@ -490,8 +488,8 @@ def common_options():
     by_flag = {f: a for a in parser._actions for f in a.option_strings}
     formatter = parser._get_formatter()
     out = []
-    for keyword, default in _runner.COMMON_OPTIONS.items():
-        flag = cli.COMMON_FLAGS.get(keyword, "--" + keyword.replace("_", "-"))
+    for keyword, default in benchbpf.COMMON_OPTIONS.items():
+        flag = _cmdline.COMMON_FLAGS.get(keyword, "--" + keyword.replace("_", "-"))
         action = by_flag.get(flag)
         if action is None:
             raise ExtensionError(f"common option {keyword}: the command has no {flag}")
@@ -610,7 +608,7 @@ def _help_markdown(text):
     """An option's help; a trailing [bench, ...] becomes links to them."""
     m = _BENCHES.search(text)
     names = [n.strip() for n in m.group(1).split(",")] if m else []
-    if not names or any(n not in _runner.list_benchmarks() for n in names):
+    if not names or any(n not in benchbpf.list_benchmarks() for n in names):
         return _md(text)
     return _md(text[:m.start()]) + " (" + ", ".join(
         f"{{ref}}`{n} <bench-{n}>`" for n in names) + ")"
@@ -669,18 +667,35 @@ class CliDirective(SphinxDirective):
 
 # ---------------------------------------------------------------- API
 
-def public_modules():
-    """benchbpf and its modules whose names do not start with '_', that have an
-    __all__, by name."""
-    import pkgutil
-    names = sorted(m.name for m in pkgutil.iter_modules(benchbpf.__path__)
-                   if not m.name.startswith("_"))
-    out = [benchbpf]
-    for name in names:
-        module = importlib.import_module(f"benchbpf.{name}")
-        if hasattr(module, "__all__"):
-            out.append(module)
+def layer_modules(folder):
+    """A layer folder (benchbpf.results) and its modules whose names do not
+    start with '_' and that have an __all__, by name: what its API page
+    documents."""
+    package = importlib.import_module(folder)
+    out = [package]
+    for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda i: i.name):
+        if not info.name.startswith("_"):
+            module = importlib.import_module(f"{folder}.{info.name}")
+            if hasattr(module, "__all__"):
+                out.append(module)
     return out
+
+
+def public_modules():
+    """benchbpf, then each layer folder (by name) and its public modules."""
+    out = [benchbpf]
+    for info in sorted(pkgutil.iter_modules(benchbpf.__path__), key=lambda i: i.name):
+        if info.ispkg and not info.name.startswith("_"):
+            out += layer_modules(f"benchbpf.{info.name}")
+    return out
+
+
+def _every_module():
+    """Every module of the package, private ones too (for the `#:` comments
+    of what the public ones re-export)."""
+    for info in pkgutil.walk_packages(benchbpf.__path__, "benchbpf."):
+        if not info.name.endswith("__main__"):
+            yield importlib.import_module(info.name)
 
 
 @functools.lru_cache(maxsize=None)
@@ -732,7 +747,6 @@ def reexported_data(module):
     elsewhere (from ._runner import COMMON_OPTIONS): autodoc finds no `#:`
     comment for them where they are exported, so they take the one where
     they are assigned."""
-    import pkgutil
     own = _attribute_docs(module.__name__)
     wanted = [n for n in module.__all__ if hasattr(module, n) and n not in own
               and not (inspect.isclass(getattr(module, n)) or
@@ -740,10 +754,7 @@ def reexported_data(module):
                        inspect.ismodule(getattr(module, n)))]
     out = []
     for name in wanted:
-        for info in pkgutil.iter_modules(benchbpf.__path__):
-            if info.name == "__main__":
-                continue
-            other = importlib.import_module(f"benchbpf.{info.name}")
+        for other in _every_module():
             if other is not module and getattr(other, name, None) is getattr(module, name):
                 comment = _attribute_docs(other.__name__).get(name)
                 if comment:
@@ -752,31 +763,27 @@ def reexported_data(module):
     return out
 
 
-def _api_modules(line):
-    """The modules a line of {benchbpf-api} names: itself, or for
-    ``PACKAGE.*`` every public module of PACKAGE, by name (benchbpf.benchs.*:
-    every family, so that a new one needs no line of its own)."""
-    if not line.endswith(".*"):
-        return [line]
-    import pkgutil
-    package = importlib.import_module(line[:-2])
-    return [f"{package.__name__}.{info.name}"
-            for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda i: i.name)
-            if not info.name.startswith("_")]
+def _named_modules(lines):
+    """Module names of a benchbpf-api directive's lines: a module, or a
+    layer folder followed by .* for the folder and its public modules."""
+    for line in (line.strip() for line in lines if line.strip()):
+        if line.endswith(".*"):
+            yield from (m.__name__ for m in layer_modules(line[:-2]))
+        else:
+            yield line
 
 
 class ApiDirective(SphinxDirective):
     """One section per module named in the content (one a line, or
-    ``PACKAGE.*`` for each of its public modules): its docstring and every
-    name of its __all__ documented there, and links for the names it
-    exports that another module documents."""
+    benchbpf.FOLDER.* for a layer folder and its public modules): its
+    docstring and every name of its __all__ documented there, and links for
+    the names it exports that another module documents."""
     has_content = True
 
     def run(self):
         document = self.state.document
         out = []
-        names = [m for line in self.content if line.strip() for m in _api_modules(line.strip())]
-        for module_name in names:
+        for module_name in _named_modules(self.content):
             module = importlib.import_module(module_name)
             absent = [n for n in module.__all__ if not hasattr(module, n)]
             if absent:
