@@ -94,4 +94,4 @@ fi
 # furo: tests/test_docs.py builds the manual. The vm extra brings virtme-ng
 # (vng), which boots the guests; benchbpf runs the vng beside its interpreter.
 "$VENV/bin/python3" -m pip install -q --disable-pip-version-check --root-user-action=ignore \
-    -e ".[test,docs,vm]"
+    -e ".[test,docs,vm,history]"

@@ -1,0 +1,112 @@
+"""Results over time: a store of runs and the series read from it.
+
+Above the analysis layer and below the tools: ``record()`` writes Results
+into a store (SQLite by default, PostgreSQL by URL), ``series()`` reads
+them back as a pandas DataFrame, one series per benchmark, parameters,
+machine and emulation, so unlike runs never mix.
+
+    >>> from benchbpf import history
+    >>> history.record(benchbpf.run("count-local"))          # doctest: +SKIP
+    >>> history.series("count-local", by="kernel")           # doctest: +SKIP
+"""
+import contextlib
+import json
+import warnings
+
+from . import _rows
+from ._store import ENV, NAMES, SCHEMA_VERSION, HistoryError, Store, default_location
+
+__all__ = ["record", "series", "Store", "HistoryError", "HistoryWarning",
+           "default_location", "check", "SCHEMA_VERSION", "ENV", "BY"]
+
+#: What a series' runs can be laid out by (series(by=...)): the column each
+#: names.
+BY = {"date": "started", "commit": "benchbpf_commit", "kernel": "kernel_release"}
+
+
+class HistoryWarning(UserWarning):
+    """A run could not be recorded: the run itself is kept (printed, saved,
+    returned); only its row in the store is missing."""
+
+
+@contextlib.contextmanager
+def _opened(store):
+    if isinstance(store, Store):
+        yield store
+        return
+    s = Store(store)
+    try:
+        yield s
+    finally:
+        s.close()
+
+
+def check(store=None):
+    """Open and close `store` (a Store, path, URL or None: the default) to
+    refuse a bad one before a run: HistoryError naming what is wrong."""
+    with _opened(store):
+        pass
+
+
+def record(result_or_set, store=None, source=None, strict=False):
+    """Write a Result, or each Result of a ResultSet, into the history
+    `store` (a Store, a file path, a postgresql:// URL, or None:
+    default_location()); `source` notes the file it came from.  Returns how
+    many runs were written.  A store that cannot take them is a
+    HistoryWarning and 0, never an exception, so the run is not lost;
+    with strict=True (importing files, whose runs are kept in them) it is
+    the HistoryError."""
+    rows = _rows.rows(result_or_set, source)
+    try:
+        with _opened(store) as s:
+            return s.insert(rows)
+    except HistoryError as e:
+        if strict:
+            raise
+        warnings.warn(HistoryWarning(f"{e}; the run is kept but not recorded"),
+                      stacklevel=2)
+        return 0
+
+
+def _check_by(by):
+    if by not in BY:
+        raise ValueError(f"by={by!r}: one of {', '.join(BY)}")
+
+
+def series(name=None, *, params=None, machine=None, by="date", emulated=None, store=None):
+    """The runs of benchmark `name` (None: all) in the store as a pandas
+    DataFrame, oldest first, one row per run.  `params` (a dict) keeps runs
+    with exactly those parameters; `machine` keeps runs whose machine hash
+    starts with it or whose label (cpu model, CPUs, architecture) contains
+    it; `emulated` True or False keeps emulated or real runs only.  Column
+    "series" keys the series (benchmark, parameters, machine, emulation):
+    runs of different keys are different series.  Column "at" is what `by`
+    lays them out by: "date" (when it ran), "commit" (benchbpf's) or
+    "kernel" (its release).  ValueError for a bad `by` or a benchmark the
+    store has no run of (naming those it has)."""
+    import pandas as pd
+    _check_by(by)
+    where, args = [], []
+    if name is not None:
+        where.append("benchmark = ?")
+        args.append(name)
+    if params is not None:
+        where.append("params = ?")
+        args.append(_rows.canonical(dict(params)))
+    if emulated is not None:
+        where.append("emulated IS NOT NULL" if emulated else "emulated IS NULL")
+    with _opened(store) as s:
+        runs = s.rows(" AND ".join(where), args)
+        if not runs and name is not None and not s.rows("benchmark = ?", (name,)):
+            have = sorted({r[0] for r in s.execute("SELECT DISTINCT benchmark FROM runs")})
+            raise ValueError(f"benchmark {name!r}: no run of it in history store {s.where} "
+                             f"(it has {', '.join(have) or 'no runs'})")
+    if machine is not None:
+        runs = [r for r in runs if r["machine"].startswith(machine)
+                or machine.lower() in (r["machine_label"] or "").lower()]
+    columns = ["id"] + list(NAMES)
+    df = pd.DataFrame(runs, columns=columns)
+    df["at"] = df[BY[by]]
+    df["params"] = df["params"].map(json.loads)
+    return df
+
