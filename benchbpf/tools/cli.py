@@ -17,6 +17,7 @@ import warnings
 from ..harness import _runner
 from ..analysis import hostdrift
 from . import report
+from . import history as _history
 # The grammar lives in _cmdline; its names are also read through cli.
 from ..harness._cmdline import BPF_TIMED_DURATION, COMMON_FLAGS, EXAMPLES, SHORT_FLAGS, _bench_params, _c_int, _consumer_error, _default, _dest, _duration, _family_options, _flag, _flags, _in_flag_terms, _interval, _nonneg_number, _Parser, _positive_int, _positive_number, _precision_pct, _run_kwargs, _warmup, build_parser, check_command, parse_side
 from ..analysis._compare import run_agreement
@@ -706,7 +707,8 @@ def _print_histories(drift):
 #: `benchbpf NAME ...` runs a benchmark; these words, first, are subcommands
 #: instead (no benchmark has these names: tests/test_report.py checks it).
 SUBCOMMANDS = {"report": _report_main, "compare": _compare_main,
-               "host-drift": _host_drift_main, "ab": _ab_main}
+               "host-drift": _host_drift_main, "ab": _ab_main,
+               "history": _history.main}
 
 
 def main(argv=None):

@@ -1,0 +1,163 @@
+"""`benchbpf history`: the history store from the command line.
+
+    benchbpf history add run.json report.json      # import saved Results / ResultSets
+    benchbpf history show count-local --by kernel  # a table of its series
+    benchbpf history show count-local --plot out.png
+
+The store is --history PATH|URL, else $BENCHBPF_HISTORY, else
+history.sqlite in the user's data directory (benchbpf.history.Store)."""
+import argparse
+import json
+import statistics
+import sys
+
+from .. import history
+from ..history import BY, HistoryError, Store
+from . import report
+
+__all__ = ["main", "build_parser", "table"]
+
+
+def build_parser():
+    """The parser of `benchbpf history` and its subcommands."""
+    def store_option(default):
+        parser = argparse.ArgumentParser(add_help=False)
+        parser.add_argument("--history", metavar="PATH|URL", default=default,
+                            help="the store: an SQLite file or a postgresql:// URL (default "
+                                 f"${history.ENV}, else {history.default_location()})")
+        return parser
+    # Before or after the command; after, it must not reset one given before.
+    common = store_option(argparse.SUPPRESS)
+    ap = argparse.ArgumentParser(prog="benchbpf history", parents=[store_option(None)],
+                                 description="Results over time: record runs into a "
+                                             "store and read their series back.")
+    sub = ap.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+    add = sub.add_parser("add", parents=[common], help="import saved Result or ResultSet "
+                                                       "JSON files (--json, report --json)")
+    add.add_argument("files", nargs="+", metavar="FILE")
+    show = sub.add_parser("show", parents=[common], help="print a benchmark's series")
+    show.add_argument("name", metavar="NAME", help="the benchmark")
+    show.add_argument("--by", choices=sorted(BY), default="date",
+                      help="lay the runs out by date (each run), benchbpf commit or "
+                           "kernel release (runs of one grouped; default date)")
+    show.add_argument("--machine", metavar="M", default=None,
+                      help="only the machine whose hash starts with M or whose label "
+                           "(cpu model, CPUs, architecture) contains M")
+    show.add_argument("--plot", metavar="OUT.png", default=None,
+                      help="also draw the series to this image")
+    return ap
+
+
+def _fail(status, message):
+    print(f"benchbpf history: error: {message}", file=sys.stderr)
+    return status
+
+
+def _add(args):
+    loaded = []
+    for path in args.files:
+        try:
+            loaded.append((path, report.load(path)))
+        except (OSError, ValueError) as e:
+            return _fail(2, f"{path}: {e}" if path not in str(e) else str(e))
+    try:
+        with Store(args.history) as store:
+            total = 0
+            for path, item in loaded:
+                n = history.record(item, store, source=path, strict=True)
+                total += n
+                print(f"{path}: {n} run{'s' if n != 1 else ''}")
+            print(f"{total} run{'s' if total != 1 else ''} recorded in {store.where} "
+                  f"({store.count()} in all)")
+    except HistoryError as e:
+        return _fail(1, str(e))
+    return 0
+
+
+def table(df, by):
+    """The rows `history show` prints for one series' runs (a series()
+    DataFrame of one key), as dicts: each run by date, or the runs of one
+    commit or kernel grouped (the median of their medians and of their
+    interval bounds), in order of their first run."""
+    out = []
+    for at, runs in df.groupby("at", sort=False, dropna=False):
+        def mid(column):
+            values = [v for v in runs[column] if v == v and v is not None]
+            return statistics.median(values) if values else None
+        out.append({"at": "?" if at is None or at != at else str(at), "runs": len(runs),
+                    "median_mps": mid("median_mps"), "ci_low_mps": mid("ci_low_mps"),
+                    "ci_high_mps": mid("ci_high_mps"),
+                    "kernel": ",".join(sorted({str(k) for k in runs["kernel_release"]})),
+                    "commit": ",".join(sorted({str(c)[:12] for c in runs["benchbpf_commit"]}))})
+    return out
+
+
+def _number(x):
+    return f"{x:10.3f}" if x is not None else f"{'-':>10s}"
+
+
+def _show(args):
+    try:
+        df = history.series(args.name, machine=args.machine, by=args.by, store=args.history)
+    except (HistoryError, ValueError) as e:
+        return _fail(2, str(e))
+    if df.empty:
+        return _fail(2, f"benchmark {args.name!r}: no run on a machine matching "
+                        f"--machine {args.machine!r}")
+    groups = list(df.groupby("series", sort=False))
+    for key, runs in groups:
+        first = runs.iloc[0]
+        mark = f"  [{first['emulated']}-emulated: not a performance figure]" \
+            if first["emulated"] else ""
+        print(f"{args.name} {json.dumps(first['params'], sort_keys=True)} on "
+              f"{first['machine_label']} (machine {first['machine']}, series {key}){mark}")
+        print(f"  {args.by:25s} {'runs':>4s} {'median M/s':>10s} {'95% CI low':>10s} "
+              f"{'high':>10s}  kernel / commit")
+        for r in table(runs, args.by):
+            print(f"  {r['at'][:25]:25s} {r['runs']:4d} {_number(r['median_mps'])} "
+                  f"{_number(r['ci_low_mps'])} {_number(r['ci_high_mps'])}  "
+                  f"{r['kernel']} / {r['commit']}")
+    if args.plot:
+        _plot(groups, args)
+        print(f"plot: {args.plot}")
+    return 0
+
+
+def _plot(groups, args):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(figsize=(9, 4.5))
+    for key, runs in groups:
+        rows = table(runs, args.by)
+        x = list(range(len(rows)))
+        y = [r["median_mps"] for r in rows]
+        err = [[max(0.0, r["median_mps"] - r["ci_low_mps"]) if r["ci_low_mps"] is not None
+                else 0.0 for r in rows],
+               [max(0.0, r["ci_high_mps"] - r["median_mps"]) if r["ci_high_mps"] is not None
+                else 0.0 for r in rows]]
+        first = runs.iloc[0]
+        label = f"{json.dumps(first['params'], sort_keys=True)} {first['machine']}" + \
+            (f" [{first['emulated']}]" if first["emulated"] else "")
+        ax.errorbar(x, y, yerr=err, marker="o", capsize=3, label=label,
+                    linestyle="--" if first["emulated"] else "-")
+        ax.set_xticks(x, [r["at"][:19] for r in rows], rotation=30, ha="right", fontsize=7)
+    ax.set_title(f"{args.name} by {args.by}")
+    ax.set_ylabel("median hits, M/s (95 % CI of the mean)")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(args.plot)
+    plt.close(fig)
+
+
+def main(argv):
+    """`benchbpf history ...` (argv after "history"); returns the exit
+    status: 0 done, 1 the store refused a write, 2 bad arguments, files or
+    store."""
+    args = build_parser().parse_args(argv)
+    try:
+        Store(args.history).close()   # a bad store is refused before anything is read
+    except HistoryError as e:
+        return _fail(2, str(e))
+    return {"add": _add, "show": _show}[args.command](args)
