@@ -95,3 +95,4 @@ fi
 # (vng), which boots the guests; benchbpf runs the vng beside its interpreter.
 "$VENV/bin/python3" -m pip install -q --disable-pip-version-check --root-user-action=ignore \
     -e ".[test,docs,vm,history]"
+"$VENV/bin/python3" -m benchbpf history install-detector   # apache-otava, in a venv of its own: its pins would move numpy

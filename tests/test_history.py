@@ -213,3 +213,45 @@ def test_the_default_store_is_in_the_data_dir(monkeypatch, tmp_path):
     assert history.default_location() == str(tmp_path / "benchbpf" / "history.sqlite")
     monkeypatch.setenv(history.ENV, "postgresql://team@db/bench")
     assert history.default_location() == "postgresql://team@db/bench"
+
+
+def _stepped(store, n=40, at=25, step=0.10, seed=3, **kw):
+    """n runs, 1 % noise, the figure dropping by `step` from run `at` on."""
+    import random
+    rng = random.Random(seed)
+    for i in range(n):
+        rate = 100 * (1 + rng.gauss(0, 0.01)) * (1 - step if i >= at else 1)
+        history.record(make_result(rate, started=f"2026-11-{1 + i // 2:02d}T{10 + i % 2}:00:00+00:00",
+                                   commit=f"c{i}", kernel="6.12" if i < at else "6.18", **kw),
+                       store, strict=True)
+
+
+def test_a_step_is_found_where_it_is_with_its_size(store_path):
+    _stepped(store_path)
+    found = history.changes("count-local", store=store_path)
+    assert len(found) == 1
+    c = found.iloc[0]
+    assert c["index"] == 25 and (c["commit_before"], c["commit_after"]) == ("c24", "c25")
+    assert (c["kernel_before"], c["kernel_after"]) == ("6.12", "6.18")
+    assert c["ratio_low"] < c["mean_after"] / c["mean_before"] < c["ratio_high"]
+    assert c["ratio_low"] < 0.9 < c["ratio_high"] or abs(c["change_pct"] + 10) < 1.5
+    assert c["pvalue"] < history.MAX_PVALUE
+
+
+def test_a_stable_series_has_no_change_and_emulated_runs_stay_apart(store_path):
+    _stepped(store_path, step=0.0)
+    # Emulated runs 30 times slower: a change if they were mixed in.
+    _stepped(store_path, n=10, step=0.0, seed=4, vm={"emulated": True, "accel": "tcg"})
+    found = history.changes("count-local", store=store_path)
+    assert found.empty
+
+
+def test_the_command_prints_each_change(tmp_path, capsys):
+    store = str(tmp_path / "h.sqlite")
+    _stepped(store)
+    assert cli.main(["history", "--history", store, "changes", "count-local"]) == 0
+    out = capsys.readouterr().out
+    assert "at run 26 of 40" in out and "commit c24 -> c25" in out and "kernel 6.12 -> 6.18" in out
+    assert out.rstrip().endswith(f"1 change point (p < 0.001, {history.DETECTOR_REQUIREMENT})")
+    assert cli.main(["history", "--history", store, "changes", "--max-pvalue", "2"]) == 2
+    assert "max_pvalue=2.0 out of range" in capsys.readouterr().err

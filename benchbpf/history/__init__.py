@@ -3,7 +3,8 @@
 Above the analysis layer and below the tools: ``record()`` writes Results
 into a store (SQLite by default, PostgreSQL by URL), ``series()`` reads
 them back as a pandas DataFrame, one series per benchmark, parameters,
-machine and emulation, so unlike runs never mix.
+machine and emulation, so unlike runs never mix; ``changes()`` finds
+where a series changed, by Apache Otava's E-Divisive means.
 
     >>> from benchbpf import history
     >>> history.record(benchbpf.run("count-local"))          # doctest: +SKIP
@@ -14,10 +15,14 @@ import json
 import warnings
 
 from . import _rows
+from ._changes import (DETECTOR_REQUIREMENT, MAX_PVALUE, WINDOW, detect, install_detector,
+                       series_changes)
 from ._store import ENV, NAMES, SCHEMA_VERSION, HistoryError, Store, default_location
 
 __all__ = ["record", "series", "Store", "HistoryError", "HistoryWarning",
-           "default_location", "check", "SCHEMA_VERSION", "ENV", "BY"]
+           "default_location", "check", "SCHEMA_VERSION", "ENV", "BY", "changes",
+           "series_changes", "detect", "install_detector", "DETECTOR_REQUIREMENT",
+           "MAX_PVALUE", "WINDOW"]
 
 #: What a series' runs can be laid out by (series(by=...)): the column each
 #: names.
@@ -110,3 +115,12 @@ def series(name=None, *, params=None, machine=None, by="date", emulated=None, st
     df["params"] = df["params"].map(json.loads)
     return df
 
+
+
+def changes(name=None, *, machine=None, emulated=None, max_pvalue=MAX_PVALUE, window=WINDOW,
+            store=None):
+    """The change points of the series of benchmark `name` (None: every
+    benchmark) in the store, as series_changes() gives them; `machine` and
+    `emulated` select series as in series().  A series needs 3 runs."""
+    return series_changes(series(name, machine=machine, emulated=emulated, store=store),
+                          max_pvalue, window)

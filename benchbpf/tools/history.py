@@ -3,6 +3,7 @@
     benchbpf history add run.json report.json      # import saved Results / ResultSets
     benchbpf history show count-local --by kernel  # a table of its series
     benchbpf history show count-local --plot out.png
+    benchbpf history changes count-local           # where it changed, and between what
 
 The store is --history PATH|URL, else $BENCHBPF_HISTORY, else
 history.sqlite in the user's data directory (benchbpf.history.Store)."""
@@ -46,6 +47,20 @@ def build_parser():
                            "(cpu model, CPUs, architecture) contains M")
     show.add_argument("--plot", metavar="OUT.png", default=None,
                       help="also draw the series to this image")
+    changes = sub.add_parser("changes", parents=[common],
+                             help="find where series changed (E-Divisive means, Apache Otava)")
+    changes.add_argument("name", metavar="NAME", nargs="?", default=None,
+                         help="the benchmark (default: every benchmark in the store)")
+    changes.add_argument("--machine", metavar="M", default=None,
+                         help="only machines matching M, as for show")
+    changes.add_argument("--max-pvalue", type=float, default=history.MAX_PVALUE,
+                         help="a change's t-test p-value must be below this, 0 < P < 1 "
+                              f"(default {history.MAX_PVALUE:g}, Otava's)")
+    install = sub.add_parser("install-detector",
+                             help=f"install the change-point detector ({history.DETECTOR_REQUIREMENT})"
+                                  " in a venv of its own")
+    install.add_argument("--path", metavar="DIR", default=None,
+                         help="the venv (default $XDG_DATA_HOME/benchbpf/detector)")
     return ap
 
 
@@ -151,13 +166,50 @@ def _plot(groups, args):
     plt.close(fig)
 
 
+def _pct(ratio):
+    return f"{(ratio - 1) * 100:+.1f} %" if ratio is not None else "?"
+
+
+def _changes(args):
+    try:
+        found = history.changes(args.name, machine=args.machine, max_pvalue=args.max_pvalue,
+                                store=args.history)
+    except (HistoryError, ValueError) as e:
+        return _fail(2, str(e))
+    for _, c in found.iterrows():
+        mark = f" [{c['emulated']}-emulated: not a performance figure]" if c["emulated"] else ""
+        print(f"{c['benchmark']} {json.dumps(c['params'], sort_keys=True)} on "
+              f"{c['machine_label']} (series {c['series']}){mark}")
+        print(f"  at run {c['index'] + 1} of {c['runs']}: {c['mean_before']:.3f} -> "
+              f"{c['mean_after']:.3f} M/s, {c['change_pct']:+.1f} % (95 % CI "
+              f"{_pct(c['ratio_low'])} .. {_pct(c['ratio_high'])}), p = {c['pvalue']:.2g}, "
+              f"{c['n_before']} runs before, {c['n_after']} after")
+        print(f"  ran {c['started_before']} -> {c['started_after']}; commit "
+              f"{c['commit_before']} -> {c['commit_after']}; kernel {c['kernel_before']} -> "
+              f"{c['kernel_after']}")
+    print(f"{len(found)} change point{'s' if len(found) != 1 else ''} "
+          f"(p < {args.max_pvalue:g}, {history.DETECTOR_REQUIREMENT})")
+    return 0
+
+
+def _install(args):
+    try:
+        python = history.install_detector(args.path)
+    except HistoryError as e:
+        return _fail(1, str(e))
+    print(f"detector installed: {python}")
+    return 0
+
+
 def main(argv):
     """`benchbpf history ...` (argv after "history"); returns the exit
     status: 0 done, 1 the store refused a write, 2 bad arguments, files or
     store."""
     args = build_parser().parse_args(argv)
+    if args.command == "install-detector":
+        return _install(args)
     try:
         Store(args.history).close()   # a bad store is refused before anything is read
     except HistoryError as e:
         return _fail(2, str(e))
-    return {"add": _add, "show": _show}[args.command](args)
+    return {"add": _add, "show": _show, "changes": _changes}[args.command](args)
