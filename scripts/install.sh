@@ -65,6 +65,8 @@ command -v pkg-config >/dev/null 2>&1 || need="$need pkg-config"
 command -v qemu-system-x86_64 >/dev/null 2>&1 || need="$need qemu-system-x86"
 command -v depmod >/dev/null 2>&1 || [ -x /usr/sbin/depmod ] || [ -x /sbin/depmod ] || need="$need kmod"
 command -v busybox >/dev/null 2>&1 || need="$need busybox-static"
+# A throwaway PostgreSQL server for the history store's tests (tests/test_history_pg.py).
+ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need="$need postgresql"
 if [ -n "$need" ]; then
     export DEBIAN_FRONTEND=noninteractive
     apt-get update -qq
