@@ -67,6 +67,8 @@ command -v depmod >/dev/null 2>&1 || [ -x /usr/sbin/depmod ] || [ -x /sbin/depmo
 command -v busybox >/dev/null 2>&1 || need="$need busybox-static"
 # A throwaway PostgreSQL server for the history store's tests (tests/test_history_pg.py).
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need="$need postgresql"
+# A real browser for the history dashboard's test (tests/test_history_html.py).
+command -v chromium >/dev/null 2>&1 || need="$need chromium"
 if [ -n "$need" ]; then
     export DEBIAN_FRONTEND=noninteractive
     apt-get update -qq

@@ -151,15 +151,16 @@ def test_a_bad_url_is_refused():
         history.check("mysql://host/db")
 
 
-def test_two_processes_writing_at_once_lose_nothing(store_path):
-    Store(store_path).close()
-    n = 150
+def write_at_once(store, n):
+    """Two processes each record n runs into `store` (a path or URL), one
+    transaction per run, at the same time; asserts both finished cleanly."""
+    Store(store).close()
     writer = textwrap.dedent(f"""
         import sys
         sys.path.insert(0, {ROOT!r}); sys.path.insert(0, {os.path.join(ROOT, 'tests')!r})
         from benchbpf import history
         from test_history import make_result
-        store = history.Store({store_path!r})
+        store = history.Store({store!r})
         for i in range({n}):
             # One transaction per run, so the two writers interleave.
             assert history.record(make_result(100.0 + i, params={{"writer": sys.argv[1]}}),
@@ -168,6 +169,11 @@ def test_two_processes_writing_at_once_lose_nothing(store_path):
         """)
     procs = [subprocess.Popen([sys.executable, "-c", writer, w]) for w in "ab"]
     assert [p.wait(timeout=120) for p in procs] == [0, 0]
+
+
+def test_two_processes_writing_at_once_lose_nothing(store_path):
+    n = 150
+    write_at_once(store_path, n)
     with Store(store_path) as s:
         assert s.count() == 2 * n
     df = history.series("count-local", store=store_path)

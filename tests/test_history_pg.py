@@ -7,16 +7,14 @@ import os
 import shutil
 import socket
 import subprocess
-import sys
 import tempfile
-import textwrap
 import uuid
 
 import pytest
 
 from benchbpf import history
 from benchbpf.history import HistoryError, Store
-from test_history import ROOT, make_result
+from test_history import make_result, write_at_once
 
 psycopg = pytest.importorskip("psycopg", reason="psycopg is not installed "
                                                 "(pip install 'benchbpf[history]')")
@@ -96,23 +94,9 @@ def test_round_trip_on_postgresql(url):
 
 
 def test_two_processes_writing_at_once_on_postgresql(url):
-    n = 100
-    writer = textwrap.dedent(f"""
-        import sys
-        sys.path.insert(0, {ROOT!r}); sys.path.insert(0, {os.path.join(ROOT, 'tests')!r})
-        from benchbpf import history
-        from test_history import make_result
-        store = history.Store({url!r})
-        for i in range({n}):
-            assert history.record(make_result(100.0 + i, params={{"writer": sys.argv[1]}}),
-                                  store, strict=True) == 1
-        store.close()
-        """)
-    Store(url).close()
-    procs = [subprocess.Popen([sys.executable, "-c", writer, w]) for w in "ab"]
-    assert [p.wait(timeout=120) for p in procs] == [0, 0]
+    write_at_once(url, 100)
     with Store(url) as s:
-        assert s.count() == 2 * n
+        assert s.count() == 200
 
 
 def test_a_newer_schema_and_a_foreign_database_are_refused(url, server):

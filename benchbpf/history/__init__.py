@@ -14,7 +14,7 @@ import contextlib
 import json
 import warnings
 
-from . import _rows
+from . import _html, _rows
 from ._changes import (DETECTOR_REQUIREMENT, MAX_PVALUE, WINDOW, detect, install_detector,
                        series_changes)
 from ._store import ENV, NAMES, SCHEMA_VERSION, HistoryError, Store, default_location
@@ -22,7 +22,7 @@ from ._store import ENV, NAMES, SCHEMA_VERSION, HistoryError, Store, default_loc
 __all__ = ["record", "series", "Store", "HistoryError", "HistoryWarning",
            "default_location", "check", "SCHEMA_VERSION", "ENV", "BY", "changes",
            "series_changes", "detect", "install_detector", "DETECTOR_REQUIREMENT",
-           "MAX_PVALUE", "WINDOW"]
+           "MAX_PVALUE", "WINDOW", "html"]
 
 #: What a series' runs can be laid out by (series(by=...)): the column each
 #: names.
@@ -124,3 +124,14 @@ def changes(name=None, *, machine=None, emulated=None, max_pvalue=MAX_PVALUE, wi
     `emulated` select series as in series().  A series needs 3 runs."""
     return series_changes(series(name, machine=machine, emulated=emulated, store=store),
                           max_pvalue, window)
+
+
+def html(out_dir, name=None, *, machine=None, max_pvalue=MAX_PVALUE, store=None):
+    """Write the static dashboard into `out_dir`: index.html (every series
+    of benchmark `name`, None: all, on machines matching `machine`, the
+    most recent change first) and one page per series with its runs, their
+    intervals and its change points (p < `max_pvalue`) as inline SVG.
+    Returns the paths written, the index first."""
+    df = series(name, machine=machine, store=store)
+    found = series_changes(df, max_pvalue)
+    return _html.write(df, found, out_dir, f"{DETECTOR_REQUIREMENT}, p < {max_pvalue:g}")

@@ -4,6 +4,7 @@
     benchbpf history show count-local --by kernel  # a table of its series
     benchbpf history show count-local --plot out.png
     benchbpf history changes count-local           # where it changed, and between what
+    benchbpf history html site/                    # static pages, one per series
 
 The store is --history PATH|URL, else $BENCHBPF_HISTORY, else
 history.sqlite in the user's data directory (benchbpf.history.Store)."""
@@ -56,6 +57,15 @@ def build_parser():
     changes.add_argument("--max-pvalue", type=float, default=history.MAX_PVALUE,
                          help="a change's t-test p-value must be below this, 0 < P < 1 "
                               f"(default {history.MAX_PVALUE:g}, Otava's)")
+    site = sub.add_parser("html", parents=[common],
+                          help="write a static dashboard: an index and a page per series")
+    site.add_argument("out", metavar="OUT/", help="the directory to write")
+    site.add_argument("name", metavar="NAME", nargs="?", default=None,
+                      help="only this benchmark (default: every one)")
+    site.add_argument("--machine", metavar="M", default=None,
+                      help="only machines matching M, as for show")
+    site.add_argument("--max-pvalue", type=float, default=history.MAX_PVALUE,
+                      help=f"as for changes (default {history.MAX_PVALUE:g})")
     install = sub.add_parser("install-detector",
                              help=f"install the change-point detector ({history.DETECTOR_REQUIREMENT})"
                                   " in a venv of its own")
@@ -192,6 +202,16 @@ def _changes(args):
     return 0
 
 
+def _html(args):
+    try:
+        pages = history.html(args.out, args.name, machine=args.machine,
+                             max_pvalue=args.max_pvalue, store=args.history)
+    except (HistoryError, ValueError, OSError) as e:
+        return _fail(2, str(e))
+    print(f"{pages[0]} and {len(pages) - 1} series page{'s' if len(pages) != 2 else ''}")
+    return 0
+
+
 def _install(args):
     try:
         python = history.install_detector(args.path)
@@ -212,4 +232,4 @@ def main(argv):
         Store(args.history).close()   # a bad store is refused before anything is read
     except HistoryError as e:
         return _fail(2, str(e))
-    return {"add": _add, "show": _show, "changes": _changes}[args.command](args)
+    return {"add": _add, "show": _show, "changes": _changes, "html": _html}[args.command](args)
