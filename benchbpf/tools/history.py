@@ -100,6 +100,12 @@ def _add(args):
     return 0
 
 
+def _span(values):
+    """"a", or "a..z (n)": the first and last of n distinct values, in run order."""
+    seen = list(dict.fromkeys(str(v) for v in values))
+    return seen[0] if len(seen) == 1 else f"{seen[0]}..{seen[-1]} ({len(seen)})"
+
+
 def table(df, by):
     """The rows `history show` prints for one series' runs (a series()
     DataFrame of one key), as dicts: each run by date, or the runs of one
@@ -113,8 +119,8 @@ def table(df, by):
         out.append({"at": "?" if at is None or at != at else str(at), "runs": len(runs),
                     "median_mps": mid("median_mps"), "ci_low_mps": mid("ci_low_mps"),
                     "ci_high_mps": mid("ci_high_mps"),
-                    "kernel": ",".join(sorted({str(k) for k in runs["kernel_release"]})),
-                    "commit": ",".join(sorted({str(c)[:12] for c in runs["benchbpf_commit"]}))})
+                    "kernel": _span(runs["kernel_release"]),
+                    "commit": _span(str(c)[:12] for c in runs["benchbpf_commit"])})
     return out
 
 
