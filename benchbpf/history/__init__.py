@@ -19,7 +19,7 @@ from ._changes import (DETECTOR_REQUIREMENT, MAX_PVALUE, WINDOW, detect, install
                        series_changes)
 from ._store import ENV, NAMES, SCHEMA_VERSION, HistoryError, Store, default_location
 
-__all__ = ["record", "series", "Store", "HistoryError", "HistoryWarning",
+__all__ = ["record", "runs", "series", "Store", "HistoryError", "HistoryWarning",
            "default_location", "check", "SCHEMA_VERSION", "ENV", "BY", "changes",
            "series_changes", "detect", "install_detector", "DETECTOR_REQUIREMENT",
            "MAX_PVALUE", "WINDOW", "html"]
@@ -78,18 +78,17 @@ def _check_by(by):
         raise ValueError(f"by={by!r}: one of {', '.join(BY)}")
 
 
-def series(name=None, *, params=None, machine=None, by="date", emulated=None, store=None):
-    """The runs of benchmark `name` (None: all) in the store as a pandas
-    DataFrame, oldest first, one row per run.  `params` (a dict) keeps runs
-    with exactly those parameters; `machine` keeps runs whose machine hash
-    starts with it or whose label (cpu model, CPUs, architecture) contains
-    it; `emulated` True or False keeps emulated or real runs only.  Column
-    "series" keys the series (benchmark, parameters, machine, emulation):
-    runs of different keys are different series.  Column "at" is what `by`
-    lays them out by: "date" (when it ran), "commit" (benchbpf's) or
-    "kernel" (its release).  ValueError for a bad `by` or a benchmark the
-    store has no run of (naming those it has)."""
-    import pandas as pd
+def runs(name=None, *, params=None, machine=None, by="date", emulated=None, store=None):
+    """The runs of benchmark `name` (None: all) in the store, oldest first,
+    as dicts of "id", the store's columns (params decoded) and "at".
+    `params` (a dict) keeps runs with exactly those parameters; `machine`
+    keeps runs whose machine hash starts with it or whose label (cpu model,
+    CPUs, architecture) contains it; `emulated` True or False keeps
+    emulated or real runs only.  "series" keys the series (benchmark,
+    parameters, machine, emulation): runs of different keys are different
+    series.  "at" is what `by` lays them out by: "date" (when it ran),
+    "commit" (benchbpf's) or "kernel" (its release).  ValueError for a bad
+    `by` or a benchmark the store has no run of (naming those it has)."""
     _check_by(by)
     where, args = [], []
     if name is not None:
@@ -101,20 +100,27 @@ def series(name=None, *, params=None, machine=None, by="date", emulated=None, st
     if emulated is not None:
         where.append("emulated IS NOT NULL" if emulated else "emulated IS NULL")
     with _opened(store) as s:
-        runs = s.rows(" AND ".join(where), args)
-        if not runs and name is not None and not s.rows("benchmark = ?", (name,)):
+        found = s.rows(" AND ".join(where), args)
+        if not found and name is not None and not s.execute(
+                "SELECT 1 FROM runs WHERE benchmark = ? LIMIT 1", (name,)).fetchall():
             have = sorted({r[0] for r in s.execute("SELECT DISTINCT benchmark FROM runs")})
             raise ValueError(f"benchmark {name!r}: no run of it in history store {s.where} "
                              f"(it has {', '.join(have) or 'no runs'})")
     if machine is not None:
-        runs = [r for r in runs if r["machine"].startswith(machine)
-                or machine.lower() in (r["machine_label"] or "").lower()]
-    columns = ["id"] + list(NAMES)
-    df = pd.DataFrame(runs, columns=columns)
-    df["at"] = df[BY[by]]
-    df["params"] = df["params"].map(json.loads)
-    return df
+        found = [r for r in found if r["machine"].startswith(machine)
+                 or machine.lower() in (r["machine_label"] or "").lower()]
+    for r in found:
+        r["params"] = json.loads(r["params"])
+        r["at"] = r[BY[by]]
+    return found
 
+
+def series(name=None, *, params=None, machine=None, by="date", emulated=None, store=None):
+    """runs() as a pandas DataFrame, one row per run, with the same
+    arguments: `name`, `params`, `machine`, `by`, `emulated` and `store`."""
+    import pandas as pd
+    return pd.DataFrame(runs(name, params=params, machine=machine, by=by, emulated=emulated,
+                             store=store), columns=["id", *NAMES, "at"])
 
 
 def changes(name=None, *, machine=None, emulated=None, max_pvalue=MAX_PVALUE, window=WINDOW,

@@ -106,21 +106,24 @@ def _span(values):
     return seen[0] if len(seen) == 1 else f"{seen[0]}..{seen[-1]} ({len(seen)})"
 
 
-def table(df, by):
-    """The rows `history show` prints for one series' runs (a series()
-    DataFrame of one key), as dicts: each run by date, or the runs of one
-    commit or kernel grouped (the median of their medians and of their
-    interval bounds), in order of their first run."""
+def table(runs):
+    """The rows `history show` prints for one series' runs (history.runs()
+    dicts of one key), as dicts: the runs of each "at" (one date, commit or
+    kernel) grouped, with the median of their medians and of their interval
+    bounds, in order of their first run."""
+    groups = {}
+    for r in runs:
+        groups.setdefault(r["at"], []).append(r)
     out = []
-    for at, runs in df.groupby("at", sort=False, dropna=False):
+    for at, group in groups.items():
         def mid(column):
-            values = [v for v in runs[column] if v == v and v is not None]
+            values = [r[column] for r in group if r[column] is not None and r[column] == r[column]]
             return statistics.median(values) if values else None
-        out.append({"at": "?" if at is None or at != at else str(at), "runs": len(runs),
+        out.append({"at": "?" if at is None else str(at), "runs": len(group),
                     "median_mps": mid("median_mps"), "ci_low_mps": mid("ci_low_mps"),
                     "ci_high_mps": mid("ci_high_mps"),
-                    "kernel": _span(runs["kernel_release"]),
-                    "commit": _span(str(c)[:12] for c in runs["benchbpf_commit"])})
+                    "kernel": _span(r["kernel_release"] for r in group),
+                    "commit": _span(str(r["benchbpf_commit"])[:12] for r in group)})
     return out
 
 
@@ -130,22 +133,24 @@ def _number(x):
 
 def _show(args):
     try:
-        df = history.series(args.name, machine=args.machine, by=args.by, store=args.history)
+        found = history.runs(args.name, machine=args.machine, by=args.by, store=args.history)
     except (HistoryError, ValueError) as e:
         return _fail(2, str(e))
-    if df.empty:
+    if not found:
         return _fail(2, f"benchmark {args.name!r}: no run on a machine matching "
                         f"--machine {args.machine!r}")
-    groups = list(df.groupby("series", sort=False))
-    for key, runs in groups:
-        first = runs.iloc[0]
+    groups = {}
+    for r in found:
+        groups.setdefault(r["series"], []).append(r)
+    for key, runs in groups.items():
+        first = runs[0]
         mark = f"  [{first['emulated']}-emulated: not a performance figure]" \
             if first["emulated"] else ""
         print(f"{args.name} {json.dumps(first['params'], sort_keys=True)} on "
               f"{first['machine_label']} (machine {first['machine']}, series {key}){mark}")
         print(f"  {args.by:25s} {'runs':>4s} {'median M/s':>10s} {'95% CI low':>10s} "
               f"{'high':>10s}  kernel / commit")
-        for r in table(runs, args.by):
+        for r in table(runs):
             print(f"  {r['at'][:25]:25s} {r['runs']:4d} {_number(r['median_mps'])} "
                   f"{_number(r['ci_low_mps'])} {_number(r['ci_high_mps'])}  "
                   f"{r['kernel']} / {r['commit']}")
@@ -160,15 +165,15 @@ def _plot(groups, args):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     fig, ax = plt.subplots(figsize=(9, 4.5))
-    for key, runs in groups:
-        rows = table(runs, args.by)
+    for key, runs in groups.items():
+        rows = table(runs)
         x = list(range(len(rows)))
         y = [r["median_mps"] for r in rows]
         err = [[max(0.0, r["median_mps"] - r["ci_low_mps"]) if r["ci_low_mps"] is not None
                 else 0.0 for r in rows],
                [max(0.0, r["ci_high_mps"] - r["median_mps"]) if r["ci_high_mps"] is not None
                 else 0.0 for r in rows]]
-        first = runs.iloc[0]
+        first = runs[0]
         label = f"{json.dumps(first['params'], sort_keys=True)} {first['machine']}" + \
             (f" [{first['emulated']}]" if first["emulated"] else "")
         ax.errorbar(x, y, yerr=err, marker="o", capsize=3, label=label,
