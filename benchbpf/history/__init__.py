@@ -14,16 +14,25 @@ import contextlib
 import json
 import warnings
 
-from . import _html, _rows
-from ._changes import (DETECTOR_REQUIREMENT, MAX_PVALUE, WINDOW, detect, install_detector,
-                       series_changes)
-from ._store import ENV, NAMES, SCHEMA_VERSION, HistoryError, Store, default_location
+from . import _changes, _html, _rows, _store
+from ._changes import detect, install_detector, series_changes
+from ._store import NAMES, HistoryError, Store, default_location
 
 __all__ = ["record", "runs", "series", "Store", "HistoryError", "HistoryWarning",
            "default_location", "check", "SCHEMA_VERSION", "ENV", "BY", "changes",
            "series_changes", "detect", "install_detector", "DETECTOR_REQUIREMENT",
            "MAX_PVALUE", "WINDOW", "html"]
 
+#: The store schema this benchbpf writes; a store of a newer one is refused.
+SCHEMA_VERSION = _store.SCHEMA_VERSION
+#: The environment variable naming the store: a file path or a postgresql:// URL.
+ENV = _store.ENV
+#: The change-point detector install_detector() installs, at the version measured.
+DETECTOR_REQUIREMENT = _changes.DETECTOR_REQUIREMENT
+#: The default threshold of a change point's t-test p-value (Otava's).
+MAX_PVALUE = _changes.MAX_PVALUE
+#: The detector's window, points (Otava's default).
+WINDOW = _changes.WINDOW
 #: What a series' runs can be laid out by (series(by=...)): the column each
 #: names.
 BY = {"date": "started", "commit": "benchbpf_commit", "kernel": "kernel_release"}
