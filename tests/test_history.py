@@ -261,3 +261,34 @@ def test_the_command_prints_each_change(tmp_path, capsys):
     assert out.rstrip().endswith(f"1 change point (p < 0.001, {history.DETECTOR_REQUIREMENT})")
     assert cli.main(["history", "--history", store, "changes", "--max-pvalue", "2"]) == 2
     assert "max_pvalue=2.0 out of range" in capsys.readouterr().err
+
+
+def test_an_older_schema_is_migrated_all_or_nothing(store_path, monkeypatch):
+    # The path a schema change takes (version 1 has no predecessor yet): a
+    # store one version behind gets each migration and its version row in
+    # one transaction, and a migration that fails leaves the store as it was.
+    from benchbpf.history import _store
+    history.record(make_result(), store_path)
+
+    def broken(store):
+        store.execute("ALTER TABLE runs ADD COLUMN note TEXT")
+        store.execute("SELECT no_such_column FROM runs")
+
+    def add_note(store):
+        store.execute("ALTER TABLE runs ADD COLUMN note TEXT")
+
+    monkeypatch.setattr(_store, "SCHEMA_VERSION", 2)
+    monkeypatch.setitem(_store.MIGRATIONS, 1, broken)
+    import sqlite3
+    with pytest.raises(HistoryError, match=r"from version 1 to 2 failed .*no_such_column.* "
+                                           r"left at version 1"):
+        Store(store_path)
+    with sqlite3.connect(store_path) as c:
+        assert c.execute("SELECT version FROM benchbpf_schema").fetchall() == [(1,)]
+        assert "note" not in [r[1] for r in c.execute("PRAGMA table_info(runs)")]
+    monkeypatch.setitem(_store.MIGRATIONS, 1, add_note)
+    with Store(store_path) as s:
+        assert s.count() == 1
+    with sqlite3.connect(store_path) as c:
+        assert c.execute("SELECT version FROM benchbpf_schema").fetchall() == [(2,)]
+        assert "note" in [r[1] for r in c.execute("PRAGMA table_info(runs)")]

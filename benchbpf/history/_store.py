@@ -194,7 +194,12 @@ class Store:
                 f"history store {self.where}: schema version {version} is newer than this "
                 f"benchbpf's ({SCHEMA_VERSION}); upgrade benchbpf to use it")
         for v in range(version, SCHEMA_VERSION):
-            self._transaction(MIGRATIONS[v], v + 1)
+            try:
+                self._transaction(MIGRATIONS[v], v + 1)
+            except self._errors as e:
+                raise HistoryError(f"history store {self.where}: migrating its schema from "
+                                   f"version {v} to {v + 1} failed ({e}); it is left at "
+                                   f"version {v}") from None
 
     def _create(self):
         def create(store):
