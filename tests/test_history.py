@@ -149,6 +149,12 @@ def test_a_failed_write_warns_and_keeps_the_run(tmp_path):
 def test_a_bad_url_is_refused():
     with pytest.raises(HistoryError, match=r"unknown URL scheme 'mysql'"):
         history.check("mysql://host/db")
+    pytest.importorskip("psycopg", reason="psycopg is not installed (benchbpf[history])")
+    # A server that does not answer is named, without the URL's password.
+    with pytest.raises(HistoryError, match=r"postgresql://team@127.0.0.1:1/bench: cannot "
+                                           r"connect") as e:
+        history.check("postgresql://team:secret@127.0.0.1:1/bench")
+    assert "secret" not in str(e.value)
 
 
 def write_at_once(store, n):
