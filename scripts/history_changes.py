@@ -13,9 +13,8 @@ import random
 import statistics
 import zlib
 
-from scipy.stats import binomtest
-
 from benchbpf import history
+from benchbpf.results.stats import clopper_pearson
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 POINTS, STEP_AT, BLOCK, NEAR = 60, 30, 6, 2
@@ -98,8 +97,7 @@ def main():
                 false = sum(r[1] for r in rows) / sum(r[2] for r in rows) * 100
                 if step:
                     k, n = sum(r[0] for r in rows), len(rows)
-                    ci = binomtest(k, n).proportion_ci(method="exact")  # Clopper-Pearson
-                    lo, hi = ci.low, ci.high
+                    lo, hi = clopper_pearson(k, n)
                     row.append(f"{k / n:.0%} ({lo:.0%}..{hi:.0%})")
                 row.append(f"{false:.2f}")
             print("| " + " | ".join(row) + " |")
