@@ -197,6 +197,11 @@ def test_the_command_adds_files_and_shows_a_series(tmp_path, capsys):
     assert cli.main(["history", "--history", store, "add", str(one), str(both)]) == 0
     out = capsys.readouterr().out
     assert "3 runs recorded" in out and "(3 in all)" in out
+    # The same files again: nothing twice.
+    assert cli.main(["history", "--history", store, "add", str(both), str(one)]) == 0
+    out = capsys.readouterr().out
+    assert "set.json: 0 new runs, 2 already in the store" in out
+    assert "one.json: 0 new runs, 1 already in the store" in out and "(3 in all)" in out
     png = tmp_path / "out.png"
     assert cli.main(["history", "show", "count-local", "--by", "kernel", "--history", store,
                      "--plot", str(png)]) == 0
@@ -270,8 +275,7 @@ def test_the_command_prints_each_change(tmp_path, capsys):
 
 
 def test_an_older_schema_is_migrated_all_or_nothing(store_path, monkeypatch):
-    # The path a schema change takes (version 1 has no predecessor yet): a
-    # store one version behind gets each migration and its version row in
+    # The path any schema change takes: a store one version behind gets each migration and its version row in
     # one transaction, and a migration that fails leaves the store as it was.
     from benchbpf.history import _store
     history.record(make_result(), store_path)
@@ -283,18 +287,47 @@ def test_an_older_schema_is_migrated_all_or_nothing(store_path, monkeypatch):
     def add_note(store):
         store.execute("ALTER TABLE runs ADD COLUMN note TEXT")
 
-    monkeypatch.setattr(_store, "SCHEMA_VERSION", 2)
-    monkeypatch.setitem(_store.MIGRATIONS, 1, broken)
+    now = _store.SCHEMA_VERSION
+    monkeypatch.setattr(_store, "SCHEMA_VERSION", now + 1)
+    monkeypatch.setitem(_store.MIGRATIONS, now, broken)
     import sqlite3
-    with pytest.raises(HistoryError, match=r"from version 1 to 2 failed .*no_such_column.* "
-                                           r"left at version 1"):
+    with pytest.raises(HistoryError, match=rf"from version {now} to {now + 1} failed "
+                                           rf".*no_such_column.* left at version {now}"):
         Store(store_path)
     with sqlite3.connect(store_path) as c:
-        assert c.execute("SELECT version FROM benchbpf_schema").fetchall() == [(1,)]
+        assert c.execute("SELECT version FROM benchbpf_schema").fetchall() == [(now,)]
         assert "note" not in [r[1] for r in c.execute("PRAGMA table_info(runs)")]
-    monkeypatch.setitem(_store.MIGRATIONS, 1, add_note)
+    monkeypatch.setitem(_store.MIGRATIONS, now, add_note)
     with Store(store_path) as s:
         assert s.count() == 1
     with sqlite3.connect(store_path) as c:
-        assert c.execute("SELECT version FROM benchbpf_schema").fetchall() == [(2,)]
+        assert c.execute("SELECT version FROM benchbpf_schema").fetchall() == [(now + 1,)]
         assert "note" in [r[1] for r in c.execute("PRAGMA table_info(runs)")]
+
+
+
+def make_version_1(store):
+    """Turn a new store (path or URL) into one of schema version 1, which
+    had no unique index, holding one run twice and another once."""
+    history.record(make_result(100.0), store)
+    history.record(make_result(90.0, started="2026-12-02T10:00:00+00:00"), store)
+    with Store(store) as s:
+        names = ", ".join(list(s.rows()[0])[1:])
+        s.execute("DROP INDEX runs_once")
+        s.execute(f"INSERT INTO runs ({names}) SELECT {names} FROM runs WHERE median_mps > 95")
+        s.execute("UPDATE benchbpf_schema SET version = 1")
+        assert s.count() == 3
+
+
+def check_migrated_from_version_1(store):
+    with Store(store) as s:
+        assert s.execute("SELECT version FROM benchbpf_schema").fetchall() == [(2,)]
+        assert s.count() == 2
+        assert sorted(round(r["median_mps"]) for r in s.rows()) == [90, 100]
+    assert history.record(make_result(100.0), store) == 0
+    assert history.record(make_result(100.0, started="2026-12-03T10:00:00+00:00"), store) == 1
+
+
+def test_a_version_1_store_is_migrated_to_2(store_path):
+    make_version_1(store_path)
+    check_migrated_from_version_1(store_path)

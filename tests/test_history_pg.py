@@ -14,7 +14,8 @@ import pytest
 
 from benchbpf import history
 from benchbpf.history import HistoryError, Store
-from test_history import make_result, write_at_once
+from test_history import (check_migrated_from_version_1, make_result, make_version_1,
+                          write_at_once)
 
 psycopg = pytest.importorskip("psycopg", reason="psycopg is not installed "
                                                 "(pip install 'benchbpf[history]')")
@@ -109,6 +110,11 @@ def test_a_newer_schema_and_a_foreign_database_are_refused(url, server):
         c.execute("DROP TABLE benchbpf_schema")
     with pytest.raises(HistoryError, match=r"not a benchbpf history store \(it holds tables runs\)"):
         Store(url)
+
+
+def test_a_version_1_database_is_migrated_to_2(url):
+    make_version_1(url)
+    check_migrated_from_version_1(url)
 
 
 def test_an_unreachable_server_and_a_missing_database_are_named(server):

@@ -66,7 +66,8 @@ def record(result_or_set, store=None, source=None, strict=False):
     """Write a Result, or each Result of a ResultSet, into the history
     `store` (a Store, a file path, a postgresql:// URL, or None:
     default_location()); `source` notes the file it came from.  Returns how
-    many runs were written.  A store that cannot take them is a
+    many runs were new (one already stored, same series, start and figure,
+    is not stored twice).  A store that cannot take them is a
     HistoryWarning and 0, never an exception, so the run is not lost;
     with strict=True (importing files, whose runs are kept in them) it is
     the HistoryError."""

@@ -13,8 +13,9 @@ import stat
 import urllib.parse
 
 #: The schema this benchbpf writes.  A store of a newer one is refused: an
-#: older benchbpf cannot know what the newer columns mean.
-SCHEMA_VERSION = 1
+#: older benchbpf cannot know what the newer columns mean.  Version 2: a run
+#: is stored once (the same file added twice adds nothing).
+SCHEMA_VERSION = 2
 #: The environment variable naming the store (a file path or a
 #: postgresql:// URL); the default is DEFAULT_NAME in the user's data
 #: directory ($XDG_DATA_HOME/benchbpf, else ~/.local/share/benchbpf).
@@ -208,6 +209,7 @@ class Store:
             store.execute(f"CREATE TABLE runs (id {self._id_type}, {cols})")
             store.execute("CREATE INDEX runs_by_series ON runs (series, started_s)")
             store.execute("CREATE INDEX runs_by_benchmark ON runs (benchmark, started_s)")
+            store.execute(_ONCE)
         try:
             self._transaction(create, SCHEMA_VERSION)
         except self._errors as e:
@@ -231,26 +233,29 @@ class Store:
 
     # -- rows -------------------------------------------------------------
     def insert(self, rows):
-        """Write `rows` (dicts of NAMES) in one transaction; returns how many.
-        HistoryError when the store refuses the write."""
+        """Write `rows` (dicts of NAMES) in one transaction; returns how many
+        were new (a run already in the store, same series, start and
+        figure, is passed over).  HistoryError when the store refuses the
+        write."""
         marks = ", ".join("?" for _ in NAMES)
-        text = self._sql(f"INSERT INTO runs ({', '.join(NAMES)}) VALUES ({marks})")
+        text = self._sql(f"INSERT INTO runs ({', '.join(NAMES)}) VALUES ({marks}) "
+                         "ON CONFLICT DO NOTHING")
         values = [tuple(_cell(row.get(n)) for n in NAMES) for row in rows]
         try:
             self.execute("BEGIN IMMEDIATE" if self.dialect == "sqlite" else "BEGIN")
             try:
-                if self.dialect == "sqlite":
-                    self._conn.executemany(text, values)
-                else:
-                    with self._conn.cursor() as cur:
-                        cur.executemany(text, values)
+                cur = self._conn.cursor()
+                cur.executemany(text, values)
+                # Both drivers sum the rows each statement wrote: passed-over runs add 0.
+                added = max(cur.rowcount, 0)
+                cur.close()
             except BaseException:
                 self.execute("ROLLBACK")
                 raise
             self.execute("COMMIT")
         except self._errors as e:
             raise HistoryError(f"history store {self.where}: write failed ({e})") from None
-        return len(values)
+        return added
 
     def rows(self, where="", args=()):
         """The runs matching the SQL condition `where` (? marks for `args`),
@@ -285,7 +290,18 @@ def _cell(value):
     return value
 
 
+#: What makes a run stored once: its series, start and figure.
+_ONCE = "CREATE UNIQUE INDEX runs_once ON runs (series, started, median_mps)"
+
+
+def _store_runs_once(store):
+    """1 -> 2: drop repeated runs (a file added twice), keeping the first,
+    then the unique index that keeps them out."""
+    store.execute("DELETE FROM runs WHERE started IS NOT NULL AND median_mps IS NOT NULL "
+                  "AND id NOT IN (SELECT MIN(id) FROM runs GROUP BY series, started, median_mps)")
+    store.execute(_ONCE)
+
+
 #: version -> the change taking a store from it to version + 1, run in one
 #: transaction with the version row (Store._prepare applies them in turn).
-#: Version 1 is the first: nothing to migrate yet.
-MIGRATIONS = {}
+MIGRATIONS = {1: _store_runs_once}

@@ -92,7 +92,9 @@ def _add(args):
             for path, item in loaded:
                 n = history.record(item, store, source=path, strict=True)
                 total += n
-                print(f"{path}: {n} run{'s' if n != 1 else ''}")
+                have = len(item) if hasattr(item, "results") else 1
+                print(f"{path}: {n} new run{'s' if n != 1 else ''}"
+                      + (f", {have - n} already in the store" if have > n else ""))
             print(f"{total} run{'s' if total != 1 else ''} recorded in {store.where} "
                   f"({store.count()} in all)")
     except HistoryError as e:
