@@ -127,6 +127,12 @@ def test_corrupt_foreign_and_read_only_files_are_refused(tmp_path):
     os.chmod(readonly, 0o444)
     with pytest.raises(HistoryError, match=r"ro.sqlite: read-only \(mode 0444\)"):
         history.check(str(readonly))
+    # A store whose folder cannot be made: a file stands where it would go.
+    (tmp_path / "afile").write_text("x")
+    with pytest.raises(HistoryError, match=r"afile/h.sqlite: (Not a directory|File exists)"):
+        history.check(str(tmp_path / "afile" / "h.sqlite"))
+    with pytest.warns(HistoryWarning):
+        assert history.record(make_result(), str(tmp_path / "afile" / "h.sqlite")) == 0
     # A truncated file: the SQLite header, then nothing of its pages.
     truncated = tmp_path / "truncated.sqlite"
     truncated.write_bytes(b"SQLite format 3\x00" + b"\xff" * 84)

@@ -85,7 +85,11 @@ class Store:
         if _is_url(self.location):
             self._connect_postgres()
         else:
-            self._connect_sqlite()
+            try:
+                self._connect_sqlite()
+            except OSError as e:
+                # A folder that cannot be made or a file that cannot be read.
+                raise HistoryError(f"history store {self.location}: {e.strerror or e}") from None
         try:
             self._prepare()
         except BaseException:
