@@ -65,6 +65,10 @@ command -v pkg-config >/dev/null 2>&1 || need="$need pkg-config"
 command -v qemu-system-x86_64 >/dev/null 2>&1 || need="$need qemu-system-x86"
 command -v depmod >/dev/null 2>&1 || [ -x /usr/sbin/depmod ] || [ -x /sbin/depmod ] || need="$need kmod"
 command -v busybox >/dev/null 2>&1 || need="$need busybox-static"
+# A throwaway PostgreSQL server for the history store's tests (tests/test_history_pg.py).
+ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need="$need postgresql"
+# A real browser for the history dashboard's test (tests/test_history_html.py).
+command -v chromium >/dev/null 2>&1 || need="$need chromium"
 if [ -n "$need" ]; then
     export DEBIAN_FRONTEND=noninteractive
     apt-get update -qq
@@ -94,4 +98,5 @@ fi
 # furo: tests/test_docs.py builds the manual. The vm extra brings virtme-ng
 # (vng), which boots the guests; benchbpf runs the vng beside its interpreter.
 "$VENV/bin/python3" -m pip install -q --disable-pip-version-check --root-user-action=ignore \
-    -e ".[test,docs,vm]"
+    -e ".[test,docs,vm,history]"
+"$VENV/bin/python3" -m benchbpf history install-detector   # apache-otava, in a venv of its own: its pins would move numpy

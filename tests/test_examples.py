@@ -39,6 +39,8 @@ from benchbpf.harness import _cmdline, _runner
 from benchbpf.tools import cli, report
 from benchbpf import hostdrift, vm
 from benchbpf import ab as ab_module
+from benchbpf import history as history_module
+from benchbpf.tools import history as history_tool
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
@@ -280,6 +282,8 @@ STOPS = {
     "--kernel": ((vm, "run_many"), (vm, "features")),
     # Every side is checked before the rounds start, where this stops.
     "ab": ((ab_module, "_runner_for"),),
+    # Arguments parsed, before the store is opened or the detector installed.
+    "history": ((history_tool, "Store"), (history_module, "install_detector")),
 }
 
 

@@ -5,6 +5,7 @@ manual, "Architecture, for contributors"):
     harness   runs: options, the C core, sweeps, the command line of a run
     benchs    the families               guests   runs in guests of other kernels
     analysis  comparing runs: compare, ab, host drift
+    history   results over time: the store, series, change points
     tools     the command, the report, the pytest plugin                  (top)
 
 and the package's own __init__ above them all.  Read from the source with
@@ -20,7 +21,8 @@ pytestmark = pytest.mark.fast
 PACKAGE = pathlib.Path(__file__).resolve().parent.parent / "benchbpf"
 
 #: Layer folder -> its rank; a module may import its own layer and lower ones.
-LAYERS = {"results": 0, "harness": 1, "benchs": 2, "guests": 2, "analysis": 3, "tools": 4}
+LAYERS = {"results": 0, "harness": 1, "benchs": 2, "guests": 2, "analysis": 3, "history": 3.5,
+          "tools": 4}
 #: Modules at the package's top: what every layer may use, and the package.
 BASE = {"benchbpf._core", "benchbpf._version", "benchbpf._moved", "benchbpf._callable"}
 PACKAGE_RANK = 5

@@ -17,6 +17,7 @@ import warnings
 from ..harness import _runner
 from ..analysis import hostdrift
 from . import report, system
+from . import history as _history
 from ..harness._cmdline import (_bench_params, _consumer_error, _default, _family_options,
                                 _flag, _flags, _in_flag_terms, _interval, _nonneg_number,
                                 _Parser, _positive_int, _positive_number, _run_kwargs,
@@ -739,7 +740,8 @@ def _print_histories(drift):
 #: `benchbpf NAME ...` runs a benchmark; these words, first, are subcommands
 #: instead (no benchmark has these names: tests/test_report.py checks it).
 SUBCOMMANDS = {"report": _report_main, "compare": _compare_main,
-               "host-drift": _host_drift_main, "ab": _ab_main, "system": system.main}
+               "host-drift": _host_drift_main, "ab": _ab_main, "system": system.main,
+               "history": _history.main}
 
 
 def main(argv=None):
