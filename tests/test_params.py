@@ -146,7 +146,7 @@ INT_PARAM_IDS = [f"{n}-{p.name}" for n, p in INT_PARAMS]
 def _cli_required(name, skip):
     """The flags a command line needs for the parameters `name` requires."""
     params = benchbpf.describe(name).params
-    return [f"{_cmdline._flag(params[k])}={v}" for k, v in REQUIRED_PARAMS.get(name, {}).items()
+    return [f"{params[k].flag}={v}" for k, v in REQUIRED_PARAMS.get(name, {}).items()
             if k != skip]
 
 
@@ -179,7 +179,7 @@ def test_int_range_is_one_in_check_describe_help_and_cli(name, p, capsys):
     is the range `benchbpf NAME --help` prints on the parameter's line."""
     span = f"{p.min}..{p.max}"
     assert span in p.allowed()
-    flag = _cmdline._flag(p)
+    flag = p.flag
     assert cli.main([name, "--help"]) == 0
     line = [l for l in capsys.readouterr().out.splitlines() if l.startswith(f"  {flag} ")]
     assert len(line) == 1 and line[0].endswith(

@@ -56,7 +56,8 @@ from ..harness import _precision, _progress, _runner
 from .._version import __version__
 from . import _ab_rule, _ab_text
 from ._ab_rule import ALPHA, MIN_ROUNDS, PRECISION, RULE, RULES, replay
-from ._ab_sim import FITTED, Contamination, SimulatedRates, simulate, simulate_fitted
+from . import _ab_sim
+from ._ab_sim import Contamination, SimulatedRates, simulate, simulate_fitted
 # scripts/ab_power.py reads the simulated host's series through ab.
 from ._ab_sim import simulated_log_ratios
 from ._ab_text import MEASURED_PATH, measured_rates
@@ -76,6 +77,10 @@ MODES = ("interleaved", "duet", "kernels")
 #: What a comparison can conclude, "slower", "faster", "same", "undecided":
 #: every comparison's words (analysis.Outcome).
 VERDICTS = _outcome.VERDICTS
+#: Each mode's contamination fitted to the stored rounds (burst share, burst
+#: size, core spread): what simulate_fitted() draws from; the fit is stated
+#: in results/ab-power-robust-2cpu.md.
+FITTED = _ab_sim.FITTED
 #: What `--fail-on` takes, and the status for "cannot tell" (git bisect's
 #: "skip": neither good nor bad).
 FAIL_ON, SKIP_STATUS = ("slower", "faster"), 125

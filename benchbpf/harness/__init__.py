@@ -3,4 +3,6 @@ the C core, wrap its samples in a Result; sweeps, precision runs, the
 command line of one run and the kernel feature probes.  Uses only
 benchbpf.results below it."""
 
-__all__ = []
+from ._runner import would_run
+
+__all__ = ["would_run"]

@@ -17,22 +17,9 @@ def _family_options():
     flags = {}
     for name in _runner.list_benchmarks():
         for p in _runner.describe(name).params.values():
-            for flag in _flags(p):
+            for flag in p.flags:
                 flags.setdefault(flag, []).append((name, p))
     return flags
-
-
-def _flags(p):
-    """Every flag of a parameter: one per choice for a mode switch
-    (--rx-pass ...), else its one flag."""
-    if p.choice_flags:
-        return ["--" + c for c in p.choices]
-    return [_flag(p)]
-
-
-def _flag(p):
-    """A parameter's CLI flag: the kernel bench's, else --name with '-' for '_'."""
-    return p.cli or "--" + p.name.replace("_", "-")
 
 
 #: A BPF-timed run ends once every producer has its batches; without -d it
@@ -58,7 +45,7 @@ def _in_flag_terms(message, info=None):
     names = dict(COMMON_FLAGS)
     if info is not None:
         # a mode switch's value is its flag: left as name=value
-        names.update({k: _flag(p) for k, p in info.params.items() if not p.choice_flags})
+        names.update({k: p.flag for k, p in info.params.items() if not p.choice_flags})
     pattern = r"\b(" + "|".join(sorted(map(re.escape, names), key=len, reverse=True)) \
         + r")=(\S+?)(?=[:,;)]|\s|$)"
     message = re.sub(pattern, lambda m: f"{names[m.group(1)]} {m.group(2)}", message)

@@ -5,6 +5,7 @@ import difflib
 import math
 import numbers
 import os
+import contextvars
 import platform
 import resource
 import time
@@ -19,7 +20,7 @@ from .._version import __version__
 from ..results.fingerprint import _cpu_model, fingerprint
 from ..results.result import ProgStats, Result, Sample, hit_step_mps, is_bool
 
-__all__ = ["run", "list_benchmarks", "describe", "COMMON_OPTIONS"]
+__all__ = ["run", "list_benchmarks", "describe", "COMMON_OPTIONS", "would_run"]
 
 #: Options every benchmark takes, with their defaults (the kernel bench's).
 COMMON_OPTIONS = MappingProxyType({
@@ -62,6 +63,20 @@ class ParamInfo:
             self.default = bool(self.default)
         elif self.type == "choice":
             self.default = self.choices[self.default]
+
+    @property
+    def flag(self):
+        """The command line's flag: the kernel bench's, else --name with '-'
+        for '_'."""
+        return self.cli or "--" + self.name.replace("_", "-")
+
+    @property
+    def flags(self):
+        """Every flag the command line takes for it: one per choice for a
+        mode switch (--rx-pass ...), else its one flag."""
+        if self.choice_flags:
+            return ["--" + c for c in self.choices]
+        return [self.flag]
 
     def allowed(self):
         """What values are allowed, as errors and ``--help`` state it: "an int
@@ -570,8 +585,35 @@ class _Plan:
         self.precision, self.duration_s = precision, duration_s
 
 
+# Set by would_run(): run() reports what it was asked and stops there.
+_ONLY_ASK = contextvars.ContextVar("benchbpf_only_ask", default=False)
+
+
+class _Asked(Exception):
+    def __init__(self, name, params):
+        super().__init__(name)
+        self.name, self.params = name, params
+
+
+def would_run(call):
+    """(benchmark name, its own parameters) that call() asks run() for
+    first, found without checking or loading anything: run() stops as it is
+    entered.  (None, None) when call() runs nothing.  For tools that map a
+    family's functions to benchmarks (the manual's reference does)."""
+    token = _ONLY_ASK.set(True)
+    try:
+        call()
+    except _Asked as e:
+        return e.name, e.params
+    finally:
+        _ONLY_ASK.reset(token)
+    return None, None
+
+
 def _plan(name, opts, params, callback):
     """run()'s checks, before anything loads: a _Plan."""
+    if _ONLY_ASK.get():
+        raise _Asked(name, params)
     info, env, core_params, shown_params = _prepare(name, opts, params)
     precision = _precision.check_precision(opts["precision"])
     if callback is not None and not callable(callback):

@@ -19,7 +19,7 @@ from ..analysis import hostdrift
 from . import report, system
 from . import history as _history
 from ..harness._cmdline import (_bench_params, _consumer_error, _default, _family_options,
-                                _flag, _flags, _in_flag_terms, _interval, _nonneg_number,
+                                _in_flag_terms, _interval, _nonneg_number,
                                 _Parser, _positive_int, _positive_number, _run_kwargs,
                                 _warmup, build_parser, check_command)
 # The command's public grammar, read through cli by the manual's extension.
@@ -42,22 +42,22 @@ def _bench_help(info):
         lines.append("  none besides the common options")
     for p in info.params.values():
         if p.choice_flags:
-            lines.append(f"  {' | '.join(_flags(p))}")
+            lines.append(f"  {' | '.join(p.flags)}")
             lines.append(f"  {'':24s} {p.help} (default --{p.default})")
         elif p.type == "bool":
-            lines.append(f"  {_flag(p):24s} {p.help} (default off)")
+            lines.append(f"  {p.flag:24s} {p.help} (default off)")
         elif p.type == "choice" and p.choice_help:
-            lines.append(f"  {_flag(p) + ' NAME':24s} {p.help} "
+            lines.append(f"  {p.flag + ' NAME':24s} {p.help} "
                          + f"({_default(p)})")
             lines += [f"      {c:<20s}  {h}" for c, h in zip(p.choices, p.choice_help)]
         elif p.type == "choice":
-            lines.append(f"  {_flag(p) + ' ' + '|'.join(p.choices):24s} {p.help} "
+            lines.append(f"  {p.flag + ' ' + '|'.join(p.choices):24s} {p.help} "
                          + f"({_default(p)})")
         elif p.type == "string":
-            lines.append(f"  {_flag(p) + ' TEXT':24s} {p.help} (default {p.default}, "
+            lines.append(f"  {p.flag + ' TEXT':24s} {p.help} (default {p.default}, "
                          f"{p.min}..{p.max} characters)")
         else:
-            lines.append(f"  {_flag(p) + ' NUM':24s} {p.help} ({_default(p)}, "
+            lines.append(f"  {p.flag + ' NUM':24s} {p.help} ({_default(p)}, "
                          f"{p.min}..{p.max})")
     lines += ["", "common options: -w SEC (default 1), -d SEC (default 5), -p NUM, -c NUM, "
               "-a, --prod-affinity CPUSET, --cons-affinity CPUSET, --interval SEC, -q, -v, "
@@ -888,7 +888,7 @@ def _check_run(args, flags):
     missing = [p for k, p in info.params.items() if p.required and k not in params]
     if why is None and missing:
         extra = " (--list-scenarios lists them)" if missing[0].name == "scenario" else ""
-        why = f"{_flag(missing[0])} is required for {info.name}{extra}"
+        why = f"{missing[0].flag} is required for {info.name}{extra}"
     if why is None and args.machine_readable and info.report != "bpf_timing":
         timed = [n for n in _runner.list_benchmarks()
                  if _runner.describe(n).report == "bpf_timing"]

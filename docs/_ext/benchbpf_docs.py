@@ -35,10 +35,7 @@ from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
 import benchbpf
-# Internals it still needs, for want of public ones: a parameter's flags
-# (_cmdline), and the first step of a run, replaced to see what a family
-# function would run without loading (_runner._plan).
-from benchbpf.harness import _cmdline, _runner
+from benchbpf.harness import would_run
 from benchbpf.tools import cli, report
 from benchbpf import trigger
 
@@ -94,11 +91,11 @@ class BenchmarkDoc:
 
 
 def _option(p):
-    flags = _cmdline._flags(p)
+    flags = p.flags
     if p.choice_flags:
         metavar = ""
     elif p.type == "bool":
-        flags = (_cmdline.SHORT_FLAGS[flags[0]], *flags) if flags[0] in _cmdline.SHORT_FLAGS \
+        flags = (cli.SHORT_FLAGS[flags[0]], *flags) if flags[0] in cli.SHORT_FLAGS \
             else flags
         metavar = ""
     elif p.type == "choice":
@@ -171,9 +168,9 @@ def _argv(info, params, kernel):
             argv.append("--" + value)
         elif p.type == "bool":
             if value:
-                argv.append(_cmdline._flag(p))
+                argv.append(p.flag)
         else:
-            argv += [_cmdline._flag(p), str(value)]
+            argv += [p.flag, str(value)]
     return argv
 
 
@@ -190,26 +187,9 @@ def _same_run(info, argv, params):
                              f"{name} {got}, not {info.name} {params}")
 
 
-class _Intercepted(Exception):
-    def __init__(self, name, params):
-        super().__init__(name)
-        self.name, self.params = name, params
-
-
 def _runs(call):
-    """(benchmark, parameters) that call() would run: run()'s first step is
-    replaced for the call, so nothing is checked further or loaded."""
-    def plan(name, opts, params, callback):
-        raise _Intercepted(name, params)
-    saved = _runner._plan
-    _runner._plan = plan
-    try:
-        call()
-    except _Intercepted as e:
-        return e.name, e.params
-    finally:
-        _runner._plan = saved
-    return None, None
+    """(benchmark, parameters) that call() would run, nothing loaded."""
+    return would_run(call)
 
 
 def _family_calls():
@@ -489,7 +469,7 @@ def common_options():
     formatter = parser._get_formatter()
     out = []
     for keyword, default in benchbpf.COMMON_OPTIONS.items():
-        flag = _cmdline.COMMON_FLAGS.get(keyword, "--" + keyword.replace("_", "-"))
+        flag = cli.COMMON_FLAGS.get(keyword, "--" + keyword.replace("_", "-"))
         action = by_flag.get(flag)
         if action is None:
             raise ExtensionError(f"common option {keyword}: the command has no {flag}")
