@@ -333,9 +333,6 @@ static int sk_setup(struct bench_ctx *ctx)
 	st->cgroup_fd = -1;
 	st->caller = caller;
 	ctx->priv = st;
-	err = raise_nofile(ctx, st, nr_socks);
-	if (err)
-		return err;
 	st->skel = sk_storage_bpf__open();
 	if (!st->skel)
 		return bench_fail(ctx, BENCH_ERR_BENCH, errno, "%s: opening the BPF object: %s",
@@ -353,6 +350,11 @@ static int sk_setup(struct bench_ctx *ctx)
 	err = sk_storage_bpf__load(st->skel);
 	if (err)
 		return bench_fail_bpf(ctx, err, what, "loading %s", bpf_program__name(prog));
+	/* After the load: without privilege, what is missing is CAP_BPF, not
+	 * descriptors. */
+	err = raise_nofile(ctx, st, nr_socks);
+	if (err)
+		return err;
 	err = make_sockets(ctx, st, caller, nr_socks);
 	if (err)
 		return err;
