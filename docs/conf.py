@@ -23,7 +23,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "_ext"))
 
-from benchbpf._version import __version__  # noqa: E402
+from benchbpf import __version__  # noqa: E402
 
 project = "benchbpf"
 release = version = __version__
