@@ -27,11 +27,11 @@ knows only the minutes it has seen: such a run says so in its warnings.
 """
 import datetime
 import json
-import os
 import time
 
 from ..harness import _runner
 from ..results._drift import CALIBRATION_BENCHMARKS, ENV_PATH, HISTORY_ENV_PATH, HISTORY_HOURS, MACHINE_KEYS, MATURE_HISTORY_S, MAX_MINUTES, MIN_HISTORY_RUNS, MIN_MINUTES, WINDOWS_S, History, HostDrift, check_minutes, default_history_path, default_path, drift_windows, history_key, history_of, load, read_histories, read_history, remember
+from ..results._files import replace_text
 from ..results.fingerprint import fingerprint
 
 __all__ = ["HostDrift", "History", "calibrate", "load", "default_path", "drift_windows",
@@ -80,10 +80,5 @@ def calibrate(minutes=20, benchmarks=CALIBRATION_BENCHMARKS, path=None, save=Tru
                       .strftime("%Y-%m-%d %H:%M UTC"),
                       machine=machine, benchmarks=benchmarks, runs=len(runs))
     if save:
-        path = path or default_path()
-        os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-        tmp = f"{path}.{os.getpid()}.tmp"
-        with open(tmp, "w") as f:
-            json.dump(drift.as_dict(), f, indent=1)
-        os.replace(tmp, path)
+        replace_text(path or default_path(), json.dumps(drift.as_dict(), indent=1))
     return drift

@@ -11,6 +11,7 @@ import statistics
 import time
 
 from . import stats
+from ._files import replace_text
 
 #: Steady benchmarks of different kinds (user-space loop; syscall into a
 #: BPF program), taken in turn: the drift is the host's, not theirs.
@@ -184,10 +185,7 @@ def _prune(path, now):
                     kept.append(line)
             except (ValueError, KeyError, TypeError):
                 continue
-    tmp = f"{path}.{os.getpid()}.tmp"
-    with open(tmp, "w") as f:
-        f.writelines(kept)
-    os.replace(tmp, path)
+    replace_text(path, "".join(kept))
 
 
 def standard_error(ci):

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 from ..harness._concurrency import lock_dir, running
 from ..results import fingerprint as _fp
+from ..results._files import replace_text
 
 __all__ = ["Check", "Change", "show", "tune", "reset", "state_path", "format_checks",
            "format_changes", "STATE_ENV", "main"]
@@ -237,12 +238,8 @@ def tune(path=None):
 
 
 def _save(path, changes):
-    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    tmp = f"{path}.{os.getpid()}.tmp"
-    with open(tmp, "w") as f:
-        json.dump({"changes": [c.__dict__ for c in changes], "written_at": time.time()},
-                  f, indent=1)
-    os.replace(tmp, path)
+    replace_text(path, json.dumps({"changes": [c.__dict__ for c in changes],
+                                   "written_at": time.time()}, indent=1))
 
 
 def reset(path=None):
