@@ -93,7 +93,7 @@ def runs(name=None, *, params=None, machine=None, by="date", emulated=None, stor
     as dicts of "id", the store's columns (params decoded) and "at".
     `params` (a dict) keeps runs with exactly those parameters; `machine`
     keeps runs whose machine hash starts with it or whose label (cpu model,
-    CPUs, architecture) contains it; `emulated` True or False keeps
+    CPUs, architecture, machine id) contains it; `emulated` True or False keeps
     emulated or real runs only.  "series" keys the series (benchmark,
     parameters, machine, emulation): runs of different keys are different
     series.  "at" is what `by` lays them out by: "date" (when it ran),

@@ -8,7 +8,10 @@ from ..results.result import Result, emulation
 
 #: What names a machine in the store: its runs on any kernel are one
 #: machine's (the kernel is an axis of a series, not part of its key).
-MACHINE_KEYS = ("machine", "cpu_model", "nr_cpus")
+#: machine_id (fingerprint.machine_id(), hashed) keeps two guests of one
+#: image and CPU apart; a run from before it was read has none and hashes
+#: as it did then, so rows already stored keep their series.
+MACHINE_KEYS = ("machine", "cpu_model", "nr_cpus", "machine_id")
 
 
 def canonical(value):
@@ -42,7 +45,10 @@ def machine_of(metadata):
     fp = metadata.get("fingerprint") or {}
     values = {k: metadata.get(k, fp.get(k)) for k in MACHINE_KEYS}
     label = f"{values['cpu_model'] or '?'}, {values['nr_cpus'] or '?'} CPUs, {values['machine'] or '?'}"
-    return _digest(*(values[k] for k in MACHINE_KEYS)), label
+    keys = [k for k in MACHINE_KEYS if k != "machine_id" or values[k] is not None]
+    if values["machine_id"] is not None:
+        label += f", {values['machine_id']}"
+    return _digest(*(values[k] for k in keys)), label
 
 
 def row(result, source=None, set_metadata=None):
