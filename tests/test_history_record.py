@@ -223,3 +223,16 @@ def test_a_store_corrupted_during_the_run_costs_only_the_record(tmp_path):
     out, err = proc.communicate(timeout=120)
     check_kept(proc.returncode, "".join(lines) + out, err, out_json, store,
                "not an SQLite database")
+
+
+def test_the_command_adds_a_saved_ab(store, tmp_path, capsys):
+    path = str(tmp_path / "ab.json")
+    make_ab().to_json(path)
+    assert cli.main(["history", "--history", store, "add", path]) == 0
+    assert f"{path}: 2 new runs" in capsys.readouterr().out
+    assert [r["source"].split(": ")[0] for r in rows(store)] == [path, path]
+    assert cli.main(["history", "--history", store, "add", path]) == 0
+    assert "0 new runs, 2 already in the store" in capsys.readouterr().out
+    (tmp_path / "x.json").write_text('{"format": "x"}')
+    assert cli.main(["history", "--history", store, "add", str(tmp_path / "x.json")]) == 2
+    assert "x.json: neither a benchbpf report" in capsys.readouterr().err
