@@ -173,7 +173,7 @@ def check_kept(status, out, err, json_path, store, why):
     assert "Summary: hits" in out
     assert Result.from_json(json_path).samples
     assert f"warning: history store {store}" in err and why in err
-    assert f"the run is not recorded; it is kept (printed and saved to {json_path})" in err
+    assert f"; not recorded, the run is kept (printed and saved to {json_path})" in err
 
 
 def test_a_read_only_store_costs_only_the_record(tmp_path, capsys):

@@ -203,7 +203,7 @@ def _record_history(args, what):
             where = store.where
     except HistoryError as e:
         kept = f"printed and saved to {args.json}" if getattr(args, "json", None) else "printed"
-        print(f"benchbpf: warning: {e}: the run is not recorded; it is kept ({kept})",
+        print(f"benchbpf: warning: {e}; not recorded, the run is kept ({kept})",
               file=sys.stderr, flush=True)
         return _exit_status(e)
     if not getattr(args, "quiet", False):
