@@ -502,8 +502,8 @@ def split_ab_argv(argv):
     i = 0
     while i < len(argv) and argv[i].split("=", 1)[0] in own and argv[i] != "--":
         word, after = argv[i], argv[i + 1] if i + 1 < len(argv) else "-"
-        given = "=" in word or (word in may_take and (after.startswith("-") or after in names))
-        i += 2 if word in takes_value or (word in may_take and not given) else 1
+        bare = after.startswith("-") or after in names
+        i += 2 if word in takes_value or (word in may_take and not bare) else 1
     rest = argv[i:]
     if "--" not in rest:
         return argv[:i], rest, None
@@ -661,13 +661,14 @@ def _kernels_main(args, flags):
     if stopped is not None:
         return stopped
     status, results = outcome
-    recorded = _record_history(args, ResultSet(results, axes=("kernel",)) if results else None)
+    ran = ResultSet(results, axes=("kernel",)) if results else None
+    recorded = _record_history(args, ran)
     if args.json is not None and results:
         try:
             if len(args.kernel) == 1:
                 results[0].to_json(args.json)
             else:
-                ResultSet(results, axes=("kernel",)).save(args.json)
+                ran.save(args.json)
         except OSError as e:
             return _fail(1, f"--json {args.json}: {e.strerror}")
     return status or recorded
