@@ -157,11 +157,16 @@ def test_a_store_benchbpf_cannot_use_is_refused_before_anything_runs(tmp_path, c
     import sqlite3
     with sqlite3.connect(newer) as c:
         c.execute("UPDATE benchbpf_schema SET version = ?", (history.SCHEMA_VERSION + 1,))
+    foreign = str(tmp_path / "foreign.sqlite")
+    with sqlite3.connect(foreign) as c:
+        c.execute("CREATE TABLE invoices (n INTEGER)")
     for store, why in ((str(corrupt), "corrupt.sqlite: not an SQLite database"),
-                       (newer, "is newer than this benchbpf's")):
+                       (newer, "is newer than this benchbpf's"),
+                       (foreign, "not a benchbpf history store (it holds tables invoices)"),
+                       ("mysql://db/bench", "unknown URL scheme 'mysql'")):
         assert cli.main([*command[:at], "--history", store, *command[at + 1:]]) == 2
         out, err = capsys.readouterr()
-        assert f"error: --history: history store {store}" in err and why in err
+        assert "error: --history: history store " in err and store in err and why in err
         assert out == "" and "Setting up" not in err and "round" not in err
     assert not os.path.exists(tmp_path / "r.html")
 
