@@ -425,7 +425,7 @@ def _ab_parser():
                     "`--kernel K NAME` runs it in a guest booting kernel K (both sides "
                     "then name a kernel).",
         epilog="examples:\n"
-               "  benchbpf ab count-local -- count-local --work-per-hit 40\n"
+               "  benchbpf ab selftest -- selftest --bpf-work 1000\n"
                "  benchbpf ab rb-libbpf -- rb-libbpf --rb-sampled\n"
                "  benchbpf ab --duet --budget 120 selftest -- selftest --bpf-work 100\n"
                "  benchbpf ab --different-benchmarks bpf-loop -- bpf-for\n"
