@@ -75,6 +75,15 @@ struct bench_sample {
 	 * deadline; the sample covers the longer time, and the deadlines
 	 * after it start again from it (harness fills it). */
 	bool late;
+	/* What the host did in this interval (harness fills them): how late the sampler woke after its deadline, ns; CPU
+	 * time stolen by the hypervisor from the run's CPUs (all CPUs when its
+	 * threads are not pinned), ns summed over them; involuntary context
+	 * switches and migrations of the run's worker threads, summed
+	 * (migrations stay 0 where the kernel does not expose them). */
+	uint64_t late_ns;
+	uint64_t steal_ns;
+	uint64_t involuntary;
+	uint64_t migrations;
 };
 
 /* Common options, as the kernel bench's env. */
@@ -207,7 +216,7 @@ struct bench_series {
 };
 
 /* A named string for the result's metadata: what was measured and how. */
-#define BENCH_MAX_NOTES 8
+#define BENCH_MAX_NOTES 12
 struct bench_note {
 	char key[48];
 	char value[512];
