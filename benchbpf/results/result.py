@@ -519,6 +519,8 @@ class Result(JsonFile, _Picklable):
         times the CPUs counted: the pinned ones, else all), %; involuntary:
         involuntary context switches of the worker threads; migrations:
         their migrations between CPUs (None where this kernel does not say);
+        cpu_share: the share of the measured time the producer threads ran
+        (their CPU time over duration_s times producers; None without it);
         late_samples, max_late_ns: samples the sampler took half an interval
         or more late, and the latest wake-up after a deadline, ns;
         watch_ns_per_sample: what reading all this cost the sampler, ns."""
@@ -526,12 +528,16 @@ class Result(JsonFile, _Picklable):
         if watch is None:
             return None
         steal = sum(s.steal_ns for s in self.samples)
-        cpu_ns = sum(s.interval_ns for s in self.samples) * watch["steal_cpus"]
+        wall_ns = sum(s.interval_ns for s in self.samples)
+        cpu_ns = wall_ns * watch["steal_cpus"]
+        ran = [s.producer_cpu_ns for s in self.samples]
         return MappingProxyType({
             "steal_ns": steal, "steal_pct": 100 * steal / cpu_ns if cpu_ns else 0.0,
             "involuntary": sum(s.involuntary for s in self.samples),
             "migrations": sum(s.migrations for s in self.samples)
             if watch["migrations"] else None,
+            "cpu_share": sum(ran) / (wall_ns * self.producers)
+            if ran and None not in ran and wall_ns else None,
             "late_samples": self.late_samples,
             "max_late_ns": max((s.late_ns for s in self.samples), default=0),
             "watch_ns_per_sample": watch["cost_ns_per_sample"]})
