@@ -87,6 +87,8 @@ CANDIDATES = {
             [f"selftest --bpf-work 50 --bpf-work-every {k}" for k in (2, 3)] +
             [f"selftest --bpf-work 100 --bpf-work-every {k}" for k in (2, 3, 4, 6)]),
 }
+#: --set-aside-disturbed: the ways each ab comparison runs.
+SET_ASIDE = {"no": (False,), "yes": (True,), "both": (False, True)}
 #: The slowdowns the campaign's cells are calibrated to (--write-knobs).
 TARGETS = (0.02, 0.05, 0.10)
 
@@ -104,8 +106,9 @@ def _cell(task):
 
 
 def _keyed(tasks, rules, set_aside):
-    """Each task with its cell and key, one per rule where a rule decides
-    (ab's false and power cells), in order: the same arguments give the same
+    """Each task with its cell and key, one per rule and per way of
+    set_aside (False, True) where a rule decides (ab's false and power
+    cells), in order: the same arguments give the same
     keys, whatever part of them a stage runs."""
     seen, out = {}, []
     for task in tasks:
@@ -114,10 +117,11 @@ def _keyed(tasks, rules, set_aside):
         if task["method"] == "compare":
             variants = [(None, False)]
         elif task["kind"] in ("false", "power"):
-            variants = [(rule, set_aside) for rule in rules]
+            variants = [(rule, aside) for rule in rules for aside in set_aside]
         else:   # truth and calibration cells: fixed rounds, read by their median
-            variants = [("median", set_aside)]
+            variants = [("median", False)]
         for rule, aside in variants:
+            aside = bool(aside) and task["method"] != "compare"
             out.append(dict(task, cell=cell, rule=rule, set_aside_disturbed=aside,
                             index=len(out),
                             key=f"{cell}#{n}|{rule}|{'aside' if aside else 'all'}"))
@@ -219,11 +223,11 @@ def _planned(args):
             KNOBS.update({path: {float(e): tuple(sides) for e, sides in levels.items()}
                           for path, levels in json.load(f).items()})
     if args.calibrate:
-        return _keyed(_calibration_tasks(), ("median",), args.set_aside_disturbed)
+        return _keyed(_calibration_tasks(), ("median",), (False,))
     tasks = _tasks(args.n_false, args.n_false_duet, args.n_power, args.n_compare)
     if args.truth_only:
         tasks = [t for t in tasks if t["kind"] == "truth"]
-    return _keyed(tasks, args.rule, args.set_aside_disturbed)
+    return _keyed(tasks, args.rule, SET_ASIDE[args.set_aside_disturbed])
 
 
 def _picked(tasks, patterns):
@@ -519,9 +523,10 @@ def _arguments(ap):
                     help=f"the rules each ab comparison runs under, comma separated, one "
                          f"comparison each ({', '.join(ab_module.RULES)}; default "
                          f"{ab_module.RULE})")
-    ap.add_argument("--set-aside-disturbed", action="store_true",
-                    help="set aside each round the host disturbed and take another "
-                         "(ab's set_aside_disturbed; its comparisons are keyed apart)")
+    ap.add_argument("--set-aside-disturbed", choices=tuple(SET_ASIDE), default="no",
+                    help="whether ab comparisons set aside each round the host disturbed "
+                         "and take another (ab's set_aside_disturbed): no (default), yes, "
+                         "or both: each comparison once each way, one after the other")
     ap.add_argument("--cells", type=lambda t: [p for p in t.split(",") if p], default=[],
                     metavar="PATTERNS",
                     help="only these cells (comma separated shell patterns, e.g. "
