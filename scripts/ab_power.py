@@ -472,12 +472,17 @@ def simulated(n=400, rounds=40):
     return "\n".join(out)
 
 
-def package_data(path, truth_path=None):
+def package_data(path, truth_path=None, rule=None):
     """What every A/B verdict states, per mode: the identical-side comparisons and
     their false alarms, and per path ("user", "bpf") and nominal slowdown how many
     were called slower, and the slowdown measured over all the cell's
-    interleaved rounds (percent)."""
+    interleaved rounds (percent).  rule: the rule whose comparisons (none set
+    aside) count, where the record holds several (default: its first's)."""
     rows, ok = _records(path, truth_path)
+    ruled = [r for r in ok if r["kind"] in ("false", "power") and r["method"] != "compare"]
+    want = (rule, False) if rule else _variant(ruled[0]) if ruled else None
+    ok = [r for r in ok if r["kind"] not in ("false", "power") or r["method"] == "compare"
+          or _variant(r) == want]
     cpu = benchbpf.results.fingerprint.fingerprint()
     machine = f"a {cpu['nr_cpus']}-CPU {cpu['cpu_model'].split()[0]} machine, kernel " \
               f"{cpu['kernel_release'].split('-')[0]}"
@@ -502,7 +507,7 @@ def package_data(path, truth_path=None):
         out[mode] = dict(false_alarms=sum(r["verdict"] in ("slower", "faster") for r in same),
                          comparisons=len(same), power=power, budget_s=rows[0]["budget_s"],
                          machine=machine, taken=rows[0]["started"][:10],
-                         rule=rows[0].get("rule", "mean"), alpha=rows[0].get("alpha", 0.05),
+                         rule=want[0], alpha=same[0].get("alpha", 0.05),
                          benchmarks=sorted(names))
     return out
 
@@ -546,6 +551,9 @@ def _arguments(ap):
     ap.add_argument("--package-data", metavar="JSON",
                     help="with --summarize: also write what every verdict states "
                          "(benchbpf/ab_measured.json)")
+    ap.add_argument("--package-rule", choices=ab_module.RULES, default=None,
+                    help="with --package-data: the rule whose comparisons it states "
+                         "(default: the record's first)")
     ap.add_argument("--budget", type=float, default=120.0,
                     help="wall time each comparison may take, s (default 120)")
     ap.add_argument("--n-false", type=int, default=20, help="comparisons per identical pair")
@@ -579,7 +587,7 @@ def _other(args):
             f.write("\n")
     if args.summarize and args.package_data:
         with open(args.package_data, "w") as f:
-            json.dump(package_data(args.summarize, args.truth), f, indent=1)
+            json.dump(package_data(args.summarize, args.truth, args.package_rule), f, indent=1)
             f.write("\n")
     if args.summarize and args.truth:
         print(summarize(args.summarize, args.truth))
