@@ -536,18 +536,18 @@ def _arguments(ap):
                     metavar="PATTERNS",
                     help="only these cells (comma separated shell patterns, e.g. "
                          "'false:*,power:interleaved:*:0.05'; --list-cells names them)")
-    ap.add_argument("--list-cells", action="store_true",
-                    help="print the cells the other options plan, with their counts")
-    ap.add_argument("--calibrate", action="store_true",
-                    help="take the calibration cells (CANDIDATES, each --truth-rounds "
-                         "fixed rounds) instead of the campaign")
     ap.add_argument("--truth-rounds", type=int, default=TRUTH_ROUNDS,
                     help=f"rounds of a truth or calibration cell (default {TRUTH_ROUNDS})")
-    ap.add_argument("--knobs", metavar="JSON",
-                    help="the calibrated settings (--write-knobs) in place of KNOBS")
-    ap.add_argument("--write-knobs", metavar="JSON",
-                    help="with --summarize of a calibration record: write the settings "
-                         "nearest each target slowdown, for --knobs")
+    for flag, what in (
+            ("--list-cells", "print the cells the other options plan, with their counts"),
+            ("--calibrate", "take the calibration cells (CANDIDATES, each --truth-rounds "
+                            "fixed rounds) instead of the campaign")):
+        ap.add_argument(flag, action="store_true", help=what)
+    for flag, what in (
+            ("--knobs", "the calibrated settings (--write-knobs) in place of KNOBS"),
+            ("--write-knobs", "with --summarize of a calibration record: write the "
+                              "settings nearest each target slowdown, for --knobs")):
+        ap.add_argument(flag, metavar="JSON", help=what)
     ap.add_argument("--package-data", metavar="JSON",
                     help="with --summarize: also write what every verdict states "
                          "(benchbpf/ab_measured.json)")
