@@ -308,17 +308,19 @@ def summarize(path, truth_path=None):
     without disturbed rounds set aside) the false alarms and the power."""
     rows, ok = _records(path, truth_path)
     calib = _calibration_table([r for r in ok if r["kind"] == "calib"])
-    ok = [r for r in ok if r["kind"] != "calib"]
+    rows, ok = ([r for r in x if r["kind"] != "calib"] for x in (rows, ok))
+    if not rows:
+        return calib
     variants = sorted({_variant(r) for r in ok if r["kind"] in ("false", "power")
                        and r["method"] != "compare"})
     if len(variants) <= 1:
         return "\n\n".join(x for x in (calib, _tables(rows, ok)) if x)
     parts = [calib] if calib else []
     for rule, aside in variants:
-        picked = [r for r in ok if r["kind"] == "truth" or r["method"] == "compare"
-                  or _variant(r) == (rule, aside)]
+        rows_, ok_ = ([r for r in x if r["kind"] == "truth" or r["method"] == "compare"
+                       or _variant(r) == (rule, aside)] for x in (rows, ok))
         parts.append(f"## Rule {rule}" + (", disturbed rounds set aside" if aside else "")
-                     + "\n\n" + _tables(rows, picked))
+                     + "\n\n" + _tables(rows_, ok_))
     return "\n\n".join(parts)
 
 
