@@ -6,7 +6,6 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -24,7 +23,6 @@ struct bench_thread_arg {
 	struct bench_ctx *ctx;
 	int idx;
 	bool producer;
-	atomic_int tid;		/* set by the thread itself: the sampler reads /proc by it */
 };
 
 /* Descriptors a BPF run may open besides one per CPU (perf buffers):
@@ -211,7 +209,8 @@ static void *thread_main(void *p)
 	/* Named, so that top -H, and tests, can tell the threads apart. */
 	snprintf(name, sizeof(name), "benchbpf-%c%d", arg->producer ? 'p' : 'c', arg->idx);
 	pthread_setname_np(pthread_self(), name);
-	atomic_store(&arg->tid, (int)syscall(SYS_gettid));
+	atomic_store(&ctx->thread_tids[arg->producer ? ctx->env.consumer_cnt + arg->idx : arg->idx],
+		     (int)syscall(SYS_gettid));
 	body = arg->producer ? ctx->bench->producer : ctx->bench->consumer;
 	err = body ? body(ctx, arg->idx) : 0;
 	if (err < 0)
@@ -274,171 +273,6 @@ static uint64_t producers_cpu_ns(struct bench_ctx *ctx, uint64_t *cpu_ns)
 	return sum;
 }
 
-/*
- * The host watch: what the host did to a run, read by the sampler after each
- * sample's counters.  Steal from /proc/stat (the run's pinned CPUs, else the
- * all-CPU line), each worker thread's involuntary switches and migrations
- * from /proc/self/task/TID/sched (nr_involuntary_switches, se.nr_migrations:
- * one read gives both), or, where the kernel has no sched file, the
- * involuntary switches from its status file and no migrations.  Files are
- * opened per read: a thread that has returned just stops counting, and
- * nothing stays open between samples.
- */
-struct host_watch {
-	bool cpu_used[BENCH_MAX_THREADS * 2];	/* indexed by CPU, when pinned */
-	int nr_cpu_used;			/* 0: every CPU (the "cpu" line) */
-	int nr_cpus_counted;
-	uint64_t steal_ticks;
-	uint64_t nivcsw[BENCH_MAX_THREADS * 2], migr[BENCH_MAX_THREADS * 2];
-	bool seen[BENCH_MAX_THREADS * 2];	/* a first reading taken */
-	bool migrations_known;
-	long ticks_per_s;
-	uint64_t cost_ns, reads;		/* the watch's own time, for its note */
-};
-
-/* Reads a small /proc file whole into buf (NUL-terminated): its length or -1. */
-static ssize_t read_proc(const char *path, char *buf, size_t size)
-{
-	ssize_t n = 0, got;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0) {
-		n = -1;
-		goto cleanup;
-	}
-	while ((size_t)n < size - 1 && (got = read(fd, buf + n, size - 1 - n)) > 0)
-		n += got;
-	buf[n] = '\0';
-cleanup:
-	if (fd >= 0)
-		close(fd);
-	return n;
-}
-
-/* The number after `key` and its separator (spaces, ':') in text, or -1. */
-static long long proc_field(const char *text, const char *key)
-{
-	const char *p = strstr(text, key);
-	long long v = -1;
-
-	if (p) {
-		p += strlen(key);
-		while (*p == ' ' || *p == ':' || *p == '\t')
-			p++;
-		v = strtoll(p, NULL, 10);
-	}
-	return v;
-}
-
-/* Steal ticks summed over the counted CPUs, or -1 if /proc/stat cannot be read. */
-static long long steal_ticks(struct host_watch *hw)
-{
-	static const size_t size = 64 * 1024;
-	unsigned long long v[8];
-	char *buf = malloc(size), *line, *save = NULL;
-	long long sum = -1;
-	int cpu;
-
-	if (!buf || read_proc("/proc/stat", buf, size) < 0)
-		goto cleanup;
-	sum = 0;
-	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		if (strncmp(line, "cpu", 3) != 0)
-			break;	/* the cpu lines come first */
-		if (sscanf(line + 3, "%d", &cpu) == 1) {
-			if (!hw->nr_cpu_used || cpu < 0 || cpu >= BENCH_MAX_THREADS * 2 ||
-			    !hw->cpu_used[cpu])
-				continue;
-		} else if (hw->nr_cpu_used) {
-			continue;
-		}
-		if (sscanf(strchr(line, ' '), "%llu %llu %llu %llu %llu %llu %llu %llu",
-			   &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]) == 8)
-			sum += v[7];
-	}
-cleanup:
-	free(buf);
-	return sum;
-}
-
-static void host_watch_init(struct bench_ctx *ctx, struct host_watch *hw)
-{
-	char buf[4096];
-	long long steal;
-	int i, cpu;
-
-	memset(hw, 0, sizeof(*hw));
-	hw->ticks_per_s = sysconf(_SC_CLK_TCK);
-	if (hw->ticks_per_s <= 0)
-		hw->ticks_per_s = 100;
-	hw->nr_cpus_counted = bench_nr_cpus();
-	for (i = 0; ctx->env.affinity && i < ctx->nr_threads; i++) {
-		cpu = ctx->thread_cpus[i];
-		if (cpu >= 0 && cpu < BENCH_MAX_THREADS * 2 && !hw->cpu_used[cpu]) {
-			hw->cpu_used[cpu] = true;
-			hw->nr_cpu_used++;
-		}
-	}
-	if (hw->nr_cpu_used)
-		hw->nr_cpus_counted = hw->nr_cpu_used;
-	steal = steal_ticks(hw);
-	hw->steal_ticks = steal > 0 ? (uint64_t)steal : 0;
-	hw->migrations_known = read_proc("/proc/thread-self/sched", buf, sizeof(buf)) > 0 &&
-			       strstr(buf, "se.nr_migrations") != NULL;
-}
-
-/* Adds into *s what the host did since the last reading. */
-static void host_watch_read(struct bench_ctx *ctx, struct host_watch *hw, struct bench_sample *s)
-{
-	uint64_t began = bench_now_ns();
-	char path[64], buf[4096];
-	long long steal, nivcsw, migr;
-	int i, tid;
-
-	steal = steal_ticks(hw);
-	if (steal >= 0 && (uint64_t)steal >= hw->steal_ticks) {
-		s->steal_ns = ((uint64_t)steal - hw->steal_ticks) * 1000000000ull /
-			      (uint64_t)hw->ticks_per_s;
-		hw->steal_ticks = steal;
-	}
-	for (i = 0; i < ctx->nr_threads; i++) {
-		tid = atomic_load(&ctx->thread_args[i].tid);
-		if (!tid)
-			continue;	/* not started yet: counted from its first reading */
-		migr = -1;
-		snprintf(path, sizeof(path), "/proc/self/task/%d/sched", tid);
-		if (hw->migrations_known && read_proc(path, buf, sizeof(buf)) > 0) {
-			nivcsw = proc_field(buf, "nr_involuntary_switches");
-			migr = proc_field(buf, "se.nr_migrations");
-		} else {
-			snprintf(path, sizeof(path), "/proc/self/task/%d/status", tid);
-			nivcsw = read_proc(path, buf, sizeof(buf)) > 0 ?
-				 proc_field(buf, "nonvoluntary_ctxt_switches") : -1;
-		}
-		if (nivcsw < 0)
-			continue;	/* returned: it counts no more */
-		if (hw->seen[i]) {
-			s->involuntary += (uint64_t)nivcsw - hw->nivcsw[i];
-			if (migr >= 0)
-				s->migrations += (uint64_t)migr - hw->migr[i];
-		}
-		hw->nivcsw[i] = nivcsw;
-		hw->migr[i] = migr >= 0 ? migr : 0;
-		hw->seen[i] = true;
-	}
-	hw->cost_ns += bench_now_ns() - began;
-	hw->reads++;
-}
-
-/* Says in the result's metadata what the watch counted and what it cost. */
-static void host_watch_note(struct bench_ctx *ctx, const struct host_watch *hw)
-{
-	bench_note(ctx, "host_watch",
-		   "steal_cpus=%d migrations=%s cost_ns_per_sample=%llu",
-		   hw->nr_cpus_counted, hw->migrations_known ? "se.nr_migrations" : "unavailable",
-		   (unsigned long long)(hw->reads ? hw->cost_ns / hw->reads : 0));
-}
-
 /* Takes one sample per interval at absolute deadlines, so that ordinary
  * wake-up delays do not add up.  A wake-up half an interval or more late
  * makes one longer sample, marked late, and the deadlines start again from
@@ -452,13 +286,12 @@ static void *sampler_main(void *p)
 	uint64_t cpu_ns[BENCH_MAX_THREADS] = { 0 };
 	uint64_t prev_cpu = producers_cpu_ns(ctx, cpu_ns), cpu;
 	struct bench_sample s;
-	struct host_watch *hw = malloc(sizeof(*hw));
+	struct bench_host_watch *hw;
 	struct timespec ts;
 	int k;
 
 	pthread_setname_np(pthread_self(), "benchbpf-sample");
-	if (hw)
-		host_watch_init(ctx, hw);
+	hw = bench_host_watch_start(ctx);
 	for (k = 1;; k++) {
 		deadline += interval;
 		timespec_at(&ts, deadline);
@@ -491,8 +324,7 @@ static void *sampler_main(void *p)
 		s.interval_ns = now - prev;
 		prev = now;
 		s.late_ns = now > deadline ? now - deadline : 0;
-		if (hw)
-			host_watch_read(ctx, hw, &s);
+		bench_host_watch_read(hw, &s);
 		if (now - deadline >= interval / 2) {
 			s.late = true;
 			deadline = now;
@@ -504,9 +336,7 @@ static void *sampler_main(void *p)
 		pthread_cond_broadcast(&ctx->cond);
 		pthread_mutex_unlock(&ctx->lock);
 	}
-	if (hw)
-		host_watch_note(ctx, hw);
-	free(hw);
+	bench_host_watch_end(hw);
 	pthread_mutex_lock(&ctx->lock);
 	ctx->done = true;
 	pthread_cond_broadcast(&ctx->cond);
