@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "bench.h"
@@ -31,7 +32,7 @@ struct bench_host_watch {
 	bool seen[WATCH_MAX];		/* a first reading taken */
 	bool migrations_known;
 	long ticks_per_s;
-	uint64_t cost_ns, reads;	/* the watch's own time, for its note */
+	uint64_t cost_ns, reads;	/* the watch's own CPU time, for its note */
 };
 
 /* Reads a small /proc file into buf (NUL-terminated): its length or -1. */
@@ -131,9 +132,19 @@ out:
 	return hw;
 }
 
+/* The calling thread's CPU time, ns: what the watch costs, whatever the
+ * scheduler does to the sampler meanwhile. */
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts = { 0 };
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
 static void watch_read(struct bench_host_watch *hw, struct bench_sample *s)
 {
-	uint64_t began = bench_now_ns();
+	uint64_t began = thread_cpu_ns();
 	char path[64], buf[4096];
 	long long steal, nivcsw, migr;
 	int i, tid;
@@ -169,7 +180,7 @@ static void watch_read(struct bench_host_watch *hw, struct bench_sample *s)
 		hw->migr[i] = migr >= 0 ? migr : 0;
 		hw->seen[i] = true;
 	}
-	hw->cost_ns += bench_now_ns() - began;
+	hw->cost_ns += thread_cpu_ns() - began;
 	hw->reads++;
 }
 

@@ -523,7 +523,8 @@ class Result(JsonFile, _Picklable):
         (their CPU time over duration_s times producers; None without it);
         late_samples, max_late_ns: samples the sampler took half an interval
         or more late, and the latest wake-up after a deadline, ns;
-        watch_ns_per_sample: what reading all this cost the sampler, ns."""
+        watch_ns_per_sample: the sampler's CPU time for reading all this,
+        ns a sample."""
         watch = _host_watch(self.metadata.get("host_watch"))
         if watch is None:
             return None
