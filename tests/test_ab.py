@@ -601,7 +601,7 @@ def test_set_aside_rounds_are_kept_for_the_record_out_of_the_figures():
                            set_aside_disturbed=True, set_aside=aside)
     plain = ab_module.ABResult(r.a, r.b, "interleaved", kept, "decided", 20.0, measured=None)
     assert (r.ratio, r.low, r.high) == (plain.ratio, plain.low, plain.high)
-    assert "0 of 8 rounds disturbed; 1 disturbed rounds set aside and replaced" in str(r)
+    assert "0 of 8 rounds disturbed; 1 more, disturbed, set aside" in str(r)
     again = ab_module.ABResult.from_dict(json.loads(json.dumps(r.as_dict())))
     assert again.set_aside_disturbed and len(again.set_aside) == 1
     assert again.set_aside[0].disturbed == ("late sample",)

@@ -88,14 +88,14 @@ def rates_text(mode, m, rule=None, alpha=None, budget_s=None, names=()):
 
 def disturbed_text(r):
     """"3 of 21 rounds disturbed (steal, preemption)", and how many more
-    were set aside and replaced (r: an ABResult)."""
+    were set aside, disturbed, to be replaced (r: an ABResult)."""
     per_round = [rnd.disturbed for rnd in r.rounds]
     hit = [why for why in per_round if why]
     reasons = [w for w in DISTURBANCES if any(w in why for why in hit)]
     text = f"{len(hit)} of {len(per_round)} rounds disturbed" + (
         f" ({', '.join(reasons)})" if reasons else "")
     if r.set_aside_disturbed:
-        text += f"; {len(r.set_aside)} disturbed rounds set aside and replaced"
+        text += f"; {len(r.set_aside)} more, disturbed, set aside"
     return text
 
 
