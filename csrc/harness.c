@@ -209,6 +209,8 @@ static void *thread_main(void *p)
 	/* Named, so that top -H, and tests, can tell the threads apart. */
 	snprintf(name, sizeof(name), "benchbpf-%c%d", arg->producer ? 'p' : 'c', arg->idx);
 	pthread_setname_np(pthread_self(), name);
+	atomic_store(&ctx->thread_tids[arg->producer ? ctx->env.consumer_cnt + arg->idx : arg->idx],
+		     (int)syscall(SYS_gettid));
 	body = arg->producer ? ctx->bench->producer : ctx->bench->consumer;
 	err = body ? body(ctx, arg->idx) : 0;
 	if (err < 0)
@@ -284,10 +286,12 @@ static void *sampler_main(void *p)
 	uint64_t cpu_ns[BENCH_MAX_THREADS] = { 0 };
 	uint64_t prev_cpu = producers_cpu_ns(ctx, cpu_ns), cpu;
 	struct bench_sample s;
+	struct bench_host_watch *hw;
 	struct timespec ts;
 	int k;
 
 	pthread_setname_np(pthread_self(), "benchbpf-sample");
+	hw = bench_host_watch_start(ctx);
 	for (k = 1;; k++) {
 		deadline += interval;
 		timespec_at(&ts, deadline);
@@ -319,6 +323,8 @@ static void *sampler_main(void *p)
 			prog_stats_boundary(ctx, k, now);
 		s.interval_ns = now - prev;
 		prev = now;
+		s.late_ns = now > deadline ? now - deadline : 0;
+		bench_host_watch_read(hw, &s);
 		if (now - deadline >= interval / 2) {
 			s.late = true;
 			deadline = now;
@@ -330,6 +336,7 @@ static void *sampler_main(void *p)
 		pthread_cond_broadcast(&ctx->cond);
 		pthread_mutex_unlock(&ctx->lock);
 	}
+	bench_host_watch_end(hw);
 	pthread_mutex_lock(&ctx->lock);
 	ctx->done = true;
 	pthread_cond_broadcast(&ctx->cond);

@@ -335,7 +335,7 @@ static int read_params(struct bench_ctx *ctx, PyObject *params)
 
 static PyObject *sample_tuple(const struct bench_sample *s)
 {
-	return Py_BuildValue("(KKKKK(KKKK)OK)",
+	return Py_BuildValue("(KKKKK(KKKK)OK(KKKK))",
 			     (unsigned long long)s->interval_ns,
 			     (unsigned long long)s->hits,
 			     (unsigned long long)s->drops,
@@ -346,7 +346,11 @@ static PyObject *sample_tuple(const struct bench_sample *s)
 			     (unsigned long long)s->extra[2],
 			     (unsigned long long)s->extra[3],
 			     s->late ? Py_True : Py_False,
-			     (unsigned long long)s->producer_cpu_ns);
+			     (unsigned long long)s->producer_cpu_ns,
+			     (unsigned long long)s->late_ns,
+			     (unsigned long long)s->steal_ns,
+			     (unsigned long long)s->involuntary,
+			     (unsigned long long)s->migrations);
 }
 
 static PyObject *log_string(struct bench_ctx *ctx)

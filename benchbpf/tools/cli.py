@@ -442,6 +442,10 @@ def _ab_parser():
     ap.add_argument("--rule", choices=ab.RULES, default=ab.RULE,
                     help=f"the sequential rule (default {ab.RULE}; mean: the rule before; "
                          "results/ab-power-robust-2cpu.md)")
+    ap.add_argument("--set-aside-disturbed", action="store_true",
+                    help="set aside each round the host disturbed (steal, preemption, a "
+                         "late sample) and take another in its place (default: every round "
+                         "counts; the verdict says how many were disturbed)")
     ap.add_argument("--fail-on", choices=ab.FAIL_ON, default=None,
                     help="for CI and git bisect run: exit 1 when B is slower (faster) than A "
                          "beyond the threshold, 0 when not, 125 when undecided or a side "
@@ -541,8 +545,9 @@ def _ab_main(argv):
             f", A on CPU {','.join(map(str, rnd.a_cpus))}" if rnd.a_cpus else ""
         interval = f"{so_far.ratio:.4f} ({so_far.low:.4f}..{so_far.high:.4f})" \
             if so_far.ratio is not None else "-"
+        host = f" [disturbed: {', '.join(rnd.disturbed)}]" if rnd.disturbed else ""
         print(f"round {rnd.index + 1}{first}: A {rnd.a_mps:.3f} M/s, B {rnd.b_mps:.3f} M/s, "
-              f"B/A {rnd.ratio:.4f}; so far {interval}", file=sys.stderr, flush=True)
+              f"B/A {rnd.ratio:.4f}{host}; so far {interval}", file=sys.stderr, flush=True)
 
     def attempt():
         with warnings.catch_warnings():
@@ -555,6 +560,7 @@ def _ab_main(argv):
                          seed=args.seed, different_benchmarks=args.different_benchmarks,
                          per_cpu=False if args.per_second else None, counter=args.counter,
                          progress=False, on_round=show,
+                         set_aside_disturbed=args.set_aside_disturbed,
                          log=None if args.quiet else lambda line: print(
                              line, file=sys.stderr, flush=True))
 
