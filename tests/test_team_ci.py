@@ -1,14 +1,21 @@
 """The team store in CI (docs/ci/benchbpf-team.yml, issue #40 item 7): what
 its series need from each run, and its steps run against a real
 PostgreSQL server."""
+import glob
 import os
+import re
+import shutil
 import subprocess
 import sys
+import tempfile
+import textwrap
 
 import pytest
 
 from benchbpf import history
 from benchbpf.results import fingerprint
+# The PostgreSQL server and a database of its own: .ci/run's, else one started.
+from test_history_pg import server, url  # noqa: F401 (fixtures)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -81,3 +88,92 @@ def test_the_markdown_summary_has_a_heading_a_row_per_change_and_the_detector(st
     assert text.startswith("0 change points new since 2026-11-20T11:00:00Z (p < 0.001")
     status, _, err = _changes(capsys, stepped, "--since", "soon")
     assert status == 2 and "since='soon': not a date and time" in err
+
+
+# -- .ci/run's PostgreSQL server ------------------------------------------------
+
+CI_POSTGRES = os.path.join(ROOT, "scripts", "ci_postgres.sh")
+
+
+def _reachable(url):
+    psycopg = pytest.importorskip("psycopg")
+    try:
+        psycopg.connect(f"{url}/postgres", connect_timeout=5).close()
+        return True
+    except psycopg.OperationalError:
+        return False
+
+
+def _no_postgres_skip():
+    if not glob.glob("/usr/lib/postgresql/*/bin/initdb"):
+        pytest.skip("no PostgreSQL server installed (Debian's postgresql package; "
+                    "scripts/install.sh installs it)")
+
+
+def test_ci_postgres_starts_a_server_and_stops_it(tmp_path):
+    _no_postgres_skip()
+    top = tempfile.mkdtemp(prefix="benchbpf-ci-pg-")
+    try:
+        start = subprocess.run([CI_POSTGRES, "start", top], capture_output=True, text=True,
+                               timeout=300)
+        assert start.returncode == 0, start.stderr
+        url = start.stdout.strip()
+        assert re.fullmatch(r"postgresql://postgres@127\.0\.0\.1:\d+", url)
+        assert _reachable(url)
+        again = subprocess.run([CI_POSTGRES, "start", top], capture_output=True, text=True)
+        assert again.returncode == 2 and "start takes a new directory" in again.stderr
+    finally:
+        stop = subprocess.run([CI_POSTGRES, "stop", top], capture_output=True, text=True,
+                              timeout=300)
+    assert stop.returncode == 0, stop.stderr
+    assert not os.path.exists(top) and not _reachable(url)
+    bad = subprocess.run([CI_POSTGRES, "begin", top], capture_output=True, text=True)
+    assert bad.returncode == 2 and "usage:" in bad.stderr
+
+
+def test_ci_run_gives_the_suite_a_server_and_stops_it(tmp_path):
+    # .ci/run itself, in a copy of the tree whose install.sh and venv python are
+    # stand-ins: the real ones would install packages and run the whole suite.
+    _no_postgres_skip()
+    for part in (".ci", "scripts", ".venv/bin"):
+        (tmp_path / part).mkdir(parents=True)
+    shutil.copy(os.path.join(ROOT, ".ci", "run"), tmp_path / ".ci" / "run")
+    shutil.copy(CI_POSTGRES, tmp_path / "scripts" / "ci_postgres.sh")
+    calls = tmp_path / "calls"
+    (tmp_path / "scripts" / "install.sh").write_text(f"#!/bin/sh\necho install >> {calls}\n")
+    # The suite's stand-in: notes its arguments and the server, checks it
+    # answers, and fails with 5, which .ci/run must pass on.
+    (tmp_path / ".venv" / "bin" / "python3").write_text(textwrap.dedent(f"""\
+        #!/bin/sh
+        echo "pytest $*" >> {calls}
+        echo "$BENCHBPF_TEST_POSTGRES" > {tmp_path / "url"}
+        {sys.executable} -c "import psycopg, sys; psycopg.connect(sys.argv[1] + '/postgres').close()" \\
+            "$BENCHBPF_TEST_POSTGRES" && echo reachable >> {calls}
+        exit 5
+        """))
+    for script in ("scripts/install.sh", "scripts/ci_postgres.sh", ".venv/bin/python3",
+                   ".ci/run"):
+        os.chmod(tmp_path / script, 0o755)
+    done = subprocess.run([str(tmp_path / ".ci" / "run")], capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 5, done.stderr
+    assert calls.read_text().splitlines() == ["install", "install", "pytest -m pytest -q tests",
+                                              "reachable"]
+    url = (tmp_path / "url").read_text().strip()
+    assert url.startswith("postgresql://postgres@127.0.0.1:") and not _reachable(url)
+
+
+def test_a_named_server_that_is_gone_fails_the_tests_not_skips_them(tmp_path):
+    # CI names the server it started; if it is gone, skipping the PostgreSQL
+    # tests would pass a suite that tested nothing there.
+    pytest.importorskip("psycopg")
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+         os.path.join(ROOT, "tests", "test_history_pg.py"), "-k", "round_trip"],
+        capture_output=True, text=True, cwd=ROOT, timeout=300,
+        env={**os.environ, "PYTHONPATH": ROOT, "BENCHBPF_TEST_POSTGRES":
+             "postgresql://postgres@127.0.0.1:1"})
+    assert done.returncode == 1 and "1 error" in done.stdout and "skipped" not in done.stdout
+    assert "BENCHBPF_TEST_POSTGRES=postgresql://postgres@127.0.0.1:1: cannot connect" \
+        in done.stdout
+
