@@ -49,6 +49,12 @@ def _changes(capsys, store, *argv):
     return status, out.out, out.err
 
 
+def _summary_rows(text):
+    """The cells of each data row of a Markdown summary's table."""
+    return [[cell.strip() for cell in line.strip("|").split("|")]
+            for line in text.splitlines()[4:] if line.startswith("|")]
+
+
 def test_since_lists_only_the_change_points_new_runs_made_appear(stepped):
     # Run 26 (index 25) is the first slower one; runs i start on day 1 + i // 2.
     made = history.series_changes(history.series("count-local", store=stepped),
@@ -88,6 +94,22 @@ def test_the_markdown_summary_has_a_heading_a_row_per_change_and_the_detector(st
     assert text.startswith("0 change points new since 2026-11-20T11:00:00Z (p < 0.001")
     status, _, err = _changes(capsys, stepped, "--since", "soon")
     assert status == 2 and "since='soon': not a date and time" in err
+
+
+def test_only_emulated_change_points_are_marked_emulated(tmp_path, capsys):
+    # A store holding real and emulated series: pandas reads the real runs'
+    # emulation as NaN, which must not read as a mark.
+    from test_history import _stepped
+    store = str(tmp_path / "h.sqlite")
+    _stepped(store)
+    _stepped(store, seed=5, vm={"emulated": True, "accel": "tcg"})
+    _, text, _ = _changes(capsys, store)
+    assert text.count("-emulated: not a performance figure]") == 1
+    assert "[TCG-emulated: not a performance figure]" in text and "nan" not in text
+    _, md, _ = _changes(capsys, store, "--format", "markdown")
+    marked = [row for row in _summary_rows(md) if "emulated" in row[2]]
+    assert len(_summary_rows(md)) == 2 and len(marked) == 1
+    assert marked[0][2].endswith("**[TCG-emulated: not a performance figure]**")
 
 
 # -- .ci/run's PostgreSQL server ------------------------------------------------

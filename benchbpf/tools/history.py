@@ -201,6 +201,13 @@ def _pct(ratio):
     return f"{(ratio - 1) * 100:+.1f} %" if ratio is not None else "?"
 
 
+def _emulation(change):
+    """A change point's emulation ("TCG"), or None for real CPUs: pandas
+    reads a real run's None as NaN where the column also holds "TCG"."""
+    value = change["emulated"]
+    return value if isinstance(value, str) else None
+
+
 def _changes(args):
     try:
         df = history.series(args.name, machine=args.machine, store=args.history)
@@ -211,7 +218,7 @@ def _changes(args):
         print(markdown(found, args.max_pvalue, df["series"].nunique(), len(df), args.since))
         return 0
     for _, c in found.iterrows():
-        mark = f" [{c['emulated']}-emulated: not a performance figure]" if c["emulated"] else ""
+        mark = f" [{_emulation(c)}-emulated: not a performance figure]" if _emulation(c) else ""
         print(f"{c['benchmark']} {json.dumps(c['params'], sort_keys=True)} on "
               f"{c['machine_label']} (series {c['series']}){mark}")
         print(f"  at run {c['index'] + 1} of {c['runs']}: {c['mean_before']:.3f} -> "
@@ -248,8 +255,8 @@ def markdown(found, max_pvalue, series, runs, since=None):
                   "| change (95 % CI) | p | commit before → after | kernel before → after |",
                   "|---|---|---|---|---|---|---|---|---|"]
         for _, c in found.iterrows():
-            machine = c["machine_label"] + (f" **[{c['emulated']}-emulated: not a performance "
-                                            "figure]**" if c["emulated"] else "")
+            machine = c["machine_label"] + (f" **[{_emulation(c)}-emulated: not a performance "
+                                            "figure]**" if _emulation(c) else "")
             commits = " → ".join(str(x)[:12] for x in (c["commit_before"], c["commit_after"]))
             cells = [c["benchmark"], f"`{json.dumps(c['params'], sort_keys=True)}`", machine,
                      f"{c['index'] + 1} of {c['runs']}",
