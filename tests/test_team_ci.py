@@ -199,3 +199,127 @@ def test_a_named_server_that_is_gone_fails_the_tests_not_skips_them(tmp_path):
     assert "BENCHBPF_TEST_POSTGRES=postgresql://postgres@127.0.0.1:1: cannot connect" \
         in done.stdout
 
+
+# -- the team job: docs/ci/benchbpf-team.yml --------------------------------------
+
+WORKFLOW = os.path.join(ROOT, "docs", "ci", "benchbpf-team.yml")
+#: Set by GitHub's runner, not by the workflow.
+RUNNER_VARS = {"GITHUB_ENV", "GITHUB_PATH", "GITHUB_OUTPUT", "GITHUB_STEP_SUMMARY", "PWD"}
+
+
+def _job():
+    # PyYAML comes with the docs extra (myst-parser needs it), which install.sh installs.
+    import yaml
+    with open(WORKFLOW) as f:
+        doc = yaml.safe_load(f)
+    return doc, doc["jobs"]["bench"]
+
+
+def _run_steps(job, env, cwd):
+    """Run the job's `run:` steps in order as GitHub's runner does (bash -e
+    -o pipefail; what a step appends to $GITHUB_ENV is in the next steps'
+    environment); the install step is left out: the suite runs in the venv
+    install.sh made."""
+    for step in job["steps"]:
+        if "run" not in step or step.get("id") == "install":
+            continue
+        done = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c",
+                               step["run"]], env=env, cwd=cwd, capture_output=True, text=True,
+                              timeout=900)
+        assert done.returncode == 0, f"step {step['id']}: {done.stdout}\n{done.stderr}"
+        with open(env["GITHUB_ENV"]) as f:
+            env.update(line.split("=", 1) for line in f.read().splitlines() if "=" in line)
+
+
+@pytest.mark.fast
+def test_the_workflow_runs_on_push_into_a_postgres_service_and_its_steps_use_its_env():
+    doc, job = _job()
+    assert "push" in doc.get("on", doc.get(True))          # YAML 1.1 reads `on` as True
+    service = job["services"]["postgres"]
+    assert service["image"].startswith("postgres:")
+    user, password, db = (service["env"][k] for k in ("POSTGRES_USER", "POSTGRES_PASSWORD",
+                                                      "POSTGRES_DB"))
+    assert f"'postgresql://{user}:{password}@127.0.0.1:5432/{db}'" in \
+        job["env"]["BENCHBPF_HISTORY_URL"]
+    # The steps are plain shell, so the test below runs them as written; every
+    # variable they read is the job's, the runner's, or one an earlier step set.
+    known = set(job["env"]) | RUNNER_VARS
+    for step in job["steps"]:
+        if "run" not in step:
+            continue
+        assert "${{" not in step["run"], step["id"]
+        used = set(re.findall(r"\$\{?([A-Z][A-Z0-9_]*)", step["run"]))
+        assert used <= known, (step["id"], used - known)
+        known |= set(re.findall(r"([A-Z][A-Z0-9_]*)=.*>> \"\$GITHUB_ENV\"", step["run"]))
+    from benchbpf.tools import report
+    planned = {name for name, *_ in report.plan(True, job["env"]["BENCHBPF_SUITE"])}
+    assert len(planned) == len(job["env"]["BENCHBPF_SUITE"].split(","))
+
+
+def _seed_faster_past(template, store, n=10, factor=3):
+    """n runs of `template`'s series `factor` times faster, started days
+    before now, from commits seed0.. : the pushes before a slowdown."""
+    import dataclasses
+    import datetime
+    start = datetime.datetime.now(datetime.timezone.utc) - datetime.timedelta(days=10)
+    for i in range(n):
+        meta = dict(template.metadata)
+        meta["started"] = (start + datetime.timedelta(hours=i)).isoformat()
+        meta["fingerprint"] = {**meta["fingerprint"], "git_commit": f"seed{i}"}
+        # 1 % apart, so the runs before have a spread, as real ones do.
+        scale = factor * (1 + 0.01 * ((i % 3) - 1))
+        samples = [dataclasses.replace(s, hits=int(s.hits * scale)) for s in template.samples]
+        history.record(dataclasses.replace(template, samples=samples, metadata=meta), store,
+                       strict=True)
+
+
+def test_the_workflow_records_each_push_and_posts_only_its_new_change_points(url, tmp_path):
+    import benchbpf
+    from benchbpf.tools import report
+    doc, job = _job()
+    # Ten earlier pushes of this machine's count-local, three times as fast
+    # as it runs now: this push's runs are a slowdown the summary must post.
+    _seed_faster_past(benchbpf.run("count-local", **report.QUICK), url)
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    (bindir / "benchbpf").write_text(f'#!/bin/sh\nexec {sys.executable} -m benchbpf "$@"\n')
+    os.chmod(bindir / "benchbpf", 0o755)
+    work = tmp_path / "checkout"
+    work.mkdir()
+    env = {**os.environ, **job["env"], "PYTHONPATH": ROOT,
+           "PATH": f"{bindir}:{os.environ['PATH']}",
+           # The job's own store and suite, short: one benchmark, 4 runs.
+           "BENCHBPF_HISTORY_URL": url, "BENCHBPF_SUITE": "count-local", "BENCHBPF_REPEAT": "4"}
+    for name in ("GITHUB_ENV", "GITHUB_PATH", "GITHUB_OUTPUT", "GITHUB_STEP_SUMMARY"):
+        env[name] = str(tmp_path / name.lower())
+        open(env[name], "w").close()
+    _run_steps(job, env, work)
+
+    since = env["BENCHBPF_SINCE"]
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", since)
+    assert env["BENCHBPF_SUITE_STATUS"] == "0"
+    assert os.path.exists(work / "benchbpf-out" / "suite.json")
+    runs = history.series("count-local", store=url)
+    assert len(runs) == 14 and runs["series"].nunique() == 1
+    assert runs["source"].tolist()[-4:] == ["benchbpf-out/suite.json"] * 4
+    summary = open(env["GITHUB_STEP_SUMMARY"]).read()
+    lines = summary.splitlines()
+    assert re.fullmatch(rf"### benchbpf: \d+ new change points? since {since}", lines[0])
+    assert lines[2].startswith("| benchmark | parameters | machine | at run |")
+    ours = [row for row in _summary_rows(summary) if row[0] == "count-local"]
+    assert [row[3] for row in ours] == ["11 of 14"], summary
+    assert float(ours[0][5].split(" %")[0]) < -50
+    head = fingerprint.fingerprint()["git_commit"]
+    assert ours[0][7] == f"seed9 → {head[:12]}"
+    assert lines[-1].startswith(f"E-Divisive means ({history.DETECTOR_REQUIREMENT}), p < 0.001")
+
+    # The next push: the slowdown is known, so it is not posted again.
+    for name in ("GITHUB_ENV", "GITHUB_STEP_SUMMARY"):
+        open(env[name], "w").close()
+    env["BENCHBPF_REPEAT"] = "2"
+    _run_steps(job, env, work)
+    summary = open(env["GITHUB_STEP_SUMMARY"]).read()
+    assert summary.startswith("### benchbpf: ") and len(history.series(
+        "count-local", store=url)) == 16
+    assert not [row for row in _summary_rows(summary) if row[3] == "11 of 16"], summary
+
