@@ -1,7 +1,7 @@
 """Did my change make it slower?  Two sides measured in turns.
 
     >>> import benchbpf
-    >>> r = benchbpf.ab("count-local", "count-local --work-per-hit 40")
+    >>> r = benchbpf.ab("selftest", "selftest --bpf-work 1000")  # slower on any CPU
     >>> print(r)           # B/A, its 95 % interval, the verdict, rounds and time
     >>> r.verdict, r.ratio, r.low, r.high
     >>> print(r.to_markdown())
@@ -18,8 +18,9 @@ in rounds; each round measures each side once:
 - kernels: each side in a guest booting its own kernel, both guests kept
   booted, the runs alternating between them.
 
-This host moves a figure by 10-20 % over minutes.  Sides measured seconds
-apart in the same round meet the same phase of it, so the figure is the
+A machine moves a figure over minutes (by 10-20 % on the 2-vCPU VM the
+manual was measured on).  Sides measured seconds apart in the same round
+meet the same phase of it, so the figure is the
 ratio B/A within each round; the rounds' median ratio and its confidence
 sequence (rule "median", the default; "mean": their geometric mean, the
 rule before; _ab_rule) say how B compares with A.  The sequence holds at

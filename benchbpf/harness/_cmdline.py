@@ -9,7 +9,8 @@ import re
 
 from . import _precision, _runner
 
-__all__ = ["build_parser", "check_command", "parse_side", "EXAMPLES"]
+__all__ = ["build_parser", "check_command", "parse_side", "EXAMPLES", "add_history_option",
+           "DEFAULT_STORE"]
 
 
 def _family_options():
@@ -132,6 +133,32 @@ class _Parser(argparse.ArgumentParser):
                      "information.\n")
 
 
+class _DefaultStore:
+    """--history given without a value."""
+
+    def __repr__(self):
+        return "the default store"
+
+
+#: args.history of a bare --history: the default store, as benchbpf.history
+#: resolves it (the tools layer maps it to None; this layer cannot import it).
+DEFAULT_STORE = _DefaultStore()
+
+
+def add_history_option(parser):
+    """--history [PATH|URL], as every command that measures takes it: the
+    run, report and ab record what they measured into the history store."""
+    parser.add_argument(
+        "--history", nargs="?", const=DEFAULT_STORE, default=None, metavar="PATH|URL",
+        help="also record what is measured into the history store (`benchbpf history "
+             "show` reads it): an SQLite file or a postgresql:// URL; without a value "
+             "the default store, $BENCHBPF_HISTORY, else history.sqlite in the user's "
+             "data directory.  A store that is not a benchbpf store (corrupt, another "
+             "program's, a newer schema) is refused before anything runs; one that "
+             "cannot take the write (read-only, server down) costs only the record: "
+             "the run is printed and saved, with a warning, and the exit status is 4")
+
+
 def build_parser(flags=None, add_help=True):
     """The argparse parser of `benchbpf [options] NAME`: the kernel bench's
     common flags and every benchmark's own (flags: _family_options(), by
@@ -204,6 +231,7 @@ def build_parser(flags=None, add_help=True):
                          "vmlinuz path with its modules beside it, a Debian kernel version "
                          "(6.12, 6.1, 6.1.0-57: fetched into ~/.cache/benchbpf), or 'host'; "
                          "with -l, list what that kernel can run")
+    add_history_option(ap)
     ap.add_argument("--prog-stats", action="store_true",
                     help="turn the kernel's BPF run-time statistics on for the run and "
                          "print each program's run count and time after the summary "
@@ -329,7 +357,7 @@ _SIDE_REFUSED = (("warmup", "-w"), ("duration", "-d"), ("interval", "--interval"
                  ("precision", "--precision"), ("json", "--json"),
                  ("machine_readable", "--machine-readable"), ("list", "-l"),
                  ("list_scenarios", "--list-scenarios"), ("version", "-V"),
-                 ("prog_stats", "--prog-stats"))
+                 ("prog_stats", "--prog-stats"), ("history", "--history"))
 
 
 def parse_side(argv):

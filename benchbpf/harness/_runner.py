@@ -507,13 +507,9 @@ def run(name, *, warmup=None, duration=None, interval=None, producers=1, consume
     Result.samples; metadata["prog_stats_boundary_ns"] says how far apart
     the two readings were at worst.  While on, the statistics apply to every
     BPF program on the machine.  Off by default: the kernel then reads the
-    clock twice per program run.  Measured on a shared 2-CPU KVM guest with
-    `python3 scripts/prog_stats_cost.py --runs 9 -d 3
-    trig-rawtp:trig_batch_iters=1000 rename-rawtp` (alternating runs,
-    medians; the manual, "Program cost"): trig-rawtp ran at 0.37-0.43 of its rate
-    with them, rename-rawtp at 0.87-0.90, i.e. 75-160 ns added per program
-    run against ~30 ns for the programs themselves (series spread 40-170 %
-    under a load average of 8-35: the ratios are the figure to keep).
+    clock twice per program run, which can cost more than a short program
+    itself and so lowers the hit rate (the manual's "Program cost" has the
+    figures and the machine they were measured on).
     ValueError on benchmarks that load no BPF program.
     """
     budget = check_budget(budget)

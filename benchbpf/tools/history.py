@@ -1,6 +1,6 @@
 """`benchbpf history`: the history store from the command line.
 
-    benchbpf history add run.json report.json      # import saved Results / ResultSets
+    benchbpf history add run.json report.json ab.json  # import saved runs, reports, A/Bs
     benchbpf history show count-local --by kernel  # a table of its series
     benchbpf history show count-local --plot out.png
     benchbpf history changes count-local           # where it changed, and between what
@@ -15,6 +15,7 @@ import statistics
 import sys
 
 from .. import history
+from ..analysis.ab import ABResult
 from ..history import BY, HistoryError, Store
 from . import report
 
@@ -36,8 +37,9 @@ def build_parser():
                                              "store and read their series back.")
     sub = ap.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
-    add = sub.add_parser("add", parents=[common], help="import saved Result or ResultSet "
-                                                       "JSON files (--json, report --json)")
+    add = sub.add_parser("add", parents=[common],
+                         help="import saved JSON files: runs (benchbpf NAME --json), reports "
+                              "(report --json) and A/B comparisons (ab --json: both sides)")
     add.add_argument("files", nargs="+", metavar="FILE")
     show = sub.add_parser("show", parents=[common], help="print a benchmark's series")
     show.add_argument("name", metavar="NAME", help="the benchmark")
@@ -87,11 +89,23 @@ def _fail(status, message):
     return status
 
 
+def _load(path):
+    """What a saved JSON file holds: a Result or ResultSet (report.load), else
+    an ABResult; report.load's ValueError, naming the file, when none."""
+    try:
+        return report.load(path)
+    except ValueError as e:
+        try:
+            return ABResult.from_json(path)
+        except ValueError:
+            raise e from None
+
+
 def _add(args):
     loaded = []
     for path in args.files:
         try:
-            loaded.append((path, report.load(path)))
+            loaded.append((path, _load(path)))
         except (OSError, ValueError) as e:
             return _fail(2, f"{path}: {e}" if path not in str(e) else str(e))
     try:
@@ -100,7 +114,8 @@ def _add(args):
             for path, item in loaded:
                 n = history.record(item, store, source=path, strict=True)
                 total += n
-                have = len(item) if hasattr(item, "results") else 1
+                have = (2 if item.rounds else 0) if isinstance(item, ABResult) else \
+                    len(item) if hasattr(item, "results") else 1
                 print(f"{path}: {n} new run{'s' if n != 1 else ''}"
                       + (f", {have - n} already in the store" if have > n else ""))
             print(f"{total} run{'s' if total != 1 else ''} recorded in {store.where} "
