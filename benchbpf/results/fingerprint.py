@@ -107,7 +107,8 @@ def _smt_active():
 def _git_commit():
     """HEAD of the git tree benchbpf is loaded from, with "-dirty" when it has
     uncommitted changes; None outside a git tree.  Read once per process."""
-    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    # benchbpf/results/fingerprint.py: the tree is three levels up.
+    here = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     if not os.path.exists(os.path.join(here, ".git")):
         return None
     try:

@@ -4,6 +4,7 @@
     benchbpf history show count-local --by kernel  # a table of its series
     benchbpf history show count-local --plot out.png
     benchbpf history changes count-local           # where it changed, and between what
+    benchbpf history changes --since 2026-12-05T01:00Z --format markdown   # a CI summary
     benchbpf history html site/                    # static pages, one per series
 
 The store is --history PATH|URL, else $BENCHBPF_HISTORY, else
@@ -18,7 +19,7 @@ from ..analysis.ab import ABResult
 from ..history import BY, HistoryError, Store
 from . import report
 
-__all__ = ["main", "build_parser", "table"]
+__all__ = ["main", "build_parser", "table", "markdown"]
 
 
 def build_parser():
@@ -59,6 +60,13 @@ def build_parser():
     changes.add_argument("--max-pvalue", type=float, default=history.MAX_PVALUE,
                          help="a change's t-test p-value must be below this, 0 < P < 1 "
                               f"(default {history.MAX_PVALUE:g}, Otava's)")
+    changes.add_argument("--since", metavar="TIME", default=None,
+                         help="only change points new since TIME (ISO 8601, e.g. "
+                              "2026-12-05T01:00:00Z; UTC when no zone is given): those the "
+                              "runs started since then made appear, as a CI job posts them")
+    changes.add_argument("--format", choices=("text", "markdown"), default="text",
+                         help="text (default) or a Markdown summary: a heading, a table of "
+                              "the change points and the detector, as for $GITHUB_STEP_SUMMARY")
     site = sub.add_parser("html", parents=[common],
                           help="write a static dashboard: an index and a page per series")
     site.add_argument("out", metavar="OUT/", help="the directory to write")
@@ -208,14 +216,24 @@ def _pct(ratio):
     return f"{(ratio - 1) * 100:+.1f} %" if ratio is not None else "?"
 
 
+def _emulation(change):
+    """A change point's emulation ("TCG"), or None for real CPUs: pandas
+    reads a real run's None as NaN where the column also holds "TCG"."""
+    value = change["emulated"]
+    return value if isinstance(value, str) else None
+
+
 def _changes(args):
     try:
-        found = history.changes(args.name, machine=args.machine, max_pvalue=args.max_pvalue,
-                                store=args.history)
+        df = history.series(args.name, machine=args.machine, store=args.history)
+        found = history.series_changes(df, args.max_pvalue, since=args.since)
     except (HistoryError, ValueError) as e:
         return _fail(2, str(e))
+    if args.format == "markdown":
+        print(markdown(found, args.max_pvalue, df["series"].nunique(), len(df), args.since))
+        return 0
     for _, c in found.iterrows():
-        mark = f" [{c['emulated']}-emulated: not a performance figure]" if c["emulated"] else ""
+        mark = f" [{_emulation(c)}-emulated: not a performance figure]" if _emulation(c) else ""
         print(f"{c['benchmark']} {json.dumps(c['params'], sort_keys=True)} on "
               f"{c['machine_label']} (series {c['series']}){mark}")
         print(f"  at run {c['index'] + 1} of {c['runs']}: {c['mean_before']:.3f} -> "
@@ -225,9 +243,49 @@ def _changes(args):
         print(f"  ran {c['started_before']} -> {c['started_after']}; commit "
               f"{c['commit_before']} -> {c['commit_after']}; kernel {c['kernel_before']} -> "
               f"{c['kernel_after']}")
-    print(f"{len(found)} change point{'s' if len(found) != 1 else ''} "
+    new = f" new since {args.since}" if args.since else ""
+    print(f"{len(found)} change point{'s' if len(found) != 1 else ''}{new} "
           f"(p < {args.max_pvalue:g}, {history.DETECTOR_REQUIREMENT})")
     return 0
+
+
+def _cell(value):
+    """A Markdown table cell: pipes and line ends would end it."""
+    return str(value).replace("|", "\\|").replace("\n", " ")
+
+
+def markdown(found, max_pvalue, series, runs, since=None):
+    """`history changes --format markdown`: a Markdown summary of the
+    change points `found` (a history.series_changes() DataFrame) among
+    `series` series of `runs` runs; `since` (the time they are new since)
+    goes in the heading.  A heading, one table row per change point (or a
+    line saying there is none) and a line naming the detector."""
+    n = len(found)
+    new = " new" if since else ""
+    head = f"### benchbpf: {n}{new} change point{'s' if n != 1 else ''}" + \
+        (f" since {since}" if since else "")
+    lines = [head, ""]
+    if n:
+        lines += ["| benchmark | parameters | machine | at run | before → after, M/s "
+                  "| change (95 % CI) | p | commit before → after | kernel before → after |",
+                  "|---|---|---|---|---|---|---|---|---|"]
+        for _, c in found.iterrows():
+            machine = c["machine_label"] + (f" **[{_emulation(c)}-emulated: not a performance "
+                                            "figure]**" if _emulation(c) else "")
+            commits = " → ".join(str(x)[:12] for x in (c["commit_before"], c["commit_after"]))
+            cells = [c["benchmark"], f"`{json.dumps(c['params'], sort_keys=True)}`", machine,
+                     f"{c['index'] + 1} of {c['runs']}",
+                     f"{c['mean_before']:.3f} → {c['mean_after']:.3f}",
+                     f"{c['change_pct']:+.1f} % ({_pct(c['ratio_low'])} .. "
+                     f"{_pct(c['ratio_high'])})", f"{c['pvalue']:.2g}", commits,
+                     f"{c['kernel_before']} → {c['kernel_after']}"]
+            lines.append("| " + " | ".join(_cell(x) for x in cells) + " |")
+    else:
+        lines.append(f"No{new} change point in {series} series ({runs} runs).")
+    lines += ["", f"E-Divisive means ({history.DETECTOR_REQUIREMENT}), p < {max_pvalue:g}, over "
+                  f"{series} series ({runs} runs). A change point is a lead: confirm it with "
+                  "`benchbpf ab` of the commits or kernels either side."]
+    return "\n".join(lines)
 
 
 def _html(args):
