@@ -14,7 +14,7 @@ import pytest
 
 import benchbpf
 from benchbpf import _core
-from conftest import rejected_before_loading
+from conftest import rejected_before_loading, run_or_skip
 
 ITER = re.compile(r"^Iter +(\d+) \( *(-?\d+\.\d{3})us\): ")
 
@@ -76,6 +76,17 @@ def test_a_precision_run_warms_each_load_up_for_a_fractional_warm_up():
         assert s.interval_ns >= 0.05e9 - 1000
         if not s.late:
             assert s.interval_ns < 0.1e9
+
+
+def test_program_statistics_start_where_a_fractional_warm_up_ends():
+    from test_prog_stats import window_tolerance
+    r = run_or_skip("trig-rawtp", prog_stats=True, trig_batch_iters=100, warmup=0.3,
+                    duration=0.4, interval=0.2)
+    # 0.1 s, then a whole interval: the window leaves both out.
+    assert len(r.warmup_samples) == 2
+    counter = r.program("trig_rawtp")
+    assert abs(counter.run_cnt - r.total_hits) <= window_tolerance(r, counter), \
+        (counter, r.total_hits, r.metadata["prog_stats_boundary_ns"])
 
 
 @pytest.mark.fast
