@@ -92,6 +92,10 @@ struct bench_sample {
 struct bench_env {
 	uint64_t interval_ns;		/* sampling interval, default 1 s */
 	int warmup_samples;		/* samples taken before measuring */
+	/* The first sample's length, 0: one interval.  A warm-up that is not
+	 * a whole number of intervals takes what is left over here, so that
+	 * measuring starts when the warm-up time is up (only in warm-up). */
+	uint64_t first_sample_ns;
 	int duration_samples;		/* samples kept */
 	int producer_cnt;
 	int consumer_cnt;

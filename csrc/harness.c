@@ -175,6 +175,13 @@ static int validate_env(struct bench_ctx *ctx)
 		return bench_fail(ctx, BENCH_ERR_VALUE, EINVAL,
 				  "interval=%llu ns too short: at least 1 ms",
 				  (unsigned long long)env->interval_ns);
+	if (env->first_sample_ns > env->interval_ns ||
+	    (env->first_sample_ns && env->warmup_samples < 1))
+		return bench_fail(ctx, BENCH_ERR_VALUE, EINVAL,
+				  "first_sample_ns=%llu with warmup=%d intervals of %llu ns: "
+				  "a shortened first sample is warm-up, at most one interval",
+				  (unsigned long long)env->first_sample_ns, env->warmup_samples,
+				  (unsigned long long)env->interval_ns);
 	if ((long long)env->warmup_samples + env->duration_samples > BENCH_MAX_SAMPLES)
 		return bench_fail(ctx, BENCH_ERR_VALUE, EINVAL,
 				  "warmup=%d + duration=%d intervals = %lld samples: at most %d",
@@ -293,7 +300,10 @@ static void *sampler_main(void *p)
 	pthread_setname_np(pthread_self(), "benchbpf-sample");
 	hw = bench_host_watch_start(ctx);
 	for (k = 1;; k++) {
-		deadline += interval;
+		/* A warm-up's left-over part goes first: the deadlines after
+		 * it are whole intervals from the warm-up's end. */
+		deadline += k == 1 && ctx->env.first_sample_ns ?
+			    ctx->env.first_sample_ns : interval;
 		timespec_at(&ts, deadline);
 		pthread_mutex_lock(&ctx->lock);
 		/* The end moves with an early end of warm-up

@@ -528,8 +528,8 @@ def _check_options(mode, precision, threshold, alpha, budget, max_rounds, warmup
         warmup = DUET_WARMUP_S if mode == "duet" else _precision.AUTO
     else:
         _precision.check_warmup_text(warmup)
-        warmup = _runner._seconds("warmup", warmup, interval, allow_zero=True)
-    duration = _runner._seconds("duration", duration, interval, allow_zero=False)
+        warmup = _runner._warmup_seconds(warmup)
+    duration = _runner._duration_seconds(duration, interval)
     nominal = round_seconds(mode, warmup, duration)
     budget = _runner.check_budget(budget)
     if budget is not None:

@@ -192,10 +192,12 @@ def build_parser(flags=None, add_help=True):
                     help="BPF-timed benchmarks: print only the 'RESULT scenario=...' line "
                          "(implies -q)")
     ap.add_argument("-d", "--duration", type=_positive_number, default=None, metavar="SEC",
-                    help="duration of benchmark, seconds (default 5; BPF-timed benchmarks "
-                         f"end at their batches, after at most {BPF_TIMED_DURATION} s)")
+                    help="duration of benchmark, seconds: whole sampling intervals, at "
+                         "least one (default 5; BPF-timed benchmarks end at their batches, "
+                         f"after at most {BPF_TIMED_DURATION} s)")
     ap.add_argument("-w", "--warmup", type=_warmup, default=None, metavar="SEC",
-                    help="warm-up period, seconds (default 1), or 'auto': until the "
+                    help="warm-up period, seconds, any length >= 0 (default 1), or "
+                         "'auto': until the "
                          "benchmark is steady (0.5 to 5 s; the default with --precision)")
     ap.add_argument("--precision", type=_precision_pct, default=None, metavar="PCT",
                     help="repeat short runs (0.5 s, each loaded anew) until the 95%% "

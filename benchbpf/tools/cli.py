@@ -470,10 +470,12 @@ def _ab_parser():
                     help=f"no verdict before N rounds (default {ab.MIN_ROUNDS}); with "
                          "--max-rounds N, a fixed N rounds")
     ap.add_argument("-w", "--warmup", type=_warmup, default=ab.WARMUP, metavar="SEC",
-                    help="warm-up of each run, s, or 'auto': until the benchmark is "
+                    help="warm-up of each run, s, any length >= 0, or 'auto': until the "
+                         "benchmark is "
                          f"steady (default; a duet's is a fixed {ab.DUET_WARMUP_S:g} s)")
     ap.add_argument("-d", "--duration", type=_positive_number, default=ab.DURATION_S,
-                    metavar="SEC", help=f"measured time of each run (default {ab.DURATION_S:g})")
+                    metavar="SEC", help="measured time of each run, s: whole sampling intervals, "
+                                        f"at least one (default {ab.DURATION_S:g})")
     ap.add_argument("--interval", type=_positive_number, default=ab.INTERVAL_S, metavar="SEC",
                     help=f"sampling interval (default {ab.INTERVAL_S:g})")
     ap.add_argument("--seed", type=int, default=None,
