@@ -5,6 +5,9 @@ The manual is built once for the module (a subprocess running Sphinx, as CI
 would: `python3 -m sphinx -W --keep-going -b html docs OUT`); the other
 tests read the HTML it wrote:
 
+- the build prints no dump of a parser's settings (it once printed MyST's
+  whole MdParserConfig on every build);
+
 - the benchmark reference has a section for every benchmark `benchbpf -l`
   lists, and no other, and each option `benchbpf NAME --help` prints appears
   in its section with the same flag, default, range and choices;
@@ -36,18 +39,19 @@ ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
 
 
-def _sphinx(source, out, *extra):
+def _sphinx(source, out, *extra, quiet=True):
     return subprocess.run(
-        [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html",
-         *extra, str(source), str(out)],
+        [sys.executable, "-m", "sphinx", "-W", "--keep-going", *(["-q"] if quiet else []),
+         "-b", "html", *extra, str(source), str(out)],
         cwd=ROOT, capture_output=True, text=True, timeout=600)
 
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
-    """(the finished Sphinx process, the directory of the HTML it wrote)."""
+    """(the finished Sphinx process, the directory of the HTML it wrote).
+    Not quiet: what a reader building the manual sees is checked too."""
     out = tmp_path_factory.mktemp("manual")
-    return _sphinx(DOCS, out), out
+    return _sphinx(DOCS, out, quiet=False), out
 
 
 def _page(built, name):
@@ -74,6 +78,25 @@ def test_the_manual_builds_without_a_warning(built):
     proc, _ = built
     assert proc.returncode == 0 and not proc.stderr.strip(), (
         f"sphinx exited {proc.returncode}; its output:\n{proc.stderr}{proc.stdout}")
+
+
+#: What a dump of a parser's settings looks like: MyST's MdParserConfig(...),
+#: an argparse Namespace(...) or ArgumentParser(...).
+PARSER_DUMP = re.compile(r"\b(?:\w*Config|Namespace|ArgumentParser)\(\w+=")
+
+
+def test_the_build_prints_no_parser_settings(built):
+    proc, _ = built
+    output = proc.stdout + proc.stderr
+    assert "build succeeded" in proc.stdout, output    # not quiet: it printed its progress
+    dumps = [line for line in output.splitlines() if PARSER_DUMP.search(line)]
+    assert not dumps, "the build printed a parser's settings:\n" + "\n".join(dumps)
+
+
+def test_the_dump_pattern_catches_a_dump():
+    assert PARSER_DUMP.search("myst v5.2.0: MdParserConfig(commonmark_only=False, gfm_only=False)")
+    assert PARSER_DUMP.search("Namespace(warmup=1, duration=2)")
+    assert not PARSER_DUMP.search("reading sources... [ 19%] reference/api")
 
 
 # ---------------------------------------------------------------- benchmarks

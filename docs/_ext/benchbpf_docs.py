@@ -804,7 +804,17 @@ def _record_links(app, doctree):
             ref["reftarget"] = f"results/{target.name}"
 
 
+class _NoParserConfigDump:
+    """Drops MyST's "myst vX: MdParserConfig(...)" line: a page-wide dump of
+    every parser setting that each build printed, telling nobody anything."""
+
+    def filter(self, record):
+        return not any(type(a).__name__ == "MdParserConfig" for a in (record.args or ()))
+
+
 def setup(app):
+    # myst_parser logs its settings when the builder starts (after this setup).
+    logging.getLogger("myst_parser.sphinx_ext.main").logger.addFilter(_NoParserConfigDump())
     app.add_directive("benchbpf-benchmarks", BenchmarksDirective)
     app.add_directive("benchbpf-cli", CliDirective)
     app.add_directive("benchbpf-api", ApiDirective)
