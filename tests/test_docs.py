@@ -16,12 +16,16 @@ tests read the HTML it wrote:
   top level's, then one page per layer folder), and every name in its
   __all__ an entry there (an anchor id="benchbpf.module.name", or a link from
   its module's section to the entry that documents it) showing a docstring;
+- each function the top level exports, and benchbpf.ab, the callable module,
+  is documented on the top level's page under the name users call, with the
+  function's parameters and the modules that export it too;
 - a broken {ref}, {doc} or page link, and a link to a measurement record
   that does not exist, fail the build, while a link to one that does
   resolves to its page.
 """
 import contextlib
 import importlib
+import inspect
 import io
 import pkgutil
 import re
@@ -305,6 +309,41 @@ def test_every_public_name_is_documented_with_a_docstring(built):
     assert not (absent or undocumented), (
         "no entry on the API page:\n  " + "\n  ".join(absent or ["none"])
         + "\nan entry without a docstring:\n  " + "\n  ".join(undocumented or ["none"]))
+
+
+def _called(obj):
+    """The function a callable module (benchbpf.ab) runs, else obj."""
+    callable_module = isinstance(obj, type(benchbpf)) and callable(obj)
+    return getattr(obj, obj.__call_target__) if callable_module else obj
+
+
+def test_top_level_functions_are_documented_under_the_name_users_call(built):
+    """benchbpf.sweep, benchbpf.ab (a callable module), ... each have an
+    entry of that name on the top level's page, showing the parameters of
+    the function a call runs and naming the modules that export it too."""
+    page = _page(built, "reference/api.html")
+    problems = []
+    for name in benchbpf.__all__:
+        obj = getattr(benchbpf, name)
+        function = _called(obj)
+        if not inspect.isroutine(function):
+            continue
+        entry = page.find(id=f"benchbpf.{name}")
+        if entry is None:
+            problems.append(f"benchbpf.{name}: no entry on reference/api.html")
+            continue
+        shown = {e.get_text() for e in entry.find_all(class_="n")}
+        missing = [p for p in inspect.signature(function).parameters if p not in shown]
+        if missing:
+            problems.append(f"benchbpf.{name}: the signature lacks {missing}")
+        body = _text(entry.find_next_sibling("dd"))
+        for module in _public_modules()[1:]:
+            for other in module.__all__:
+                full = f"{module.__name__}.{other}"
+                if getattr(module, other, None) is function and full not in body:
+                    problems.append(f"benchbpf.{name}: its entry does not say {full}")
+    assert not problems, "\n".join(problems)
+    assert page.find(id="benchbpf.ab") is not None, "the test checked no callable module"
 
 
 # ---------------------------------------------------------------- links
