@@ -19,6 +19,9 @@ tests read the HTML it wrote:
 - each function the top level exports, and benchbpf.ab, the callable module,
   is documented on the top level's page under the name users call, with the
   function's parameters and the modules that export it too;
+- the sidebar holds the sections in order, Measurements (every record, each
+  page titled as no other) out of Reference, and the index links each of a
+  newcomer's tasks;
 - a broken {ref}, {doc} or page link, and a link to a measurement record
   that does not exist, fail the build, while a link to one that does
   resolves to its page.
@@ -344,6 +347,87 @@ def test_top_level_functions_are_documented_under_the_name_users_call(built):
                     problems.append(f"benchbpf.{name}: its entry does not say {full}")
     assert not problems, "\n".join(problems)
     assert page.find(id="benchbpf.ab") is not None, "the test checked no callable module"
+
+
+# ---------------------------------------------------------------- navigation
+
+#: The manual's sections, in the order of its sidebar.
+SECTIONS = ["Getting started", "Tasks", "Reference", "Measurements", "Background",
+            "Troubleshooting"]
+
+#: A newcomer's tasks (issue #39) and the page of each, which the index's
+#: own text links: the run, the list, ab, sweep and plot, the gate, the
+#: report, other kernels, troubleshooting.
+TASK_PAGES = ["tasks/how-fast.html", "tasks/how-fast.html#which-benchmarks-there-are",
+              "tasks/compare.html", "tasks/notebooks.html", "tasks/pytest-gate.html",
+              "tasks/suite-report.html", "tasks/other-kernels.html", "troubleshooting.html"]
+
+
+def _sidebar_sections(page):
+    tree = page.find(class_="sidebar-tree")
+    return [_text(a) for a in tree.select("ul > li.toctree-l1 > a")]
+
+
+def test_the_sidebar_has_the_sections_in_order(built):
+    shown = _sidebar_sections(_page(built, "index.html"))
+    # Pages written on another branch (glossary, ...) may stand between them.
+    assert [s for s in shown if s in SECTIONS] == SECTIONS, shown
+
+
+def test_the_index_links_every_newcomer_task(built):
+    _, out = built
+    article = _page(built, "index.html").find("article")
+    links = {a["href"] for a in article.find_all("a", href=True)}
+    missing = [t for t in TASK_PAGES if t not in links]
+    assert not missing, f"docs/index.md links none of {missing}"
+    for target in TASK_PAGES:
+        page, _, anchor = target.partition("#")
+        assert (out / page).exists(), target
+        if anchor:
+            assert _page(built, page).find(id=anchor) is not None, target
+
+
+def test_measurement_records_are_their_own_section_with_unique_titles(built):
+    _, out = built
+    records = sorted(p.stem for p in (ROOT / "results").glob("*.md"))
+    measurements = _page(built, "measurements/index.html").find("article")
+    linked = {a["href"].partition("#")[0] for a in measurements.find_all("a", href=True)}
+    assert {f"../results/{r}.html" for r in records} <= linked, linked
+    # Out of Reference: its page lists no record.
+    reference = _page(built, "reference/index.html").find("article")
+    assert not [a["href"] for a in reference.find_all("a", href=True)
+                if "results/" in a["href"]]
+    titles = {r: _text(_page(built, f"results/{r}.html").find("h1")).rstrip("¶ ")
+              for r in records}
+    shared = {t for t in titles.values() if list(titles.values()).count(t) > 1}
+    assert not shared, {r: t for r, t in titles.items() if t in shared}
+
+
+def _extension():
+    sys.path.insert(0, str(DOCS / "_ext"))
+    try:
+        return importlib.import_module("benchbpf_docs")
+    finally:
+        sys.path.remove(str(DOCS / "_ext"))
+
+
+def test_records_sharing_a_heading_get_their_machine_or_file_name(tmp_path):
+    taken = "- taken: {day} 22:19 UTC, 1310 s; host: {cpu}, 2 CPUs, kernel 6.18\n"
+    (tmp_path / "amd.md").write_text(
+        "# Side by side\n\n" + taken.format(day="2026-12-01", cpu="AMD EPYC"))
+    (tmp_path / "intel.md").write_text(
+        "# Side by side\n\n" + taken.format(day="2026-12-03",
+                                               cpu="Intel(R) Xeon(R) Processor"))
+    (tmp_path / "again.md").write_text(
+        "# Side by side\n\n" + taken.format(day="2026-12-03",
+                                               cpu="Intel(R) Xeon(R) Processor"))
+    (tmp_path / "bare.md").write_text("# Alone\n")
+    (tmp_path / "twin-a.md").write_text("# Twin\n")
+    (tmp_path / "twin-b.md").write_text("# Twin\n")
+    assert _extension().record_titles(tmp_path) == {
+        "amd": "Side by side (AMD EPYC, 2026-12-01)",
+        "intel": "Side by side (intel)", "again": "Side by side (again)",
+        "bare": "Alone", "twin-a": "Twin (twin-a)", "twin-b": "Twin (twin-b)"}
 
 
 # ---------------------------------------------------------------- links

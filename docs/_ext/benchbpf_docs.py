@@ -8,7 +8,8 @@
     benchbpf.count               __all__, and links for the names it exports
     ```                          that another module documents
 
-and links to measurement records (results/*.md) pointed at their pages.
+and links to measurement records (results/*.md) pointed at their pages,
+whose titles it makes unique (record_titles).
 
 benchmark_reference() is the data the first renders.  Every example it shows
 is checked when the manual builds: the Python call with benchbpf.check(),
@@ -847,6 +848,55 @@ class ApiDirective(SphinxDirective):
 
 # ---------------------------------------------------------------- records
 
+#: A record's "- taken: 2026-12-01 22:19 UTC, 1310 s; host: AMD EPYC, 2 CPUs, ..." line.
+_TAKEN = re.compile(r"^- taken: (\d{4}-\d\d-\d\d)[^;\n]*; host: ([^,\n]+)", re.M)
+_HEADING = re.compile(r"^# (.+)$", re.M)
+
+
+def _machine(text):
+    """"AMD EPYC, 2026-12-01": the CPU and day of a record's taken/host
+    line, or "" where it has none."""
+    m = _TAKEN.search(text)
+    if not m:
+        return ""
+    cpu = re.sub(r"\((?:R|TM)\)|\b(?:Processor|CPU)\b", "", m.group(2))
+    return f"{' '.join(cpu.split())}, {m.group(1)}"
+
+
+def record_titles(folder):
+    """{file stem: title in the manual} of the measurement records (*.md)
+    in `folder`: each record's first heading, made its own where another
+    record has the same one by the machine and day it was taken (its
+    taken/host line), else by its file name.  The file keeps its heading."""
+    heads = {}
+    for path in sorted(Path(folder).glob("*.md")):
+        text = path.read_text(encoding="utf-8")
+        m = _HEADING.search(text)
+        heads[path.stem] = (m.group(1).strip() if m else path.stem, _machine(text))
+    shared = [t for t, _ in heads.values()]
+    titles = {stem: f"{t} ({machine or stem})" if shared.count(t) > 1 else t
+              for stem, (t, machine) in heads.items()}
+    # the same heading, machine and day: the file names tell them apart
+    taken = list(titles.values())
+    return {stem: t if taken.count(t) == 1 else f"{heads[stem][0]} ({stem})"
+            for stem, t in titles.items()}
+
+
+def _record_title(app, docname, source):
+    """A record's page takes its title from record_titles()."""
+    folder, _, stem = docname.partition("/")
+    if folder != "results":
+        return
+    title = record_titles(Path(app.srcdir) / folder).get(stem)
+    if title is None:
+        return
+    heading = f"# {title}"
+    if _HEADING.search(source[0]):
+        source[0] = _HEADING.sub(lambda m: heading, source[0], count=1)
+    else:
+        source[0] = f"{heading}\n\n{source[0]}"
+
+
 def _record_links(app, doctree):
     """A link to a measurement record resolves, through the docs/results
     link, to results/NAME.md outside the source (which Sphinx names by an
@@ -876,5 +926,6 @@ def setup(app):
     app.add_directive("benchbpf-cli", CliDirective)
     app.add_directive("benchbpf-api", ApiDirective)
     app.connect("doctree-read", _record_links)
+    app.connect("source-read", _record_title)
     app.connect("autodoc-process-docstring", _api_docstring)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
