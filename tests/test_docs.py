@@ -22,6 +22,8 @@ tests read the HTML it wrote:
 - the sidebar holds the sections in order, Measurements (every record, each
   page titled as no other) out of Reference, and the index links each of a
   newcomer's tasks;
+- the pages README links to, and the index, hold no MyST role or label line
+  (a forge shows them raw): their links are Markdown links;
 - a broken {ref}, {doc} or page link, and a link to a measurement record
   that does not exist, fail the build, while a link to one that does
   resolves to its page.
@@ -431,6 +433,48 @@ def test_records_sharing_a_heading_get_their_machine_or_file_name(tmp_path):
 
 
 # ---------------------------------------------------------------- links
+
+#: MyST's syntax a forge shows raw: a role ({ref}`x`, {doc}`x`, {py:func}`x`)
+#: and a label line, "(label)=".
+ROLE = re.compile(r"\{[\w:-]+\}`")
+LABEL_LINE = re.compile(r"^\([^)\s]+\)=\s*$")
+FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
+
+
+def _forge_pages():
+    """The manual's pages README links to, and the index."""
+    links = re.findall(r"\]\((docs/[^)#\s]+\.md)(?:#[^)]*)?\)",
+                       (ROOT / "README.md").read_text(encoding="utf-8"))
+    return sorted({ROOT / link for link in links} | {DOCS / "index.md"})
+
+
+def _raw_myst(text):
+    """(line number, line) of each role or label line outside code fences."""
+    out, fence = [], None
+    for number, line in enumerate(text.splitlines(), 1):
+        m = FENCE.match(line)
+        if m and (fence is None or m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence)):
+            fence = m.group(1) if fence is None else None
+            continue
+        if fence is None and (ROLE.search(line) or LABEL_LINE.match(line)):
+            out.append((number, line))
+    return out
+
+
+def test_pages_readme_links_read_cleanly_on_a_forge():
+    pages = _forge_pages()
+    assert len(pages) > 10 and all(p.exists() for p in pages), (
+        f"README links pages that do not exist: {[str(p) for p in pages if not p.exists()]}")
+    problems = [f"{p.relative_to(ROOT)}:{n}: {line.strip()}"
+                for p in pages for n, line in _raw_myst(p.read_text(encoding="utf-8"))]
+    assert not problems, ("MyST roles or label lines, raw on a forge (write "
+                          "[text](page.md#heading-anchor)):\n" + "\n".join(problems))
+
+
+def test_the_forge_check_finds_roles_and_labels():
+    text = ("(a-label)=\n## A heading\nSee {ref}`a-label` and {doc}`page`.\n"
+            "```{toctree}\n(in-a-fence)=\n{ref}`in-a-fence`\n```\n")
+    assert [n for n, _ in _raw_myst(text)] == [1, 3]
 
 def test_broken_links_fail_the_build_and_record_links_resolve(tmp_path):
     """A page with a missing label, a missing page, a missing measurement
