@@ -8,8 +8,8 @@ imports benchbpf: build with benchbpf installed (its C extension built); no
 BPF privileges and no network are needed.
 
 Measurement records: docs/results is a symbolic link to the repository's
-results/, so each results/*.md is a page of the manual (reference/records.md
-lists them).  A page links to a record by its path, from docs/tasks/x.md
+results/, so each results/*.md is a page of the manual (measurements/index.md
+lists them; docs/_ext gives each a title of its own).  A page links to a record by its path, from docs/tasks/x.md
 either [the record](../../results/precision-2cpu.md) (the repository's path,
 which GitHub follows too) or [the record](../results/precision-2cpu.md)
 (through docs/results): the extension (docs/_ext) points both at the

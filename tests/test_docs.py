@@ -5,6 +5,9 @@ The manual is built once for the module (a subprocess running Sphinx, as CI
 would: `python3 -m sphinx -W --keep-going -b html docs OUT`); the other
 tests read the HTML it wrote:
 
+- the build prints no dump of a parser's settings (it once printed MyST's
+  whole MdParserConfig on every build);
+
 - the benchmark reference has a section for every benchmark `benchbpf -l`
   lists, and no other, and each option `benchbpf NAME --help` prints appears
   in its section with the same flag, default, range and choices;
@@ -13,12 +16,21 @@ tests read the HTML it wrote:
   top level's, then one page per layer folder), and every name in its
   __all__ an entry there (an anchor id="benchbpf.module.name", or a link from
   its module's section to the entry that documents it) showing a docstring;
+- each function the top level exports, and benchbpf.ab, the callable module,
+  is documented on the top level's page under the name users call, with the
+  function's parameters and the modules that export it too;
+- the sidebar holds the sections in order, Measurements (every record, each
+  page titled as no other) out of Reference, and the index links each of a
+  newcomer's tasks;
+- the pages README links to, and the index, hold no MyST role or label line
+  (a forge shows them raw): their links are Markdown links;
 - a broken {ref}, {doc} or page link, and a link to a measurement record
   that does not exist, fail the build, while a link to one that does
   resolves to its page.
 """
 import contextlib
 import importlib
+import inspect
 import io
 import pkgutil
 import re
@@ -36,18 +48,19 @@ ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
 
 
-def _sphinx(source, out, *extra):
+def _sphinx(source, out, *extra, quiet=True):
     return subprocess.run(
-        [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html",
-         *extra, str(source), str(out)],
+        [sys.executable, "-m", "sphinx", "-W", "--keep-going", *(["-q"] if quiet else []),
+         "-b", "html", *extra, str(source), str(out)],
         cwd=ROOT, capture_output=True, text=True, timeout=600)
 
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
-    """(the finished Sphinx process, the directory of the HTML it wrote)."""
+    """(the finished Sphinx process, the directory of the HTML it wrote).
+    Not quiet: what a reader building the manual sees is checked too."""
     out = tmp_path_factory.mktemp("manual")
-    return _sphinx(DOCS, out), out
+    return _sphinx(DOCS, out, quiet=False), out
 
 
 def _page(built, name):
@@ -74,6 +87,25 @@ def test_the_manual_builds_without_a_warning(built):
     proc, _ = built
     assert proc.returncode == 0 and not proc.stderr.strip(), (
         f"sphinx exited {proc.returncode}; its output:\n{proc.stderr}{proc.stdout}")
+
+
+#: What a dump of a parser's settings looks like: MyST's MdParserConfig(...),
+#: an argparse Namespace(...) or ArgumentParser(...).
+PARSER_DUMP = re.compile(r"\b(?:\w*Config|Namespace|ArgumentParser)\(\w+=")
+
+
+def test_the_build_prints_no_parser_settings(built):
+    proc, _ = built
+    output = proc.stdout + proc.stderr
+    assert "build succeeded" in proc.stdout, output    # not quiet: it printed its progress
+    dumps = [line for line in output.splitlines() if PARSER_DUMP.search(line)]
+    assert not dumps, "the build printed a parser's settings:\n" + "\n".join(dumps)
+
+
+def test_the_dump_pattern_catches_a_dump():
+    assert PARSER_DUMP.search("myst v5.2.0: MdParserConfig(commonmark_only=False, gfm_only=False)")
+    assert PARSER_DUMP.search("Namespace(warmup=1, duration=2)")
+    assert not PARSER_DUMP.search("reading sources... [ 19%] reference/api")
 
 
 # ---------------------------------------------------------------- benchmarks
@@ -284,7 +316,165 @@ def test_every_public_name_is_documented_with_a_docstring(built):
         + "\nan entry without a docstring:\n  " + "\n  ".join(undocumented or ["none"]))
 
 
+def _called(obj):
+    """The function a callable module (benchbpf.ab) runs, else obj."""
+    callable_module = isinstance(obj, type(benchbpf)) and callable(obj)
+    return getattr(obj, obj.__call_target__) if callable_module else obj
+
+
+def test_top_level_functions_are_documented_under_the_name_users_call(built):
+    """benchbpf.sweep, benchbpf.ab (a callable module), ... each have an
+    entry of that name on the top level's page, showing the parameters of
+    the function a call runs and naming the modules that export it too."""
+    page = _page(built, "reference/api.html")
+    problems = []
+    for name in benchbpf.__all__:
+        obj = getattr(benchbpf, name)
+        function = _called(obj)
+        if not inspect.isroutine(function):
+            continue
+        entry = page.find(id=f"benchbpf.{name}")
+        if entry is None:
+            problems.append(f"benchbpf.{name}: no entry on reference/api.html")
+            continue
+        shown = {e.get_text() for e in entry.find_all(class_="n")}
+        missing = [p for p in inspect.signature(function).parameters if p not in shown]
+        if missing:
+            problems.append(f"benchbpf.{name}: the signature lacks {missing}")
+        body = _text(entry.find_next_sibling("dd"))
+        for module in _public_modules()[1:]:
+            for other in module.__all__:
+                full = f"{module.__name__}.{other}"
+                if getattr(module, other, None) is function and full not in body:
+                    problems.append(f"benchbpf.{name}: its entry does not say {full}")
+    assert not problems, "\n".join(problems)
+    assert page.find(id="benchbpf.ab") is not None, "the test checked no callable module"
+
+
+# ---------------------------------------------------------------- navigation
+
+#: The manual's sections, in the order of its sidebar.
+SECTIONS = ["Getting started", "Tasks", "Reference", "Measurements", "Background",
+            "Troubleshooting"]
+
+#: A newcomer's tasks (issue #39) and the page of each, which the index's
+#: own text links: the run, the list, ab, sweep and plot, the gate, the
+#: report, other kernels, troubleshooting.
+TASK_PAGES = ["tasks/how-fast.html", "tasks/how-fast.html#which-benchmarks-there-are",
+              "tasks/compare.html", "tasks/notebooks.html", "tasks/pytest-gate.html",
+              "tasks/suite-report.html", "tasks/other-kernels.html", "troubleshooting.html"]
+
+
+def _sidebar_sections(page):
+    tree = page.find(class_="sidebar-tree")
+    return [_text(a) for a in tree.select("ul > li.toctree-l1 > a")]
+
+
+def test_the_sidebar_has_the_sections_in_order(built):
+    shown = _sidebar_sections(_page(built, "index.html"))
+    # Pages written on another branch (glossary, ...) may stand between them.
+    assert [s for s in shown if s in SECTIONS] == SECTIONS, shown
+
+
+def test_the_index_links_every_newcomer_task(built):
+    _, out = built
+    article = _page(built, "index.html").find("article")
+    links = {a["href"] for a in article.find_all("a", href=True)}
+    missing = [t for t in TASK_PAGES if t not in links]
+    assert not missing, f"docs/index.md links none of {missing}"
+    for target in TASK_PAGES:
+        page, _, anchor = target.partition("#")
+        assert (out / page).exists(), target
+        if anchor:
+            assert _page(built, page).find(id=anchor) is not None, target
+
+
+def test_measurement_records_are_their_own_section_with_unique_titles(built):
+    _, out = built
+    records = sorted(p.stem for p in (ROOT / "results").glob("*.md"))
+    measurements = _page(built, "measurements/index.html").find("article")
+    linked = {a["href"].partition("#")[0] for a in measurements.find_all("a", href=True)}
+    assert {f"../results/{r}.html" for r in records} <= linked, linked
+    # Out of Reference: its page lists no record.
+    reference = _page(built, "reference/index.html").find("article")
+    assert not [a["href"] for a in reference.find_all("a", href=True)
+                if "results/" in a["href"]]
+    titles = {r: _text(_page(built, f"results/{r}.html").find("h1")).rstrip("¶ ")
+              for r in records}
+    shared = {t for t in titles.values() if list(titles.values()).count(t) > 1}
+    assert not shared, {r: t for r, t in titles.items() if t in shared}
+
+
+def _extension():
+    sys.path.insert(0, str(DOCS / "_ext"))
+    try:
+        return importlib.import_module("benchbpf_docs")
+    finally:
+        sys.path.remove(str(DOCS / "_ext"))
+
+
+def test_records_sharing_a_heading_get_their_machine_or_file_name(tmp_path):
+    taken = "- taken: {day} 22:19 UTC, 1310 s; host: {cpu}, 2 CPUs, kernel 6.18\n"
+    (tmp_path / "amd.md").write_text(
+        "# Side by side\n\n" + taken.format(day="2026-12-01", cpu="AMD EPYC"))
+    (tmp_path / "intel.md").write_text(
+        "# Side by side\n\n" + taken.format(day="2026-12-03",
+                                               cpu="Intel(R) Xeon(R) Processor"))
+    (tmp_path / "again.md").write_text(
+        "# Side by side\n\n" + taken.format(day="2026-12-03",
+                                               cpu="Intel(R) Xeon(R) Processor"))
+    (tmp_path / "bare.md").write_text("# Alone\n")
+    (tmp_path / "twin-a.md").write_text("# Twin\n")
+    (tmp_path / "twin-b.md").write_text("# Twin\n")
+    assert _extension().record_titles(tmp_path) == {
+        "amd": "Side by side (AMD EPYC, 2026-12-01)",
+        "intel": "Side by side (intel)", "again": "Side by side (again)",
+        "bare": "Alone", "twin-a": "Twin (twin-a)", "twin-b": "Twin (twin-b)"}
+
+
 # ---------------------------------------------------------------- links
+
+#: MyST's syntax a forge shows raw: a role ({ref}`x`, {doc}`x`, {py:func}`x`)
+#: and a label line, "(label)=".
+ROLE = re.compile(r"\{[\w:-]+\}`")
+LABEL_LINE = re.compile(r"^\([^)\s]+\)=\s*$")
+FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
+
+
+def _forge_pages():
+    """The manual's pages README links to, and the index."""
+    links = re.findall(r"\]\((docs/[^)#\s]+\.md)(?:#[^)]*)?\)",
+                       (ROOT / "README.md").read_text(encoding="utf-8"))
+    return sorted({ROOT / link for link in links} | {DOCS / "index.md"})
+
+
+def _raw_myst(text):
+    """(line number, line) of each role or label line outside code fences."""
+    out, fence = [], None
+    for number, line in enumerate(text.splitlines(), 1):
+        m = FENCE.match(line)
+        if m and (fence is None or m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence)):
+            fence = m.group(1) if fence is None else None
+            continue
+        if fence is None and (ROLE.search(line) or LABEL_LINE.match(line)):
+            out.append((number, line))
+    return out
+
+
+def test_pages_readme_links_read_cleanly_on_a_forge():
+    pages = _forge_pages()
+    assert len(pages) > 10 and all(p.exists() for p in pages), (
+        f"README links pages that do not exist: {[str(p) for p in pages if not p.exists()]}")
+    problems = [f"{p.relative_to(ROOT)}:{n}: {line.strip()}"
+                for p in pages for n, line in _raw_myst(p.read_text(encoding="utf-8"))]
+    assert not problems, ("MyST roles or label lines, raw on a forge (write "
+                          "[text](page.md#heading-anchor)):\n" + "\n".join(problems))
+
+
+def test_the_forge_check_finds_roles_and_labels():
+    text = ("(a-label)=\n## A heading\nSee {ref}`a-label` and {doc}`page`.\n"
+            "```{toctree}\n(in-a-fence)=\n{ref}`in-a-fence`\n```\n")
+    assert [n for n, _ in _raw_myst(text)] == [1, 3]
 
 def test_broken_links_fail_the_build_and_record_links_resolve(tmp_path):
     """A page with a missing label, a missing page, a missing measurement

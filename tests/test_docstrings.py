@@ -229,3 +229,41 @@ def test_the_checks_catch_what_they_look_for():
     assert problems == ["bare: no docstring",
                         "vague: docstring names none of its parameters ['count']",
                         "Thing.size: no docstring"]
+
+
+def _callable_modules():
+    """(label, module) of each module that benchbpf or a public module
+    exports and that is callable (benchbpf.ab, benchbpf.ringbuf)."""
+    out = {}
+    for module in MODULES:
+        _, public = _public(module)
+        for label, obj in public or ():
+            if isinstance(obj, types.ModuleType) and callable(obj):
+                out.setdefault(obj.__name__, (label, obj))
+    return sorted(out.values(), key=lambda x: x[0])
+
+
+def test_the_callable_modules_are_found():
+    labels = [label for label, _ in _callable_modules()]
+    assert "benchbpf.ab" in labels and "benchbpf.ringbuf" in labels, labels
+
+
+@pytest.mark.parametrize("label, module", [pytest.param(label, module, id=label)
+                                           for label, module in _callable_modules()])
+def test_a_callable_module_shows_its_function(label, module):
+    """inspect.signature() and help() of benchbpf.ab tell what benchbpf.ab(...)
+    takes: the parameters and docstring of the function it calls."""
+    import pydoc
+    function = getattr(module, module.__call_target__)
+    sig = inspect.signature(module)
+    assert list(sig.parameters) == list(inspect.signature(function).parameters), label
+    assert sig == inspect.signature(function), label
+    text = pydoc.render_doc(module, renderer=pydoc.plaintext)
+    flat = " ".join(text.split())
+    assert f"{function.__name__}{sig}" in flat, f"help({label}) shows no signature"
+    first = " ".join(inspect.getdoc(function).split("\n\n")[0].split())
+    assert first in flat, f"help({label}) does not start from the function's docstring"
+    own = " ".join(inspect.cleandoc(module.__dict__["__doc__"]).split())
+    assert own[:200] in flat, f"help({label}) lost the module's own docstring"
+    # The function's description comes first: it is what a caller wants.
+    assert flat.index(first) < flat.index(own[:200])

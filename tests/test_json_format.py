@@ -22,14 +22,24 @@ CSRC = ROOT / "csrc"
 QUICK = {"warmup": 0, "duration": 0.3, "interval": 0.1}
 
 
+#: The page's key tables by the heading above each (a forge shows the
+#: manual's label lines raw, so the headings name them).
+SECTIONS = {"A Result's `metadata`": "metadata-keys",
+            'The fingerprint: `metadata["fingerprint"]`': "fingerprint-keys",
+            '`metadata["vm"]`: the guest of a run under `--kernel`': "vm-metadata-keys",
+            "A ResultSet's `metadata`": "resultset-metadata-keys",
+            "An A/B comparison's `metadata`": "ab-metadata-keys"}
+
+
 def _tables():
     """{label: set of keys} of the page's key tables: each table's first
-    cell names one or more `key`s; a table belongs to the (label)= above it."""
+    cell names one or more `key`s; a table belongs to the heading above it
+    (SECTIONS)."""
     tables, label = {}, None
     for line in PAGE.read_text(encoding="utf-8").splitlines():
-        m = re.fullmatch(r"\((?P<label>[\w-]+)\)=", line.strip())
+        m = re.fullmatch(r"#+ (?P<heading>.+)", line.strip())
         if m:
-            label = m["label"]
+            label = SECTIONS.get(m["heading"])
             continue
         if label and line.startswith("| `"):
             first = line.split("|")[1]

@@ -8,7 +8,8 @@
     benchbpf.count               __all__, and links for the names it exports
     ```                          that another module documents
 
-and links to measurement records (results/*.md) pointed at their pages.
+and links to measurement records (results/*.md) pointed at their pages,
+whose titles it makes unique (record_titles).
 
 benchmark_reference() is the data the first renders.  Every example it shows
 is checked when the manual builds: the Python call with benchbpf.check(),
@@ -419,7 +420,7 @@ def _benchmark_section(document, b):
     if b.extra:
         section += _para("Counters of each sample besides hits and drops: ",
                          ", ".join(f"`{x}`" for x in b.extra), ".")
-    probe = _xref("py", "func", "benchbpf.harness.features.features", "features()")
+    probe = _xref("py", "func", api_entry(features.__name__, "features"), "features()")
     if b.features:
         section += _para("Kernel features it needs, as ", probe, " names them: ",
                          ", ".join(f"`{f}`" for f in b.features) + ".")
@@ -678,12 +679,23 @@ def _every_module():
             yield importlib.import_module(info.name)
 
 
+def called_function(obj):
+    """The function a callable module runs when called (benchbpf.ab runs
+    benchbpf.analysis.ab.ab), else obj itself."""
+    if inspect.ismodule(obj) and callable(obj):
+        return getattr(obj, obj.__call_target__)
+    return obj
+
+
 @functools.lru_cache(maxsize=None)
 def api_homes():
     """id(class or function) -> (module, name) of the entry that documents
-    it: the module that defines it where that module exports it, else the
-    first other submodule that does (by name), else the top level.  Every
-    other module that exports it links there."""
+    it.  A function the top level exports is documented there, under the
+    name users call it by (benchbpf.sweep; benchbpf.ab, the callable module,
+    for the function it runs).  Any other class or function: the module
+    that defines it where that module exports it, else the first other
+    submodule that does (by name), else the top level.  Every other module
+    that exports it links there."""
     modules = public_modules()
     homes = {}
     for module in [*modules[1:], modules[0]]:
@@ -696,6 +708,10 @@ def api_homes():
             defined_in = getattr(obj, "__module__", None)
             if id(obj) not in homes or defined_in == module.__name__:
                 homes[id(obj)] = (module.__name__, name)
+    for name in benchbpf.__all__:
+        obj = called_function(getattr(benchbpf, name, None))
+        if inspect.isroutine(obj):
+            homes[id(obj)] = (benchbpf.__name__, name)
     return homes
 
 
@@ -705,10 +721,45 @@ def api_entry(module_name, name):
     if not hasattr(module, name):
         return f"{module_name}.{name}"   # autodoc then says it is missing
     obj = getattr(module, name)
-    if inspect.ismodule(obj):
+    if inspect.ismodule(obj) and not documented_as_function(module_name, name):
         return obj.__name__
-    home = api_homes().get(id(obj))
+    home = api_homes().get(id(called_function(obj)))
     return ".".join(home) if home else f"{module_name}.{name}"
+
+
+def documented_as_function(module_name, name):
+    """Whether `name` of `module_name` is a callable module documented
+    there as the function it runs (benchbpf.ab)."""
+    obj = getattr(importlib.import_module(module_name), name, None)
+    return inspect.ismodule(obj) and callable(obj) and \
+        api_homes().get(id(called_function(obj))) == (module_name, name)
+
+
+def other_exports(obj):
+    """[(module, full name)] of the public modules below the top level that
+    export obj: where a name the top level documents lives too."""
+    return [(m.__name__, f"{m.__name__}.{n}") for m in public_modules()[1:]
+            for n in m.__all__ if getattr(m, n, None) is obj]
+
+
+def _api_docstring(app, what, name, obj, options, lines):
+    """autodoc's docstring of an entry: a callable module's section shows
+    the module's own docstring and its function entry the function's; an
+    entry of the top level names the modules that export it too."""
+    from sphinx.util.docstrings import prepare_docstring
+    if inspect.ismodule(obj) and callable(obj):
+        own = vars(obj).get("__doc__") if what == "module" else \
+            inspect.getdoc(called_function(obj))
+        lines[:] = prepare_docstring(own or "")
+    if what != "function" or name.rpartition(".")[0] != benchbpf.__name__:
+        return
+    same = [f"``{full}``, in :py:mod:`{module}`"
+            for module, full in other_exports(called_function(obj))]
+    if same:
+        lines += ["", "The same function: " + "; ".join(same) + "."]
+    if inspect.ismodule(obj):
+        lines += ["", f"``{name}`` is the module :py:mod:`{obj.__name__}`, callable: "
+                  "its other names are its attributes."]
 
 
 def _attribute_docs(module_name):
@@ -772,12 +823,19 @@ class ApiDirective(SphinxDirective):
                                "the module does not have", location=self.get_location())
             elsewhere = [(n, api_entry(module_name, n)) for n in module.__all__
                          if api_entry(module_name, n) != f"{module_name}.{n}"]
+            # automodule would take a module for data: each is documented
+            # after it, as the function it runs
+            functions = [n for n in module.__all__ if documented_as_function(module_name, n)]
             lines = ["```{eval-rst}", f".. automodule:: {module_name}"]
+            if elsewhere or functions:
+                excluded = [n for n, _ in elsewhere] + functions
+                lines.append(f"   :exclude-members: {', '.join(excluded)}")
             if elsewhere:
-                lines.append(f"   :exclude-members: {', '.join(n for n, _ in elsewhere)}")
                 # the directive's content: after the module's docstring
                 lines += ["", "   .. rubric:: Also exported here", ""]
                 lines += [f"   * ``{n}``: :py:obj:`{entry}`" for n, entry in elsewhere]
+            for name in functions:
+                lines += ["", f".. autofunction:: {module_name}.{name}"]
             for name, comment in reexported_data(module):
                 lines += ["", f".. autodata:: {module_name}.{name}", ""]
                 lines += ["   " + x for x in comment]
@@ -789,6 +847,55 @@ class ApiDirective(SphinxDirective):
 
 
 # ---------------------------------------------------------------- records
+
+#: A record's "- taken: 2026-12-01 22:19 UTC, 1310 s; host: AMD EPYC, 2 CPUs, ..." line.
+_TAKEN = re.compile(r"^- taken: (\d{4}-\d\d-\d\d)[^;\n]*; host: ([^,\n]+)", re.M)
+_HEADING = re.compile(r"^# (.+)$", re.M)
+
+
+def _machine(text):
+    """"AMD EPYC, 2026-12-01": the CPU and day of a record's taken/host
+    line, or "" where it has none."""
+    m = _TAKEN.search(text)
+    if not m:
+        return ""
+    cpu = re.sub(r"\((?:R|TM)\)|\b(?:Processor|CPU)\b", "", m.group(2))
+    return f"{' '.join(cpu.split())}, {m.group(1)}"
+
+
+def record_titles(folder):
+    """{file stem: title in the manual} of the measurement records (*.md)
+    in `folder`: each record's first heading, made its own where another
+    record has the same one by the machine and day it was taken (its
+    taken/host line), else by its file name.  The file keeps its heading."""
+    heads = {}
+    for path in sorted(Path(folder).glob("*.md")):
+        text = path.read_text(encoding="utf-8")
+        m = _HEADING.search(text)
+        heads[path.stem] = (m.group(1).strip() if m else path.stem, _machine(text))
+    shared = [t for t, _ in heads.values()]
+    titles = {stem: f"{t} ({machine or stem})" if shared.count(t) > 1 else t
+              for stem, (t, machine) in heads.items()}
+    # the same heading, machine and day: the file names tell them apart
+    taken = list(titles.values())
+    return {stem: t if taken.count(t) == 1 else f"{heads[stem][0]} ({stem})"
+            for stem, t in titles.items()}
+
+
+def _record_title(app, docname, source):
+    """A record's page takes its title from record_titles()."""
+    folder, _, stem = docname.partition("/")
+    if folder != "results":
+        return
+    title = record_titles(Path(app.srcdir) / folder).get(stem)
+    if title is None:
+        return
+    heading = f"# {title}"
+    if _HEADING.search(source[0]):
+        source[0] = _HEADING.sub(lambda m: heading, source[0], count=1)
+    else:
+        source[0] = f"{heading}\n\n{source[0]}"
+
 
 def _record_links(app, doctree):
     """A link to a measurement record resolves, through the docs/results
@@ -804,9 +911,21 @@ def _record_links(app, doctree):
             ref["reftarget"] = f"results/{target.name}"
 
 
+class _NoParserConfigDump:
+    """Drops MyST's "myst vX: MdParserConfig(...)" line: a page-wide dump of
+    every parser setting that each build printed, telling nobody anything."""
+
+    def filter(self, record):
+        return not any(type(a).__name__ == "MdParserConfig" for a in (record.args or ()))
+
+
 def setup(app):
+    # myst_parser logs its settings when the builder starts (after this setup).
+    logging.getLogger("myst_parser.sphinx_ext.main").logger.addFilter(_NoParserConfigDump())
     app.add_directive("benchbpf-benchmarks", BenchmarksDirective)
     app.add_directive("benchbpf-cli", CliDirective)
     app.add_directive("benchbpf-api", ApiDirective)
     app.connect("doctree-read", _record_links)
+    app.connect("source-read", _record_title)
+    app.connect("autodoc-process-docstring", _api_docstring)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
