@@ -240,6 +240,15 @@ def _load_baseline(path, counter="hits", top_pct=10, alpha=0.01):
     return Baseline(tuple(ResultSet.from_dict(d)), counter, top_pct, alpha=alpha)
 
 
+def _store_name(location):
+    """A history store's location as the store names it (a URL without its
+    password); None: the default store's."""
+    from ..history import Store, default_location
+    named = Store.__new__(Store)    # not opened: only its name is wanted
+    named.location = str(location or default_location())
+    return named.where
+
+
 def _stand_in(run, summary):
     """A Result of one sample with a saved run's mean hit rate over its
     span, its start and host drift: what analysis.host_test reads of a
@@ -584,7 +593,7 @@ class Gate:
         failed = [w for w in caught if issubclass(w.category, history.HistoryWarning)]
         for w in caught:
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
-        where = self.history or history.default_location()
+        where = _store_name(self.history)
         if failed:
             self._note(f"{key}: history: NOT RECORDED in {where}: {failed[0].message} "
                        f"(its figures: " + ", ".join(f"{r.median:.3f}" for r in runs)
@@ -603,7 +612,7 @@ class Gate:
         stored runs than history_runs: NOT CHECKED, saying how many."""
         from .. import history
         n, store = self.history_runs, self.history or None
-        where = self.history or history.default_location()
+        where = _store_name(self.history)
         r = get()
         try:
             rows = history.last_runs(r, n, store)
