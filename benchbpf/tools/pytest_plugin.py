@@ -7,8 +7,8 @@
                             max_drop_pct=15)
 
 `pytest --benchbpf-baseline DIR --benchbpf-save` records baselines as
-DIR/<key>.json (the runs, as a ResultSet); `pytest --benchbpf-baseline DIR`
-compares against them.  `--benchbpf-save` alone and `--benchbpf-compare` use
+DIR/<key>.json (BASELINE_FORMAT: what the comparison needs of each run, a few
+kB); `pytest --benchbpf-baseline DIR` compares against them.  `--benchbpf-save` alone and `--benchbpf-compare` use
 ``.benchbpf-baselines`` in pytest's rootdir.  --benchbpf-baseline always
 takes a directory; a test file there is a usage error.
 
@@ -47,8 +47,16 @@ file and date, and what differs in the machine.  An UnsupportedError
 inside check() skips the test with its reason.
 
 A baseline of another benchmark, other parameters or another trigger is
-refused, saying what differs.  Without --benchbpf-baseline nothing is
-compared: each check is listed as NOT CHECKED in the terminal summary.
+not comparable: an outcome of its own, counted apart from failures
+("1 not comparable"), saying what differs and how to re-save; it fails the
+session, since a gate that compares nothing guards nothing.  Without a
+baseline nothing is compared: each check is listed as NOT CHECKED in the
+terminal summary, naming the flags to use.
+
+`--benchbpf-history [PATH|URL]` records every run of each check into the
+history store; `--benchbpf-baseline-from-history N` compares each check
+against the last N runs of its series on this machine and kernel there
+instead of a file.
 """
 import json
 import math
@@ -542,8 +550,13 @@ class Gate:
         The decision is the class docstring's rule.  A run with fewer
         samples than the baseline's spread needs, or whose speed is below
         the limit while its confidence bound is not, is topped up by the
-        next run's samples.  Returns a dict describing the decision (None
-        when saving or when no baseline directory was given): its
+        next run's samples.  With history_runs, the baseline is the last
+        history_runs runs of the check's series on this machine and kernel
+        in the history store (compared as the store keeps them: one median
+        per run); with a history store, every run is recorded there.
+        Returns a dict describing the decision (None when saving, when no
+        baseline directory was given, or when the store holds too few
+        runs): its
         "outcome" is the decision as every comparison states it (an
         analysis Outcome, see _outcome), its "verdict" the gate's own word
         ("pass", "regression", "unclear")."""
