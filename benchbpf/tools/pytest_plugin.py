@@ -216,7 +216,7 @@ BASELINE_FORMAT = "benchbpf-gate-baseline"
 _BASELINE_VERSION = 1
 
 
-class _NotComparable(Exception):
+class _NotComparable(ValueError):
     """The baseline is no baseline for this check: args[0], the lines
     saying what differs."""
 
@@ -342,8 +342,7 @@ class Baseline:
                     "span_s": r._span_s() if r.samples else 0.0,
                     # Frozen in the Result (mapping proxies): plain JSON here.
                     "host_drift": json.loads(json.dumps(r.metadata.get("host_drift"),
-                                                        default=dict)),
-                    "concurrent_runs": r.metadata.get("concurrent_runs")})
+                                                        default=dict))})
         return {"format": BASELINE_FORMAT, "version": _BASELINE_VERSION,
                 "counter": self.counter, "top_pct": self.top_pct, "per_cpu": self.per_cpu,
                 "alpha": self.alpha, "reference_mps": _rounded(self.reference),
@@ -356,7 +355,8 @@ class Baseline:
         """The Baseline that as_dict() gave `d`, for a check of `counter`
         comparing the fastest `top_pct` percent at `alpha`.  The file keeps
         only the rates its own counter and share select: a check asking
-        for others raises _NotComparable saying what differs."""
+        for others is a ValueError saying what differs (one line each in
+        its args[0])."""
         why = [f"{what}: baseline {d.get(k)!r}, this check {v!r}"
                for what, k, v in (("counter", "counter", counter),
                                   ("fastest share (top_pct)", "top_pct", top_pct))
