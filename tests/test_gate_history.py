@@ -105,15 +105,17 @@ def test_a_failed_write_keeps_the_checks_figure(tmp_path):
     assert (tmp_path / "b" / "k.json").exists()
     line = gate.reports[-1]
     assert line.startswith(f"k: history: NOT RECORDED in {bad}: ")
-    assert "30.000 M/s median" in line
+    assert "30.000 M/s mean" in line
 
 
+# A limit far beyond what other runs sharing the CPUs do to a run's hits
+# per second: these tests check the plumbing, not the machine.
 GATED = """
 import benchbpf
 def test_gate(benchbpf_gate):
     benchbpf_gate.check("count-local", lambda: benchbpf.run(
         "count-local", warmup=0.1, duration=0.3, interval=0.001, work_per_hit=40),
-        max_drop_pct=60)
+        max_drop_pct=95)
 """
 
 
@@ -132,7 +134,7 @@ def test_the_flags_record_then_compare_on_this_machine(pytester, tmp_path):
                                   f"{held} of the 3 runs*"])
     out = pytester.runpytest(f"--benchbpf-history={db}", "--benchbpf-baseline-from-history=3")
     out.assert_outcomes(passed=1)
-    out.stdout.fnmatch_lines(["count-local: ok B/A *(gate: run medians against the history "
+    out.stdout.fnmatch_lines(["count-local: ok B/A *(gate: run means against the history "
                               "store's last runs); *the median of the last 3 runs*"])
     assert len(history.runs("count-local", store=str(db))) == 4
 

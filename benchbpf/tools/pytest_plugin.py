@@ -552,7 +552,7 @@ class Gate:
         the limit while its confidence bound is not, is topped up by the
         next run's samples.  With history_runs, the baseline is the last
         history_runs runs of the check's series on this machine and kernel
-        in the history store (compared as the store keeps them: one median
+        in the history store (compared as the store keeps them: one mean
         per run); with a history store, every run is recorded there.
         Returns a dict describing the decision (None when saving, when no
         baseline directory was given, or when the store holds too few
@@ -609,16 +609,18 @@ class Gate:
         where = _store_name(self.history)
         if failed:
             self._note(f"{key}: history: NOT RECORDED in {where}: {failed[0].message} "
-                       f"(its figures: " + ", ".join(f"{r.median:.3f}" for r in runs)
-                       + " M/s median)")
+                       f"(its figures: " + ", ".join(f"{r.mean:.3f}" for r in runs)
+                       + " M/s mean)")
         else:
             self._note(f"{key}: history: {new} run(s) recorded in {where}")
 
     def _check_history(self, key, get, runner, max_drop_pct, alpha):
         """The check against the last history_runs runs of its series on
-        this machine and kernel in the history store.  The store keeps one
-        figure per run, its median hit rate per second, so that is what is
-        compared, run against run: a run within max_drop_pct of the stored
+        this machine and kernel in the history store.  The store keeps a
+        run's figures, not its samples: what is compared, run against run,
+        is its mean hit rate per second (all its hits over all its time: a
+        producer that got the CPU in slices leaves many 1-ms samples empty,
+        and their median at 0).  A run within max_drop_pct of the stored
         runs' median passes; a slower one is confirmed by more runs, after
         confirm_delays_s, until len(confirm_delays_s) + 1 slower runs are
         below the stored ones by across_runs (one-sided, at alpha).  Fewer
@@ -631,26 +633,30 @@ class Gate:
             rows = history.last_runs(r, n, store)
         except history.HistoryError as e:
             pytest.fail(f"{key}: cannot read the baseline from history: {e}", pytrace=False)
-        base = [x["median_mps"] for x in rows if x["median_mps"] is not None]
+        base = [x["mean_mps"] for x in rows if x["mean_mps"] is not None]
         kernel = rows[-1]["kernel_release"] if rows else r.metadata.get("kernel")
         if len(base) < n:
             self._note(f"{key}: NOT CHECKED, history store {where} holds {len(base)} of the "
                        f"{n} runs of {r.name} with these parameters on this machine and "
                        f"kernel the baseline needs (--benchbpf-baseline-from-history {n}); "
                        "each check with --benchbpf-history records its runs there "
-                       f"({r.name} median {r.median:.3f} M/s)")
+                       f"({r.name} mean {r.mean:.3f} M/s)")
             return None
         ref = _median(base)
+        if not ref > 0:
+            pytest.fail(f"{key}: the last {n} runs in history store {where} have no hits: "
+                        "no baseline to compare with (record on a less loaded machine)",
+                        pytrace=False)
         figures, slower, lines = [], [], []
         verdict = _Verdict.UNCLEAR
         while True:
-            figures.append(r.median)
-            change = (r.median / ref - 1.0) * 100.0
+            figures.append(r.mean)
+            change = (r.mean / ref - 1.0) * 100.0
             if change >= -max_drop_pct:
                 verdict = _Verdict.PASS
             else:
-                slower.append(r.median)
-            lines.append(f"run {len(figures)}: median {r.median:.3f} M/s, {change:+.1f}% -> "
+                slower.append(r.mean)
+            lines.append(f"run {len(figures)}: mean {r.mean:.3f} M/s, {change:+.1f}% -> "
                          + ("pass" if verdict == _Verdict.PASS else "slower"))
             if verdict == _Verdict.PASS:
                 break
@@ -667,8 +673,8 @@ class Gate:
         ratio, low, high = found if found else (math.nan, math.nan, math.nan)
         outcome = _outcome(verdict, ratio * ref, [low * ref, high * ref], ref, alpha,
                            max_drop_pct, HISTORY_METHOD)
-        detail = (f"{r.name} median hits per second: {_median(figures):.3f} M/s over "
-                  f"{len(figures)} run(s) vs {ref:.3f} M/s, the median of the last {n} runs "
+        detail = (f"{r.name} mean hits per second: {_median(figures):.3f} M/s (median of "
+                  f"{len(figures)} run(s)) vs {ref:.3f} M/s, the median of the last {n} runs "
                   f"in history store {where} ({rows[0]['started']}..{rows[-1]['started']}, "
                   f"kernel {kernel}), limit -{max_drop_pct:g}%")
         decision = {"key": key, "verdict": verdict, "outcome": outcome,
@@ -914,7 +920,7 @@ class Gate:
 #: The gate's method, as its Outcome names it.
 GATE_METHOD = "gate: fastest intervals against the baseline's fastest run"
 #: The gate's method against a baseline from the history store.
-HISTORY_METHOD = "gate: run medians against the history store's last runs"
+HISTORY_METHOD = "gate: run means against the history store's last runs"
 
 
 def _outcome(verdict, speed, interval, reference, alpha, max_drop_pct, method=GATE_METHOD):
