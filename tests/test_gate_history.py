@@ -151,7 +151,9 @@ def test_bad_history_options_are_usage_errors(pytester, tmp_path):
         ([f"--benchbpf-history={tmp_path}", "--benchbpf-baseline-from-history=3"],
          "*that is a test path or a directory*"),
         (["--benchbpf-history=ftp://nowhere/x", "--benchbpf-baseline-from-history=3"],
-         "*--benchbpf-baseline-from-history 3: *ftp*"),
+         "*--benchbpf-history ftp://nowhere/x: *ftp*"),
+        # Recording only: a store that is no store is refused before any run too.
+        (["--benchbpf-history=ftp://nowhere/x"], "*--benchbpf-history ftp://nowhere/x: *ftp*"),
     ]
     for args, message in cases:
         out = pytester.runpytest(*args)

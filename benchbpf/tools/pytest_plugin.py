@@ -137,29 +137,36 @@ def _baseline_dir_error(value):
 def _history_options_error(config):
     """What is wrong with --benchbpf-history / --benchbpf-baseline-from-history
     as given, or None: a value that looks like a test path, N out of range,
-    a file baseline asked for as well, or a store that cannot be opened."""
+    a file baseline asked for as well, or a store that is no store (or,
+    for a baseline from it, one that cannot be used now)."""
     store = config.getoption("--benchbpf-history", None)
     n = config.getoption("--benchbpf-baseline-from-history", None)
     if store and ("::" in store or store.endswith(".py") or os.path.isdir(store)):
         return (f"--benchbpf-history {store}: that is a test path or a directory, not a "
                 "history store; write --benchbpf-history=PATH (an SQLite file or a "
                 "postgresql:// URL), or --benchbpf-history alone for the default store")
-    if n is None:
+    if n is None and store is None:
         return None
-    if not MIN_HISTORY_RUNS <= n <= MAX_HISTORY_RUNS:
+    if n is not None and not MIN_HISTORY_RUNS <= n <= MAX_HISTORY_RUNS:
         return (f"--benchbpf-baseline-from-history {n}: out of range, "
                 f"{MIN_HISTORY_RUNS} <= N <= {MAX_HISTORY_RUNS} (the runs the baseline is "
                 "taken from)")
-    if config.getoption("--benchbpf-baseline", None) is not None or \
-            config.getoption("--benchbpf-save") or config.getoption("--benchbpf-compare"):
+    if n is not None and (config.getoption("--benchbpf-baseline", None) is not None or
+                          config.getoption("--benchbpf-save") or
+                          config.getoption("--benchbpf-compare")):
         return ("--benchbpf-baseline-from-history takes the baseline from the history "
                 "store: give it without --benchbpf-baseline, --benchbpf-save or "
                 "--benchbpf-compare (baseline files)")
     from .. import history
     try:
         history.check(store or None)
+    except history.HistoryUnavailable as e:
+        # A store that cannot take runs now: recording only, the checks
+        # run and each says it could not record; a baseline cannot be read.
+        if n is not None:
+            return f"--benchbpf-baseline-from-history {n}: {e}"
     except history.HistoryError as e:
-        return f"--benchbpf-baseline-from-history {n}: {e}"
+        return f"--benchbpf-history {store or '(the default store)'}: {e}"
     return None
 
 
