@@ -156,3 +156,24 @@ def html(out_dir, name=None, *, machine=None, max_pvalue=MAX_PVALUE, store=None)
     df = series(name, machine=machine, store=store)
     found = series_changes(df, max_pvalue)
     return _html.write(df, found, out_dir, f"{DETECTOR_REQUIREMENT}, p < {max_pvalue:g}")
+
+
+def last_runs(result, n, store=None):
+    """The last `n` runs in `store` (a Store, path, URL or None: the
+    default) of `result`'s series (its benchmark, parameters, machine and
+    emulation) on `result`'s kernel release, oldest first, as dicts of
+    "id" and the store's columns (params decoded); fewer when the store
+    holds fewer.  The pytest gate's baseline from history."""
+    key = _rows.row(result)
+    kernel = key["kernel_release"]
+    where = "series = ? AND " + ("kernel_release = ?" if kernel is not None
+                                 else "kernel_release IS NULL")
+    args = [key["series"]] + ([kernel] if kernel is not None else [])
+    with _opened(store) as s:
+        found = s.rows(where, args)[-n:] if n > 0 else []
+    for r in found:
+        r["params"] = json.loads(r["params"])
+    return found
+
+
+__all__ += ["last_runs"]

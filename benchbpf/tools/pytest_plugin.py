@@ -7,8 +7,8 @@
                             max_drop_pct=15)
 
 `pytest --benchbpf-baseline DIR --benchbpf-save` records baselines as
-DIR/<key>.json (the runs, as a ResultSet); `pytest --benchbpf-baseline DIR`
-compares against them.  `--benchbpf-save` alone and `--benchbpf-compare` use
+DIR/<key>.json (BASELINE_FORMAT: what the comparison needs of each run, a few
+kB); `pytest --benchbpf-baseline DIR` compares against them.  `--benchbpf-save` alone and `--benchbpf-compare` use
 ``.benchbpf-baselines`` in pytest's rootdir.  --benchbpf-baseline always
 takes a directory; a test file there is a usage error.
 
@@ -47,8 +47,16 @@ file and date, and what differs in the machine.  An UnsupportedError
 inside check() skips the test with its reason.
 
 A baseline of another benchmark, other parameters or another trigger is
-refused, saying what differs.  Without --benchbpf-baseline nothing is
-compared: each check is listed as NOT CHECKED in the terminal summary.
+not comparable: an outcome of its own, counted apart from failures
+("1 not comparable"), saying what differs and how to re-save; it fails the
+session, since a gate that compares nothing guards nothing.  Without a
+baseline nothing is compared: each check is listed as NOT CHECKED in the
+terminal summary, naming the flags to use.
+
+`--benchbpf-history [PATH|URL]` records every run of each check into the
+history store; `--benchbpf-baseline-from-history N` compares each check
+against the last N runs of its series on this machine and kernel there
+instead of a file.
 """
 import json
 import math
@@ -64,22 +72,27 @@ from .._core import UnsupportedError
 # Parameters that may differ between a baseline and a run: how long and how
 # often it sampled, not what it measured (the host history's rule too).
 from ..results._drift import TIMING_PARAMS
-from ..analysis._compare import MIN_PRODUCER_CPU_NS, SIGNIFICANT, across_runs, configuration_differences, host_test, mann_whitney_u, median_ci, min_p_value, samples_needed
+from ..analysis._compare import MIN_PRODUCER_CPU_NS, SIGNIFICANT, across_runs, configuration_differences, host_test, mann_whitney_u, median_ci, min_p_value, ratio_interval, samples_needed
 # The gate's speed of a run, shared with compare(): usable rates (per producer
 # CPU-second where recorded), the fastest of them, their median.
 from ..analysis._compare import _median, _per_cpu, fastest as _top, run_speed, usable_rates as _rates
 from ..analysis._outcome import FASTER, SAME, SLOWER, UNDECIDED, Outcome
 from ..results.fingerprint import machine_differences
-from ..results.result import Result
+from ..results.result import Result, Sample
 from ..results.resultset import ResultSet
 
-__all__ = ["Gate", "Baseline", "GateWarning", "DEFAULT_BASELINE_DIR", "TIMING_PARAMS"]
+__all__ = ["Gate", "Baseline", "GateWarning", "DEFAULT_BASELINE_DIR", "TIMING_PARAMS",
+           "BASELINE_FORMAT", "MIN_HISTORY_RUNS", "MAX_HISTORY_RUNS", "HISTORY_METHOD"]
 
 #: Where baselines go when --benchbpf-baseline / --benchbpf-save name no directory.
 DEFAULT_BASELINE_DIR = ".benchbpf-baselines"
+#: The range of --benchbpf-baseline-from-history N, runs.
+MIN_HISTORY_RUNS, MAX_HISTORY_RUNS = 1, 1000
 
 
 _REPORTS = "benchbpf_reports"
+#: The user property that marks a check as not comparable with its baseline.
+_NOT_COMPARABLE_MARK = ("benchbpf_outcome", "not comparable")
 
 class GateWarning(UserWarning):
     """The baseline was taken on a machine that differs (kernel, CPU, mitigations...)."""
@@ -96,6 +109,17 @@ def pytest_addoption(parser):
     group.addoption("--benchbpf-save", action="store_true", default=False,
                     help="save this run's results as baselines (to --benchbpf-baseline, "
                          f"else {DEFAULT_BASELINE_DIR} in the rootdir)")
+    group.addoption("--benchbpf-history", metavar="PATH|URL", nargs="?", const="",
+                    default=None,
+                    help="record every run of each check into this history store (an "
+                         "SQLite file or a postgresql:// URL; without a value, "
+                         "$BENCHBPF_HISTORY or the default store)")
+    group.addoption("--benchbpf-baseline-from-history", metavar="N", type=int, default=None,
+                    help="take each check's baseline as its last N runs in the history "
+                         "store (--benchbpf-history, else the default) on this machine, "
+                         "kernel and parameters, instead of a baseline file; the check's "
+                         f"runs are recorded there too ({MIN_HISTORY_RUNS} <= N <= "
+                         f"{MAX_HISTORY_RUNS})")
 
 
 def _baseline_dir_error(value):
@@ -110,6 +134,42 @@ def _baseline_dir_error(value):
     return None
 
 
+def _history_options_error(config):
+    """What is wrong with --benchbpf-history / --benchbpf-baseline-from-history
+    as given, or None: a value that looks like a test path, N out of range,
+    a file baseline asked for as well, or a store that is no store (or,
+    for a baseline from it, one that cannot be used now)."""
+    store = config.getoption("--benchbpf-history", None)
+    n = config.getoption("--benchbpf-baseline-from-history", None)
+    if store and ("::" in store or store.endswith(".py") or os.path.isdir(store)):
+        return (f"--benchbpf-history {store}: that is a test path or a directory, not a "
+                "history store; write --benchbpf-history=PATH (an SQLite file or a "
+                "postgresql:// URL), or --benchbpf-history alone for the default store")
+    if n is None and store is None:
+        return None
+    if n is not None and not MIN_HISTORY_RUNS <= n <= MAX_HISTORY_RUNS:
+        return (f"--benchbpf-baseline-from-history {n}: out of range, "
+                f"{MIN_HISTORY_RUNS} <= N <= {MAX_HISTORY_RUNS} (the runs the baseline is "
+                "taken from)")
+    if n is not None and (config.getoption("--benchbpf-baseline", None) is not None or
+                          config.getoption("--benchbpf-save") or
+                          config.getoption("--benchbpf-compare")):
+        return ("--benchbpf-baseline-from-history takes the baseline from the history "
+                "store: give it without --benchbpf-baseline, --benchbpf-save or "
+                "--benchbpf-compare (baseline files)")
+    from .. import history
+    try:
+        history.check(store or None)
+    except history.HistoryUnavailable as e:
+        # A store that cannot take runs now: recording only, the checks
+        # run and each says it could not record; a baseline cannot be read.
+        if n is not None:
+            return f"--benchbpf-baseline-from-history {n}: {e}"
+    except history.HistoryError as e:
+        return f"--benchbpf-history {store or '(the default store)'}: {e}"
+    return None
+
+
 def pytest_configure(config):
     setattr(config, _REPORTS, [])
     value = config.getoption("--benchbpf-baseline", None)
@@ -117,6 +177,19 @@ def pytest_configure(config):
         why = _baseline_dir_error(value)
         if why:
             raise pytest.UsageError(why)
+    why = _history_options_error(config)
+    if why:
+        raise pytest.UsageError(why)
+
+
+def pytest_report_teststatus(report, config):
+    # A check whose baseline is of another configuration failed without
+    # comparing anything: counted apart from failures ("1 not comparable"),
+    # so the summary never reads as a slowdown.  The session still fails.
+    if report.when == "call" and report.failed and \
+            _NOT_COMPARABLE_MARK in getattr(report, "user_properties", ()):
+        return "not comparable", "N", "NOT COMPARABLE"
+    return None
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
@@ -141,9 +214,30 @@ def _rel_spread(xs):
     return (q[2] - q[0]) / 1.349 / med if med > 0 else math.nan
 
 
-def _load_baseline(path):
-    """The runs of a saved baseline, in the order they ran (a file holding
-    one Result, as earlier versions saved, is a baseline of one run)."""
+#: The format of a baseline file as the gate saves it: what the comparison
+#: needs of each run (its fastest rates, its speed, its mean and span for
+#: the host test) and the first run without samples (what it was a run of,
+#: the machine's fingerprint), not every sample of every run (1.4 MB for a
+#: 1-second check at interval=0.001).
+BASELINE_FORMAT = "benchbpf-gate-baseline"
+_BASELINE_VERSION = 1
+
+
+class _NotComparable(ValueError):
+    """The baseline is no baseline for this check: args[0], the lines
+    saying what differs."""
+
+
+def _rounded(x):
+    # Six significant digits: 1e-6 relative, far below any change that counts.
+    return float(f"{x:.6g}") if math.isfinite(x) else None
+
+
+def _load_baseline(path, counter="hits", top_pct=10, alpha=0.01):
+    """The Baseline saved at `path`: the gate's own format, a ResultSet of
+    runs (as versions before it saved) or one Result (older still, a
+    baseline of one run).  _NotComparable when the file kept another
+    counter, fastest share or unit than the check asks for."""
     with open(path) as f:
         try:
             d = json.load(f)
@@ -151,9 +245,35 @@ def _load_baseline(path):
             raise ValueError(f"{path}: not JSON ({e})") from None
     if not isinstance(d, dict):
         raise ValueError(f"{path}: not a benchbpf baseline (a JSON {type(d).__name__})")
+    if d.get("format") == BASELINE_FORMAT:
+        if d.get("version") != _BASELINE_VERSION:
+            raise ValueError(f"{path}: gate baseline version {d.get('version')!r} not "
+                             f"supported (this benchbpf reads {_BASELINE_VERSION})")
+        return Baseline.from_dict(d, counter, top_pct, alpha)
     if d.get("format") == "benchbpf-result":
-        return (Result.from_dict(d),)
-    return tuple(ResultSet.from_dict(d))
+        return Baseline((Result.from_dict(d),), counter, top_pct, alpha=alpha)
+    return Baseline(tuple(ResultSet.from_dict(d)), counter, top_pct, alpha=alpha)
+
+
+def _store_name(location):
+    """A history store's location as the store names it (a URL without its
+    password); None: the default store's."""
+    from ..history import Store, default_location
+    named = Store.__new__(Store)    # not opened: only its name is wanted
+    named.location = str(location or default_location())
+    return named.where
+
+
+def _stand_in(run, summary):
+    """A Result of one sample with a saved run's mean hit rate over its
+    span, its start and host drift: what analysis.host_test reads of a
+    baseline of several runs (their means, when and how long they ran)."""
+    span_s = summary["span_s"] or 0.0
+    samples = () if not span_s else (Sample(interval_ns=max(1, round(span_s * 1e9)),
+                                            hits=round((summary["mean_mps"] or 0.0)
+                                                       * span_s * 1e6)),)
+    meta = {k: summary[k] for k in ("started", "host_drift") if summary.get(k) is not None}
+    return Result(name=run.name, params={}, samples=samples, metadata=meta)
 
 
 class Baseline:
@@ -181,11 +301,22 @@ class Baseline:
         self.tops = [_top(_rates(r, counter, per_cpu), top_pct) for r in self.runs]
         #: The fastest top_pct percent of every run, together.
         self.pooled_top = [x for t in self.tops for x in t]
-        self.all_rates = [x for r in self.runs for x in _rates(r, counter, per_cpu)]
+        all_rates = [x for r in self.runs for x in _rates(r, counter, per_cpu)]
+        #: The median of every usable rate of the runs, and how many there are.
+        self.all_median, self.n_rates = _median(all_rates), len(all_rates)
         #: One speed per run loaded, a precision run's runs each their own
         #: (as compare() counts them): what the decision across runs takes.
         self.speeds = [run_speed(u, counter, per_cpu, top_pct)
                        for r in self.runs for u in r.runs()]
+        self._bounds(alpha)
+        #: The runs analysis.host_test reads (the runs themselves, or
+        #: stand-ins for a saved baseline's).
+        self.host_runs = self.runs
+        self.counter, self.top_pct, self.alpha = counter, top_pct, alpha
+        self._summaries = None
+
+    def _bounds(self, alpha):
+        """lower_bounds, reference and spread_pct from tops and speeds."""
         self.lower_bounds = [median_ci(t, 1.0 - 2.0 * alpha)[0] for t in self.tops]
         # A run without a usable interval (its producers hardly ran) has no speed.
         known = [b for b in self.lower_bounds if not math.isnan(b)]
@@ -195,10 +326,76 @@ class Baseline:
         self.spread_pct = (max(speeds) - min(speeds)) / self.reference * 100.0 \
             if self.reference > 0 else math.nan
 
+    def as_dict(self):
+        """The baseline as the gate saves it (BASELINE_FORMAT): per run its
+        fastest top_pct percent of usable rates (6 significant digits), its
+        speeds, usable samples, their median, its mean hit rate, start,
+        span and host drift; the first run without its samples; and the
+        reference, bounds and spread, for readers of the file."""
+        first = self.first.as_dict()
+        first["samples"], first["warmup_samples"] = [], []
+        runs = self._summaries
+        if runs is None:
+            runs = []
+            for r, tops in zip(self.runs, self.tops):
+                rates = _rates(r, self.counter, self.per_cpu)
+                runs.append({
+                    "started": r.metadata.get("started"),
+                    "fastest_mps": [_rounded(x) for x in tops],
+                    "speeds_mps": [_rounded(run_speed(u, self.counter, self.per_cpu,
+                                                      self.top_pct)) for u in r.runs()],
+                    "samples": len(rates), "median_mps": _rounded(_median(rates)),
+                    "mean_mps": _rounded(r.mean) if r.samples else None,
+                    "span_s": r._span_s() if r.samples else 0.0,
+                    # Frozen in the Result (mapping proxies): plain JSON here.
+                    "host_drift": json.loads(json.dumps(r.metadata.get("host_drift"),
+                                                        default=dict))})
+        return {"format": BASELINE_FORMAT, "version": _BASELINE_VERSION,
+                "counter": self.counter, "top_pct": self.top_pct, "per_cpu": self.per_cpu,
+                "alpha": self.alpha, "reference_mps": _rounded(self.reference),
+                "speeds_mps": [_rounded(x) for x in self.speeds],
+                "lower_bounds_mps": [_rounded(x) for x in self.lower_bounds],
+                "spread_pct": _rounded(self.spread_pct), "first": first, "runs": runs}
+
+    @classmethod
+    def from_dict(cls, d, counter="hits", top_pct=10, alpha=0.01):
+        """The Baseline that as_dict() gave `d`, for a check of `counter`
+        comparing the fastest `top_pct` percent at `alpha`.  The file keeps
+        only the rates its own counter and share select: a check asking
+        for others is a ValueError saying what differs (one line each in
+        its args[0])."""
+        why = [f"{what}: baseline {d.get(k)!r}, this check {v!r}"
+               for what, k, v in (("counter", "counter", counter),
+                                  ("fastest share (top_pct)", "top_pct", top_pct))
+               if d.get(k) != v]
+        if why:
+            raise _NotComparable(why)
+        self = cls.__new__(cls)
+        first = Result.from_dict(d["first"])
+        summaries = list(d["runs"])
+        self.runs = tuple(_stand_in(first, s) for s in summaries)
+        self.first_run = first
+        self.per_cpu = bool(d["per_cpu"])
+        self.tops = [[x for x in s["fastest_mps"] if x is not None] for s in summaries]
+        self.pooled_top = [x for t in self.tops for x in t]
+        self.speeds = [math.nan if x is None else x for s in summaries
+                       for x in s["speeds_mps"]]
+        n = sum(s["samples"] for s in summaries)
+        self.n_rates = n
+        # The median of the runs' medians: each run's samples are not kept.
+        medians = [s["median_mps"] for s in summaries if s["median_mps"] is not None]
+        self.all_median = _median(medians)
+        self._bounds(alpha)
+        self.host_runs = self.runs
+        self.counter, self.top_pct, self.alpha = counter, top_pct, alpha
+        self._summaries = summaries
+        return self
+
     @property
     def first(self):
-        """The first run of the baseline, a Result."""
-        return self.runs[0]
+        """The first run of the baseline, a Result (of a saved baseline,
+        without its samples: what it was a run of, and where)."""
+        return getattr(self, "first_run", None) or self.runs[0]
 
     def describe(self):
         """The baseline in words: the reference (M/s), how many runs it is
@@ -260,11 +457,19 @@ class Gate:
         """Slower runs in a row a regression needs."""
         return len(self.confirm_delays_s) + 1
 
-    def __init__(self, directory, save, request, reports=None):
+    def __init__(self, directory, save, request, reports=None, history=False,
+                 history_runs=None):
         self.directory = directory
         self.save = save
         self.request = request
         self.reports = reports if reports is not None else []
+        #: The history store every run of a check is recorded into: a path
+        #: or URL, None for the default store (history.default_location()),
+        #: False for none.
+        self.history = history
+        #: Take the baseline as the last history_runs runs in that store
+        #: (None: from the baseline directory).
+        self.history_runs = history_runs
 
     def _path(self, key):
         if not isinstance(key, str) or not re.fullmatch(r"[A-Za-z0-9_.-]+", key):
@@ -274,6 +479,21 @@ class Gate:
     def _note(self, line):
         self.reports.append(line)
         self.request.node.user_properties.append(("benchbpf", line))
+
+    def _not_comparable(self, key, path, when, why):
+        """Stop the check: its baseline is of another configuration.  Its
+        own outcome, not a regression: the report is counted as "not
+        comparable" (pytest_report_teststatus), and fails the session,
+        since a gate that cannot compare guards nothing."""
+        self.request.node.user_properties.append(_NOT_COMPARABLE_MARK)
+        self._note(f"{key}: NOT COMPARABLE, baseline {path} ({when}) is of another "
+                   "configuration: " + "; ".join(why) + "; re-save it with "
+                   "--benchbpf-save")
+        pytest.fail(f"{key}: not comparable: baseline {path} ({when}) is of another "
+                    "configuration than this check, so nothing was compared (not a "
+                    "regression):\n  " + "\n  ".join(why) + "\nif the change is "
+                    "meant, record the baseline again: pytest --benchbpf-baseline DIR "
+                    "--benchbpf-save", pytrace=False)
 
     @staticmethod
     def mismatch(base, result, allow=()):
@@ -304,11 +524,9 @@ class Gate:
             runs.append(get())
         base = Baseline(runs, counter, top_pct, alpha=alpha)
         os.makedirs(self.directory, exist_ok=True)
-        ResultSet(runs, metadata={"gate": {
-            "counter": counter, "top_pct": top_pct, "per_cpu": base.per_cpu,
-            "speeds_mps": base.speeds, "lower_bounds_mps": base.lower_bounds,
-            "alpha": alpha, "reference_mps": base.reference,
-            "spread_pct": base.spread_pct}}).to_json(path)
+        with open(path, "w") as f:
+            json.dump(base.as_dict(), f, separators=(",", ":"))
+            f.write("\n")
         self._note(f"{key}: saved baseline {path} ({runs[0].name} {counter} "
                    f"{_unit(base.per_cpu)}, fastest {top_pct:g}%: {base.describe()})"
                    + ("" if runner else " [one run: pass a callable to record "
@@ -339,8 +557,13 @@ class Gate:
         The decision is the class docstring's rule.  A run with fewer
         samples than the baseline's spread needs, or whose speed is below
         the limit while its confidence bound is not, is topped up by the
-        next run's samples.  Returns a dict describing the decision (None
-        when saving or when no baseline directory was given): its
+        next run's samples.  With history_runs, the baseline is the last
+        history_runs runs of the check's series on this machine and kernel
+        in the history store (compared as the store keeps them: one mean
+        per run); with a history store, every run is recorded there.
+        Returns a dict describing the decision (None when saving, when no
+        baseline directory was given, or when the store holds too few
+        runs): its
         "outcome" is the decision as every comparison states it (an
         analysis Outcome, see _outcome), its "verdict" the gate's own word
         ("pass", "regression", "unclear")."""
@@ -368,11 +591,128 @@ class Gate:
             if not isinstance(r, Result):
                 raise TypeError(f"the callable returned {type(r).__name__}, not a "
                                 "benchbpf.Result")
+            ran.append(r)
             return r
 
+        ran = []
+        try:
+            return self._check(key, path, get, runner, max_drop_pct, counter, alpha, top_pct,
+                               allow_param_changes)
+        finally:
+            # Whatever the check decided (or raised), its runs go into the store.
+            if self.history is not False and ran:
+                self._record(key, ran)
+
+    def _record(self, key, runs):
+        """Record `runs` into the history store; a store that cannot take
+        them is a HistoryWarning and a note, the runs' figures kept."""
+        from .. import history
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", history.HistoryWarning)
+            new = sum(history.record(r, self.history or None) for r in runs)
+        failed = [w for w in caught if issubclass(w.category, history.HistoryWarning)]
+        for w in caught:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+        where = _store_name(self.history)
+        if failed:
+            self._note(f"{key}: history: NOT RECORDED in {where}: {failed[0].message} "
+                       f"(its figures: " + ", ".join(f"{r.mean:.3f}" for r in runs)
+                       + " M/s mean)")
+        else:
+            self._note(f"{key}: history: {new} run(s) recorded in {where}")
+
+    def _check_history(self, key, get, runner, max_drop_pct, alpha):
+        """The check against the last history_runs runs of its series on
+        this machine and kernel in the history store.  The store keeps a
+        run's figures, not its samples: what is compared, run against run,
+        is its mean hit rate per second (all its hits over all its time: a
+        producer that got the CPU in slices leaves many 1-ms samples empty,
+        and their median at 0).  A run within max_drop_pct of the stored
+        runs' median passes; a slower one is confirmed by more runs, after
+        confirm_delays_s, until len(confirm_delays_s) + 1 slower runs are
+        below the stored ones by across_runs (one-sided, at alpha).  Fewer
+        stored runs than history_runs: NOT CHECKED, saying how many."""
+        from .. import history
+        n, store = self.history_runs, self.history or None
+        where = _store_name(self.history)
+        r = get()
+        try:
+            rows = history.last_runs(r, n, store)
+        except history.HistoryError as e:
+            pytest.fail(f"{key}: cannot read the baseline from history: {e}", pytrace=False)
+        base = [x["mean_mps"] for x in rows if x["mean_mps"] is not None]
+        kernel = rows[-1]["kernel_release"] if rows else r.metadata.get("kernel")
+        if len(base) < n:
+            self._note(f"{key}: NOT CHECKED, history store {where} holds {len(base)} of the "
+                       f"{n} runs of {r.name} with these parameters on this machine and "
+                       f"kernel the baseline needs (--benchbpf-baseline-from-history {n}); "
+                       "each check with --benchbpf-history records its runs there "
+                       f"({r.name} mean {r.mean:.3f} M/s)")
+            return None
+        ref = _median(base)
+        if not ref > 0:
+            pytest.fail(f"{key}: the last {n} runs in history store {where} have no hits: "
+                        "no baseline to compare with (record on a less loaded machine)",
+                        pytrace=False)
+        figures, slower, lines = [], [], []
+        verdict = _Verdict.UNCLEAR
+        while True:
+            figures.append(r.mean)
+            change = (r.mean / ref - 1.0) * 100.0
+            if change >= -max_drop_pct:
+                verdict = _Verdict.PASS
+            else:
+                slower.append(r.mean)
+            lines.append(f"run {len(figures)}: mean {r.mean:.3f} M/s, {change:+.1f}% -> "
+                         + ("pass" if verdict == _Verdict.PASS else "slower"))
+            if verdict == _Verdict.PASS:
+                break
+            left = self.max_runs - len(figures) if runner else 0
+            if len(slower) >= self.regression_runs and \
+                    across_runs(base, slower, alpha, "less").verdict == SIGNIFICANT:
+                verdict = _Verdict.REGRESSION
+                break
+            if not left or min_p_value(len(base), len(slower) + left, "less") >= alpha:
+                break   # no number of runs left could decide
+            time.sleep(self.confirm_delays_s[min(len(slower), len(self.confirm_delays_s)) - 1])
+            r = get()
+        found = ratio_interval(base, figures, 2 * alpha)
+        ratio, low, high = found if found else (math.nan, math.nan, math.nan)
+        outcome = _outcome(verdict, ratio * ref, [low * ref, high * ref], ref, alpha,
+                           max_drop_pct, HISTORY_METHOD)
+        detail = (f"{r.name} mean hits per second: {_median(figures):.3f} M/s (median of "
+                  f"{len(figures)} run(s)) vs {ref:.3f} M/s, the median of the last {n} runs "
+                  f"in history store {where} ({rows[0]['started']}..{rows[-1]['started']}, "
+                  f"kernel {kernel}), limit -{max_drop_pct:g}%")
+        decision = {"key": key, "verdict": verdict, "outcome": outcome,
+                    "speed_mps": _median(figures), "baseline_mps": ref,
+                    "baseline_speeds_mps": tuple(base), "runs": len(figures),
+                    "slower_runs": len(slower), "history": tuple(lines)}
+        if verdict == _Verdict.REGRESSION:
+            self._note(f"{key}: REGRESSION {outcome.text()}; {detail}")
+            pytest.fail(f"{key}: regression: {outcome.text()}; {detail}\n"
+                        + "\n".join(lines), pytrace=False)
+        if verdict == _Verdict.UNCLEAR:
+            self._note(f"{key}: UNDECIDED {outcome.text()}; {detail}")
+            pytest.fail(f"{key}: cannot decide: {outcome.text()}; {detail}; "
+                        f"{len(slower)} slower run(s), {self.regression_runs} a regression "
+                        f"needs, below the stored runs by the test across runs at alpha "
+                        f"{alpha:g}" + ("" if runner else " (pass a callable)") + "\n"
+                        + "\n".join(lines), pytrace=False)
+        self._note(f"{key}: ok {outcome.text()}; {detail}")
+        return decision
+
+    def _check(self, key, path, get, runner, max_drop_pct, counter, alpha, top_pct,
+               allow_param_changes):
+        """check() once its arguments are checked: `get` returns the next run."""
+        if self.history_runs:
+            return self._check_history(key, get, runner, max_drop_pct, alpha)
         if self.directory is None:
             r = get()
-            self._note(f"{key}: NOT CHECKED, no --benchbpf-baseline "
+            self._note(f"{key}: NOT CHECKED, no baseline: record one with "
+                       "--benchbpf-baseline DIR --benchbpf-save (or --benchbpf-save alone, "
+                       f"into {DEFAULT_BASELINE_DIR}), check with --benchbpf-baseline DIR "
+                       "(or --benchbpf-compare) "
                        f"({r.name} median {r.median:.3f} M/s)")
             return None
         if self.save:
@@ -380,9 +720,11 @@ class Gate:
             return None
         if not os.path.exists(path):
             pytest.fail(f"no baseline {path}: record one with --benchbpf-save")
-        runs = _load_baseline(path)
-        when = runs[0].metadata.get("started", "unknown date")
-        base = Baseline(runs, counter, top_pct, alpha=alpha)
+        try:
+            base = _load_baseline(path, counter, top_pct, alpha)
+        except _NotComparable as e:
+            self._not_comparable(key, path, "unknown date", e.args[0])
+        when = base.first.metadata.get("started", "unknown date")
         ref = base.reference
         if not ref > 0:
             pytest.fail(f"{key}: baseline {path} ({when}) has no usable interval: its "
@@ -420,9 +762,7 @@ class Gate:
                 first = r
                 why = self.mismatch(base.first, r, allow_param_changes)
                 if why:
-                    pytest.fail(f"{key}: baseline {path} ({when}) does not match this run; "
-                                "refusing to compare:\n  " + "\n  ".join(why),
-                                pytrace=False)
+                    self._not_comparable(key, path, when, why)
             before = list(pool)
             own = _rates(r, counter, base.per_cpu)
             pool.extend(own)
@@ -502,7 +842,7 @@ class Gate:
         # Baseline and check are always taken apart in time: on a machine with
         # a host drift calibration the drop must also stand beyond the host's
         # drift, as compare() requires of such sides.
-        host = host_test(base.runs, slower_results, "less") \
+        host = host_test(base.host_runs, slower_results, "less") \
             if verdict == _Verdict.REGRESSION and counter == "hits" else None
         if host is not None:
             beyond = host.p_value < alpha
@@ -524,7 +864,7 @@ class Gate:
                   f"({change:+.1f}%, upper {100 * (1 - alpha):g}% bound {bound:+.1f}%, limit "
                   f"-{max_drop_pct:g}%), one-sided Mann-Whitney U p={p:.2g} (alpha "
                   f"{alpha:g}); all-sample medians {_median(decided):.3f} vs "
-                  f"{_median(base.all_rates):.3f} M/s, {len(decided)} vs {len(base.all_rates)} "
+                  f"{base.all_median:.3f} M/s, {len(decided)} vs {base.n_rates} "
                   f"samples; baseline {path} recorded {when}")
         if not decided:
             detail = (f"{first.name} {counter} {_unit(base.per_cpu)}: no speed, no interval "
@@ -586,9 +926,11 @@ class Gate:
 
 #: The gate's method, as its Outcome names it.
 GATE_METHOD = "gate: fastest intervals against the baseline's fastest run"
+#: The gate's method against a baseline from the history store.
+HISTORY_METHOD = "gate: run means against the history store's last runs"
 
 
-def _outcome(verdict, speed, interval, reference, alpha, max_drop_pct):
+def _outcome(verdict, speed, interval, reference, alpha, max_drop_pct, method=GATE_METHOD):
     """The gate's decision as every comparison states it (analysis.Outcome):
     B/A the run's speed over the baseline's reference, its interval the
     bounds of that speed (each one-sided at 1 - alpha); "slower" for a
@@ -599,7 +941,7 @@ def _outcome(verdict, speed, interval, reference, alpha, max_drop_pct):
     threshold = max_drop_pct / 100.0
     rates = "error rates of the gate: not in the package data (results/gate-2cpu.md)"
     if not (reference > 0 and speed > 0 and len(interval) == 2):
-        return Outcome(None, None, None, 1 - 2 * alpha, GATE_METHOD, UNDECIDED, False,
+        return Outcome(None, None, None, 1 - 2 * alpha, method, UNDECIDED, False,
                        threshold, None, rates, "no speed to compare")
     ratio, low, high = speed / reference, interval[0] / reference, interval[1] / reference
     if verdict == _Verdict.REGRESSION:
@@ -608,13 +950,14 @@ def _outcome(verdict, speed, interval, reference, alpha, max_drop_pct):
         said, beyond = (FASTER, True) if low > 1 + threshold else (SAME, False)
     else:
         said, beyond = UNDECIDED, False
-    return Outcome(ratio, low, high, 1 - 2 * alpha, GATE_METHOD, said, beyond, threshold,
+    return Outcome(ratio, low, high, 1 - 2 * alpha, method, said, beyond, threshold,
                    None, rates)
 
 
 @pytest.fixture
 def benchbpf_gate(request):
-    """A Gate bound to --benchbpf-baseline / --benchbpf-compare / --benchbpf-save."""
+    """A Gate bound to --benchbpf-baseline / --benchbpf-compare / --benchbpf-save,
+    --benchbpf-history and --benchbpf-baseline-from-history."""
     cfg = request.config
     directory = cfg.getoption("--benchbpf-baseline")
     save = cfg.getoption("--benchbpf-save")
@@ -622,4 +965,9 @@ def benchbpf_gate(request):
         directory = DEFAULT_BASELINE_DIR
     if directory == DEFAULT_BASELINE_DIR:
         directory = os.path.join(str(cfg.rootdir), DEFAULT_BASELINE_DIR)
-    return Gate(directory, save, request, getattr(cfg, _REPORTS, None))
+    store = cfg.getoption("--benchbpf-history")
+    n = cfg.getoption("--benchbpf-baseline-from-history")
+    if store is None:
+        store = False if n is None else ""
+    return Gate(directory, save, request, getattr(cfg, _REPORTS, None),
+                history=store or (None if store == "" else False), history_runs=n)
