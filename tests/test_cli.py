@@ -310,3 +310,83 @@ def test_exit_status_of_each_way_a_run_ends(capsys):
     # And the command ends with them: the run refuses bad input before it loads.
     assert benchcli.main(["-q", "-w0", "-d0.1", "--interval", "0.2", "count-local"]) == 2
     assert capsys.readouterr().err.startswith("benchbpf: error: -d 0.1 out of range")
+
+
+def _listed_flags(help_text):
+    """The flags a `benchbpf NAME --help` lists under "options of this benchmark"."""
+    section = help_text.split("options of this benchmark:\n", 1)[1].split("\n\n", 1)[0]
+    flags = set()
+    for line in section.splitlines():
+        if not line.startswith("  -"):
+            continue        # a choice's description, or "none besides..."
+        words = line.split()
+        if len(words) > 1 and words[1] == "|":      # a mode switch: --a | --b | ...
+            flags.update(w for w in words if w != "|")
+        else:
+            flags.add(words[0])
+    return flags
+
+
+def _values(p, flag):
+    """Command-line words setting p (through flag) to each value other than its default."""
+    if p.choice_flags:
+        return [[flag]] if flag[2:] != p.default else []
+    if p.type == "bool":
+        return [[flag]]
+    if p.type == "choice":
+        return [[flag, c] for c in p.choices if c != p.default]
+    if p.type == "string":
+        return [[flag, "x" * n] for n in (max(p.min, 1), p.max)]
+    if p.name == "kthread_pid":     # a value must name the real kthread
+        return [[flag, str(_kthread_pid("rcu_tasks_trace_kthread"))]]
+    return [[flag, str(v)] for v in (p.min, p.max) if v != p.default]
+
+
+def _kthread_pid(comm):
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and (entry / "comm").read_text().strip() == comm:
+                return int(entry.name)
+        except OSError:
+            continue
+    pytest.skip(f"no {comm} kthread here")
+
+
+#: What a parameter needs beside it to make sense (validate refuses it alone).
+_COMPANIONS = {"rb_bench_producer": ["-c", "0"], "fault_after_ms": ["--fault", "producer"]}
+
+
+@pytest.mark.fast
+def test_each_benchmarks_help_lists_only_what_it_takes(capsys):
+    """`benchbpf NAME --help`, for every benchmark `-l` lists: each option it
+    lists is taken (some value of it passes every check before a run), and
+    every other benchmark's option is refused as not applying to it."""
+    from benchbpf.harness._cmdline import _family_options
+    from benchbpf.tools import cli as benchcli
+    every = _family_options()
+    names = [line.split()[1] for line in cli("-l").stdout.splitlines()[1:]]
+    assert "rb-libbpf" in names and len(names) == len(benchbpf.list_benchmarks())
+    for name in names:
+        assert benchcli.main([name, "--help"]) == 0
+        listed = _listed_flags(capsys.readouterr().out)
+        info = benchbpf.describe(name)
+        by_flag = {f: p for p in info.params.values() for f in p.flags}
+        assert listed == set(by_flag), name
+        required = [w for p in info.params.values() if p.required
+                    for w in _values(p, p.flags[0])[0]]
+        for flag, p in by_flag.items():
+            errors = []
+            for words in _values(p, flag):
+                extra = required if p.required else required + _COMPANIONS.get(p.name, [])
+                try:
+                    benchcli.check_command([*words, *extra, name])
+                    break
+                except (ValueError, TypeError) as e:
+                    errors.append(str(e))
+            else:
+                assert not errors, (name, flag, errors)
+        for flag in set(every) - listed:
+            words = _values(every[flag][0][1], flag) or [[flag]]
+            with pytest.raises(ValueError, match=f"does not apply to {name}"):
+                benchcli.check_command([*words[0], name])
+    assert "--rb-count-once" not in _listed_flags(cli("rb-libbpf", "--help").stdout)
