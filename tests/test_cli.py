@@ -390,3 +390,32 @@ def test_each_benchmarks_help_lists_only_what_it_takes(capsys):
             with pytest.raises(ValueError, match=f"does not apply to {name}"):
                 benchcli.check_command([*words[0], name])
     assert "--rb-count-once" not in _listed_flags(cli("rb-libbpf", "--help").stdout)
+
+
+@pytest.mark.fast
+def test_usage_errors_come_before_setting_up():
+    # Each refused by a check of the run itself (a range that depends on
+    # another option, a combination the benchmark's validate refuses): all
+    # before the run prints its first line.
+    for args, said in ((("-w0", "-d0.5", "count-local"), "-d 0.5 out of range"),
+                       (("--rb-bench-producer", "rb-libbpf"), "pass -c 0"),
+                       (("-p2", "--rb-b2b", "rb-custom"), "single producer"),
+                       (("--nr_entries", "10", "--prefix_len", "2", "lpm-trie-lookup"),
+                        "--prefix_len 2 too small"),
+                       (("--rb-count-once", "rb-libbpf"), "does not apply to rb-libbpf")):
+        out = cli(*args)
+        assert out.returncode == 2, (args, out.stderr)
+        assert said in out.stderr, (args, out.stderr)
+        assert out.stdout == "", (args, out.stdout)
+
+
+def test_cannot_run_names_the_benchmark_once():
+    probed = benchbpf.features()
+    name = next((n for n, f in (("trig-fentry", "fentry"), ("trig-kprobe", "kprobe"))
+                 if not probed[f].supported), None)
+    if name is None:
+        pytest.skip("this kernel runs fentry and kprobes")
+    out = cli("-q", "-w0", "-d1", name)
+    assert out.returncode == 3, out.stderr
+    line = next(l for l in out.stderr.splitlines() if "cannot run here" in l)
+    assert line.startswith(f"benchbpf: {name} cannot run here: ") and line.count(name) == 1

@@ -570,12 +570,12 @@ def _kernels_main(args, flags):
                 if code == 2:
                     return _fail(code, f"--kernel {spec}: {e}"), []
                 if code == 3:
-                    print(f"benchbpf: {args.bench or '-l'} cannot run on kernel {spec}: {e}",
-                          file=sys.stderr)
+                    print(f"benchbpf: {args.bench or '-l'} cannot run on kernel {spec}: "
+                          f"{_unnamed(e, args.bench)}", file=sys.stderr)
                     status = max(status, code)
                 else:
-                    print(f"benchbpf: {args.bench} failed on kernel {spec}: {e}",
-                          file=sys.stderr)
+                    print(f"benchbpf: {args.bench} failed on kernel {spec}: "
+                          f"{_unnamed(e, args.bench)}", file=sys.stderr)
                     status = code
                 continue
             if isinstance(got, dict):
@@ -669,6 +669,13 @@ def _interruptible(fn):
         return None, _exit_status(e)
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+def _unnamed(exc, bench):
+    """exc's message without the "NAME: " the core starts it with, for a
+    line that names the benchmark already."""
+    text = str(exc)
+    return text[len(bench) + 2:] if bench and text.startswith(f"{bench}: ") else text
 
 
 def _fail(status, message, prefix="error: "):
@@ -847,8 +854,9 @@ def _run_main(args, flags):
     except _RUN_ERRORS as e:
         status = _exit_status(e)
         _fail(status, {2: f"error: {_in_flag_terms(str(e), info)}",
-                       3: f"{args.bench} cannot run here: {e}",
-                       1: f"{args.bench} failed: {e}"}[status], prefix="")
+                       3: f"{args.bench} cannot run here: {_unnamed(e, args.bench)}",
+                       1: f"{args.bench} failed: {_unnamed(e, args.bench)}"}[status],
+              prefix="")
         log = getattr(e, "log", "")
         if status == 1 and log and args.verbose:
             print(log, file=sys.stderr)
@@ -898,6 +906,13 @@ def _check_run(args, flags):
             and args.repeat == 1:
         why = (f"--budget {args.budget:g}: a time budget bounds repeated runs: give "
                "--precision or --repeat N too")
+    if why is None:
+        # Every value and combination, as the run would check it once set
+        # up: a usage error comes before any "Setting up" line.
+        try:
+            _runner.check(args.bench, **_run_kwargs(args, info, params))
+        except (ValueError, TypeError) as e:
+            why = _in_flag_terms(str(e), info)
     if why is None and args.json is not None:
         why = _check_json_path(args.json)
     if why:
