@@ -419,3 +419,37 @@ def test_cannot_run_names_the_benchmark_once():
     assert out.returncode == 3, out.stderr
     line = next(l for l in out.stderr.splitlines() if "cannot run here" in l)
     assert line.startswith(f"benchbpf: {name} cannot run here: ") and line.count(name) == 1
+
+
+@pytest.mark.fast
+def test_help_is_short_and_names_every_subcommand():
+    from benchbpf.tools import cli as benchcli
+    out = cli("--help")
+    assert out.returncode == 0
+    lines = out.stdout.splitlines()
+    assert len(lines) <= 100, len(lines)
+    usage = out.stdout.split("\n\n", 1)[0]
+    for word in benchcli.SUBCOMMANDS:
+        assert word in usage.split("benchbpf {", 1)[1], word
+        assert any(l.startswith(f"  {word} ") for l in lines), word
+    # The common options are there, the benchmarks' own behind NAME --help.
+    for flag in ("-w SEC", "-d SEC", "-p NUM", "--json FILE", "--kernel K"):
+        assert flag in out.stdout
+    for flag in ("--rb-sampled", "--nr_entries", "--trig-batch-iters"):
+        assert not re.search(rf"^ +{flag}\b", out.stdout, re.M), flag
+    assert "--rb-sampled" in cli("rb-libbpf", "--help").stdout
+    assert cli("--rb-sampled", "-c1", "-q", "-w0", "-d1", "--interval", "0.5",
+               "rb-custom").returncode == 0       # still parsed
+    listed = cli("-l")
+    assert listed.returncode == 0 and "- count-local" in listed.stdout
+
+
+@pytest.mark.fast
+def test_ab_help_states_exit_status_and_every_flag():
+    out = cli("ab", "--help")
+    assert out.returncode == 0
+    status = out.stdout.split("exit status:\n", 1)[1]
+    assert [l.split()[0] for l in status.splitlines() if l.startswith("  ") and
+            l.split()[0].isdigit()] == ["0", "1", "2", "3", "125", "130"]
+    for flag in ("--per-second", "--counter", "--rule", "--fail-on", "--duet", "--json"):
+        assert flag in out.stdout

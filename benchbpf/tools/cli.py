@@ -21,7 +21,8 @@ from . import history as _history
 from ..harness._cmdline import (_bench_params, _consumer_error, _default, _family_options,
                                 _in_flag_terms, _interval, _nonneg_number,
                                 _Parser, _positive_int, _positive_number, _run_kwargs,
-                                _warmup, build_parser, check_command)
+                                _warmup, check_command)
+from ..harness._cmdline import build_parser as _run_parser
 # The command's public grammar, read through cli by the manual's extension.
 from ..harness._cmdline import COMMON_FLAGS, SHORT_FLAGS
 from ..analysis._compare import run_agreement
@@ -375,10 +376,17 @@ def _ab_parser():
                "  benchbpf ab --different-benchmarks bpf-loop -- bpf-for\n"
                "  benchbpf ab --kernel 6.1 count-local -- --kernel 6.12 count-local\n"
                "  git bisect run benchbpf ab --fail-on slower count-local -- count-local\n"
-               "exit status: 0 decided or undecided, 1 a run failed, 2 bad arguments, "
-               "3 this kernel cannot run a side, 130 Ctrl-C (the finished rounds are "
-               "saved); with --fail-on: 1 B slower (faster) beyond the threshold, 0 not, "
-               "125 undecided or a side cannot run (git bisect's skip)",
+               "\nexit status:\n"
+               "  0    decided or undecided; with --fail-on: B the same within the "
+               "threshold, or\n       the other way\n"
+               "  1    a run failed; with --fail-on: B slower (faster) beyond the "
+               "threshold\n"
+               "  2    bad arguments\n"
+               "  3    this kernel cannot run a side\n"
+               f"  {ab.SKIP_STATUS}  with --fail-on (git bisect's skip): undecided, B slower "
+               "(faster) but\n       not surely beyond the threshold, or a side cannot "
+               "run or failed\n"
+               "  130  Ctrl-C (the finished rounds are saved)",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--duet", action="store_true",
                     help="run both sides at once, each on half of the CPUs, swapped every "
@@ -749,6 +757,33 @@ def _print_histories(drift):
 SUBCOMMANDS = {"report": _report_main, "compare": _compare_main,
                "host-drift": _host_drift_main, "ab": _ab_main, "system": system.main,
                "history": _history.main}
+
+#: What `benchbpf --help` says of each subcommand, in one line.
+_SUBCOMMAND_LINES = {
+    "report": "run every benchmark this kernel supports, write one HTML page",
+    "compare": "compare two saved reports or results, benchmark by benchmark",
+    "host-drift": "measure how far this machine moves figures over minutes",
+    "ab": "did B make it slower? sides A and B in turns until B/A is decided",
+    "system": "show, tune or reset what distorts BPF figures on this machine",
+    "history": "record runs into a store and read their series back",
+}
+
+
+def build_parser(flags=None, add_help=True):
+    """The argparse parser of `benchbpf [options] NAME`, as `benchbpf --help`
+    prints it: the run's flags (flags: benchmark flag -> its users, by default
+    read from the registry; add_help=False leaves -h to the caller), the
+    subcommands in its usage and each in a line of its epilog."""
+    ap = _run_parser(flags, add_help)
+    run_usage = ap.format_usage().split(": ", 1)[1].rstrip()
+    ap.usage = (f"{run_usage} [NAME's options]\n"
+                f"       benchbpf {{{','.join(SUBCOMMANDS)}}} ...")
+    ap.epilog += ("\n\nsubcommands (first on the command line; `benchbpf WORD --help` "
+                  "describes one):\n"
+                  + "\n".join(f"  {w:<11} {_SUBCOMMAND_LINES[w]}" for w in SUBCOMMANDS)
+                  + "\n\nexit status: 0 ok, 1 the run failed, 2 bad arguments, 3 this "
+                  "kernel cannot run the benchmark, 130 Ctrl-C, 143 SIGTERM")
+    return ap
 
 
 def main(argv=None):
