@@ -433,6 +433,7 @@ def test_help_is_short_and_names_every_subcommand():
         assert word in usage.split("benchbpf {", 1)[1], word
         assert any(l.startswith(f"  {word} ") for l in lines), word
     # The common options are there, the benchmarks' own behind NAME --help.
+    assert "show" in benchcli.SUBCOMMANDS
     for flag in ("-w SEC", "-d SEC", "-p NUM", "--json FILE", "--kernel K"):
         assert flag in out.stdout
     for flag in ("--rb-sampled", "--nr_entries", "--trig-batch-iters"):

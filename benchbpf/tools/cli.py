@@ -5,6 +5,7 @@
     benchbpf --rb-sampled -c1 rb-custom --json out.json
     benchbpf report --quick -o report.html --json report.json
     benchbpf compare before.json after.json
+    benchbpf show out.json
 """
 import argparse
 import os
@@ -16,7 +17,7 @@ import warnings
 
 from ..harness import _runner
 from ..analysis import hostdrift
-from . import report, system
+from . import report, show, system
 from . import history as _history
 from ..harness._cmdline import (_bench_params, _consumer_error, _default, _family_options,
                                 _in_flag_terms, _interval, _nonneg_number,
@@ -756,7 +757,7 @@ def _print_histories(drift):
 #: instead (no benchmark has these names: tests/test_report.py checks it).
 SUBCOMMANDS = {"report": _report_main, "compare": _compare_main,
                "host-drift": _host_drift_main, "ab": _ab_main, "system": system.main,
-               "history": _history.main}
+               "history": _history.main, "show": show.main}
 
 #: What `benchbpf --help` says of each subcommand, in one line.
 _SUBCOMMAND_LINES = {
@@ -766,6 +767,7 @@ _SUBCOMMAND_LINES = {
     "ab": "did B make it slower? sides A and B in turns until B/A is decided",
     "system": "show, tune or reset what distorts BPF figures on this machine",
     "history": "record runs into a store and read their series back",
+    "show": "summarise a saved result, result set or ab comparison (JSON)",
 }
 
 
