@@ -454,3 +454,33 @@ def test_ab_help_states_exit_status_and_every_flag():
             l.split()[0].isdigit()] == ["0", "1", "2", "3", "125", "130"]
     for flag in ("--per-second", "--counter", "--rule", "--fail-on", "--duet", "--json"):
         assert flag in out.stdout
+
+
+def test_the_manuals_command_page_has_every_subcommand_flag_and_ab_exit_status():
+    """docs/reference/cli.md's sections come from the parsers: every
+    subcommand (and history's own) with each flag its --help shows, and
+    the epilogs, where ab's exit status is."""
+    import argparse
+    sys.path.insert(0, str(ROOT / "docs" / "_ext"))
+    try:
+        import benchbpf_docs
+    finally:
+        sys.path.pop(0)
+    from benchbpf.tools import cli as benchcli
+    pages = dict(benchbpf_docs.parsers())
+    assert {f"cli-{w}" for w in benchcli.SUBCOMMANDS} | {"cli-benchbpf"} <= set(pages)
+    assert "cli-history-add" in pages
+    for label, parser in pages.items():
+        text = "\n".join(benchbpf_docs._parser_markdown(parser))
+        for action in parser._actions:
+            if action.help == argparse.SUPPRESS:
+                assert not any(f"```{{option}} {s}" in text for s in action.option_strings)
+                continue
+            for flag in action.option_strings:
+                assert f"```{{option}} {flag}" in text or f", {flag}" in text, (label, flag)
+    ab_page = "\n".join(benchbpf_docs._parser_markdown(pages["cli-ab"]))
+    for flag in ("--per-second", "--counter", "--rule", "--fail-on"):
+        assert f"```{{option}} {flag}" in ab_page, flag
+    status = ab_page.split("exit status:\n", 1)[1]
+    assert [l.split()[0] for l in status.splitlines()
+            if re.match(r"  \d+ ", l)] == ["0", "1", "2", "3", "125", "130"]
