@@ -484,3 +484,23 @@ def test_the_manuals_command_page_has_every_subcommand_flag_and_ab_exit_status()
     status = ab_page.split("exit status:\n", 1)[1]
     assert [l.split()[0] for l in status.splitlines()
             if re.match(r"  \d+ ", l)] == ["0", "1", "2", "3", "125", "130"]
+
+
+def test_results_saved_before_a_parameter_was_limited_still_compare(tmp_path):
+    """A rb-libbpf file saved when every ring buffer benchmark listed
+    rb_count_once holds it at its default; rb-libbpf no longer takes it, and
+    that is no difference of configuration (a real one still is)."""
+    old, new = tmp_path / "old.json", tmp_path / "new.json"
+    for path in (old, new):
+        _run = cli(*QUICK, "rb-libbpf", "--json", str(path))
+        assert _run.returncode == 0, _run.stderr
+    d = json.loads(old.read_text())
+    d["params"]["rb_count_once"] = False
+    old.write_text(json.dumps(d))
+    out = cli("compare", str(old), str(new))
+    assert out.returncode == 0, out.stderr
+    d["params"]["rb_batch_cnt"] = 100
+    old.write_text(json.dumps(d))
+    out = cli("compare", str(old), str(new))
+    assert out.returncode == 2 and "parameter rb_batch_cnt" in out.stderr
+    assert "rb_count_once" not in out.stderr
