@@ -402,7 +402,9 @@ def test_usage_errors_come_before_setting_up():
                        (("-p2", "--rb-b2b", "rb-custom"), "single producer"),
                        (("--nr_entries", "10", "--prefix_len", "2", "lpm-trie-lookup"),
                         "--prefix_len 2 too small"),
-                       (("--rb-count-once", "rb-libbpf"), "does not apply to rb-libbpf")):
+                       (("--rb-count-once", "rb-libbpf"), "does not apply to rb-libbpf"),
+                       (("--precision", "5", "--budget", "1e9", "count-local"),
+                        "--budget 1000000000 out of range")):
         out = cli(*args)
         assert out.returncode == 2, (args, out.stderr)
         assert said in out.stderr, (args, out.stderr)

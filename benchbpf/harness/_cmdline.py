@@ -37,6 +37,7 @@ COMMON_FLAGS = {
     "warmup": "-w", "duration": "-d", "producers": "-p", "consumers": "-c",
     "affinity": "-a", "prod_affinity": "--prod-affinity",
     "cons_affinity": "--cons-affinity", "interval": "--interval", "verbose": "-v",
+    "budget": "--budget",
 }
 
 

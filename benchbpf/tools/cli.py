@@ -948,6 +948,7 @@ def _check_run(args, flags):
         # up: a usage error comes before any "Setting up" line.
         try:
             _runner.check(args.bench, **_run_kwargs(args, info, params))
+            _runner.check_budget(args.budget)
         except (ValueError, TypeError) as e:
             why = _in_flag_terms(str(e), info)
     if why is None and args.json is not None:
