@@ -784,7 +784,8 @@ def build_parser(flags=None, add_help=True):
                   "describes one):\n"
                   + "\n".join(f"  {w:<11} {_SUBCOMMAND_LINES[w]}" for w in SUBCOMMANDS)
                   + "\n\nexit status: 0 ok, 1 the run failed, 2 bad arguments, 3 this "
-                  "kernel cannot run the benchmark, 130 Ctrl-C, 143 SIGTERM")
+                  "kernel cannot run the benchmark, 130 Ctrl-C, 141 output closed, 143 "
+                  "SIGTERM")
     return ap
 
 
