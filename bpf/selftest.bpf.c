@@ -25,6 +25,11 @@ const volatile int reject = 0;		/* make the verifier refuse selftest_exit */
 /* Dependent multiply-add steps each counted hit of selftest_enter adds: a
  * known slowdown on the BPF path, for checking that a comparison notices it. */
 const volatile __u32 bpf_work = 0;
+/* The steps run on one counted hit in bpf_work_every (per CPU), none on the
+ * others: a hit's cost adds up over hits, so the slowdown is close to
+ * bpf_work's divided by it, a finer knob than a step where the first steps
+ * hide behind the syscall's own latency and the next ones do not. */
+const volatile __u32 bpf_work_every = 1;
 
 /* Exists only for the rejected path below.  A hash map, because a lookup
  * in it may return NULL whatever the key. */
@@ -47,6 +52,10 @@ static __always_inline int count_hit(bool work)
 	__sync_fetch_and_add(&slot->value, 1);
 	if (!work || !bpf_work)
 		return 0;
+	/* Plain adds: one CPU writes its slot, with migration off. */
+	if (bpf_work_every > 1 && slot->tick++ % bpf_work_every)
+		return 0;
+	slot->worked++;
 	/* An LCG step each: every step needs the one before, so the JIT
 	 * leaves one multiply and one add per step. */
 	for (i = 0; i < bpf_work && i < SELFTEST_MAX_WORK; i++)

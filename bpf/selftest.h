@@ -13,10 +13,16 @@ struct selftest_slot {
 	/* Where the bpf_work steps leave their result, so that they are not
 	 * optimised away; never read. */
 	unsigned long long sink;
+	/* bpf_work_every: counted hits since the last one that worked, and
+	 * the hits that ran the steps (read, never reset, by user space). */
+	unsigned long long tick;
+	unsigned long long worked;
 } __attribute__((aligned(128)));
 
 /* bpf_work's upper bound: the verifier walks every step of the loop once,
  * and this many steps stay well inside its instruction budget. */
 #define SELFTEST_MAX_WORK 20000
+/* bpf_work_every's upper bound. */
+#define SELFTEST_MAX_WORK_EVERY 1000
 
 #endif /* BENCHBPF_SELFTEST_H */

@@ -79,12 +79,27 @@ struct bench_sample {
 	 * deadline; the sample covers the longer time, and the deadlines
 	 * after it start again from it (harness fills it). */
 	bool late;
+	/* What the host did in this interval (harness fills them, the host
+	 * watch all but late_ns): how late the sampler woke after its
+	 * deadline, ns; CPU time stolen by the hypervisor from the run's CPUs
+	 * (all CPUs when its threads are not pinned), ns summed over them;
+	 * involuntary context switches and migrations of the run's worker
+	 * threads, summed (migrations stay 0 where the kernel does not expose
+	 * them). */
+	uint64_t late_ns;
+	uint64_t steal_ns;
+	uint64_t involuntary;
+	uint64_t migrations;
 };
 
 /* Common options, as the kernel bench's env. */
 struct bench_env {
 	uint64_t interval_ns;		/* sampling interval, default 1 s */
 	int warmup_samples;		/* samples taken before measuring */
+	/* The first sample's length, 0: one interval.  A warm-up that is not
+	 * a whole number of intervals takes what is left over here, so that
+	 * measuring starts when the warm-up time is up (only in warm-up). */
+	uint64_t first_sample_ns;
 	int duration_samples;		/* samples kept */
 	int producer_cnt;
 	int consumer_cnt;
@@ -211,7 +226,7 @@ struct bench_series {
 };
 
 /* A named string for the result's metadata: what was measured and how. */
-#define BENCH_MAX_NOTES 8
+#define BENCH_MAX_NOTES 12
 struct bench_note {
 	char key[48];
 	char value[512];
@@ -252,6 +267,9 @@ struct bench_ctx {
 	/* The CPU each thread is pinned to, consumers then producers
 	 * (validation fills it when affinity is on; -1: not pinned). */
 	int thread_cpus[2 * BENCH_MAX_THREADS];
+	/* Each thread's id, as it sets it when it starts (0 before), in the
+	 * same order: the host watch reads /proc/self/task by it. */
+	atomic_int thread_tids[2 * BENCH_MAX_THREADS];
 	/* The producers' CPU-time clocks, read by the sampler (those
 	 * still running when started). */
 	clockid_t producer_clocks[BENCH_MAX_THREADS];
@@ -323,6 +341,17 @@ void bench_ctx_destroy(struct bench_ctx *ctx);
 /* How many runs got as far as setup since the core was loaded: lets tests
  * prove that a rejected option loaded nothing. */
 unsigned long bench_setup_count(void);
+
+/* ---- the host watch (hostwatch.c), the sampler's ----
+ * What the host did to a run: start before the first sample (NULL when out
+ * of memory: then nothing is read), read into each sample right after its
+ * counters (late_ns aside, the sampler's own), end after the last: notes
+ * metadata "host_watch" (CPUs counted for steal, whether migrations are
+ * known, the watch's cost per sample) and frees it.  NULL-safe. */
+struct bench_host_watch;
+struct bench_host_watch *bench_host_watch_start(struct bench_ctx *ctx);
+void bench_host_watch_read(struct bench_host_watch *hw, struct bench_sample *s);
+void bench_host_watch_end(struct bench_host_watch *hw);
 
 /* ---- helpers for families ----
  * The clock, the CPU count, errors, stop, notes and series are util.c's,

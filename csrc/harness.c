@@ -175,6 +175,13 @@ static int validate_env(struct bench_ctx *ctx)
 		return bench_fail(ctx, BENCH_ERR_VALUE, EINVAL,
 				  "interval=%llu ns too short: at least 1 ms",
 				  (unsigned long long)env->interval_ns);
+	if (env->first_sample_ns > env->interval_ns ||
+	    (env->first_sample_ns && env->warmup_samples < 1))
+		return bench_fail(ctx, BENCH_ERR_VALUE, EINVAL,
+				  "first_sample_ns=%llu with warmup=%d intervals of %llu ns: "
+				  "a shortened first sample is warm-up, at most one interval",
+				  (unsigned long long)env->first_sample_ns, env->warmup_samples,
+				  (unsigned long long)env->interval_ns);
 	if ((long long)env->warmup_samples + env->duration_samples > BENCH_MAX_SAMPLES)
 		return bench_fail(ctx, BENCH_ERR_VALUE, EINVAL,
 				  "warmup=%d + duration=%d intervals = %lld samples: at most %d",
@@ -209,6 +216,8 @@ static void *thread_main(void *p)
 	/* Named, so that top -H, and tests, can tell the threads apart. */
 	snprintf(name, sizeof(name), "benchbpf-%c%d", arg->producer ? 'p' : 'c', arg->idx);
 	pthread_setname_np(pthread_self(), name);
+	atomic_store(&ctx->thread_tids[arg->producer ? ctx->env.consumer_cnt + arg->idx : arg->idx],
+		     (int)syscall(SYS_gettid));
 	body = arg->producer ? ctx->bench->producer : ctx->bench->consumer;
 	err = body ? body(ctx, arg->idx) : 0;
 	if (err < 0)
@@ -284,12 +293,17 @@ static void *sampler_main(void *p)
 	uint64_t cpu_ns[BENCH_MAX_THREADS] = { 0 };
 	uint64_t prev_cpu = producers_cpu_ns(ctx, cpu_ns), cpu;
 	struct bench_sample s;
+	struct bench_host_watch *hw;
 	struct timespec ts;
 	int k;
 
 	pthread_setname_np(pthread_self(), "benchbpf-sample");
+	hw = bench_host_watch_start(ctx);
 	for (k = 1;; k++) {
-		deadline += interval;
+		/* A warm-up's left-over part goes first: the deadlines after
+		 * it are whole intervals from the warm-up's end. */
+		deadline += k == 1 && ctx->env.first_sample_ns ?
+			    ctx->env.first_sample_ns : interval;
 		timespec_at(&ts, deadline);
 		pthread_mutex_lock(&ctx->lock);
 		/* The end moves with an early end of warm-up
@@ -319,6 +333,8 @@ static void *sampler_main(void *p)
 			prog_stats_boundary(ctx, k, now);
 		s.interval_ns = now - prev;
 		prev = now;
+		s.late_ns = now > deadline ? now - deadline : 0;
+		bench_host_watch_read(hw, &s);
 		if (now - deadline >= interval / 2) {
 			s.late = true;
 			deadline = now;
@@ -330,6 +346,7 @@ static void *sampler_main(void *p)
 		pthread_cond_broadcast(&ctx->cond);
 		pthread_mutex_unlock(&ctx->lock);
 	}
+	bench_host_watch_end(hw);
 	pthread_mutex_lock(&ctx->lock);
 	ctx->done = true;
 	pthread_cond_broadcast(&ctx->cond);

@@ -246,6 +246,15 @@ static int read_env(struct bench_ctx *ctx, PyObject *env)
 		return -1;
 	if (found)
 		e->interval_ns = v < 0 ? 0 : (uint64_t)v;
+	if (dict_int(env, "first_sample_ns", &v, &found) < 0)
+		return -1;
+	if (found && v < 0) {
+		PyErr_Format(PyExc_ValueError,
+			     "first_sample_ns=%lld out of range: 0..interval_ns", v);
+		return -1;
+	}
+	if (found)
+		e->first_sample_ns = (uint64_t)v;
 #define INT_FIELD(key, field)						\
 	if (dict_int(env, key, &v, &found) < 0)				\
 		return -1;						\
@@ -337,7 +346,7 @@ static int read_params(struct bench_ctx *ctx, PyObject *params)
 
 static PyObject *sample_tuple(const struct bench_sample *s)
 {
-	return Py_BuildValue("(KKKKK(KKKK)OK)",
+	return Py_BuildValue("(KKKKK(KKKK)OK(KKKK))",
 			     (unsigned long long)s->interval_ns,
 			     (unsigned long long)s->hits,
 			     (unsigned long long)s->drops,
@@ -348,7 +357,11 @@ static PyObject *sample_tuple(const struct bench_sample *s)
 			     (unsigned long long)s->extra[2],
 			     (unsigned long long)s->extra[3],
 			     s->late ? Py_True : Py_False,
-			     (unsigned long long)s->producer_cpu_ns);
+			     (unsigned long long)s->producer_cpu_ns,
+			     (unsigned long long)s->late_ns,
+			     (unsigned long long)s->steal_ns,
+			     (unsigned long long)s->involuntary,
+			     (unsigned long long)s->migrations);
 }
 
 static PyObject *log_string(struct bench_ctx *ctx)
@@ -629,8 +642,9 @@ PyDoc_STRVAR(core_run_doc,
 "run(name, env, params, callback=None) -> dict\n\n"
 "Run one benchmark.  env holds the common options (interval_ns,\n"
 "warmup_samples, duration_samples, producers, consumers, affinity,\n"
-"prod_affinity, cons_affinity, verbose, prog_stats, and for a duet ready_fd\n"
-"and go_fd); params the benchmark's own.\n"
+"prod_affinity, cons_affinity, verbose, prog_stats, first_sample_ns (the\n"
+"first warm-up sample's length when not one interval), and for a duet\n"
+"ready_fd and go_fd); params the benchmark's own.\n"
 "callback(index, sample_tuple, warmup) is called as each sample arrives;\n"
 "returning END_WARMUP ends the warm-up after that sample (or the first the\n"
 "sampler has not begun), and result['warmup_samples'] says where it ended.");

@@ -26,7 +26,23 @@ seed), so that the machine's slow and fast hours fall on every cell alike:
 
 The first pass holds the false-alarm comparisons and the 5 % cells; then
 the truth cells, and the 10 %, 25 % and 2 % cells in that order, so that a
-shortened session still answers the goal with whole cells."""
+shortened session still answers the goal with whole cells.
+
+A campaign of many hours runs in stages (results/ab-power-robust-2cpu.md):
+each comparison has a key (its cell, its number in the cell, the rule and
+whether disturbed rounds were set aside), a run skips the keys its --out
+file already holds, --cells takes only the cells named (shell patterns,
+--list-cells shows them), --hours stops starting new comparisons after a
+stage's time; --rule runs each ab comparison under each rule named, one
+after the other.  Calibration of the knobs first:
+
+    python3 scripts/ab_power.py --calibrate --out results/ab-knobs-2cpu.jsonl
+    python3 scripts/ab_power.py --summarize results/ab-knobs-2cpu.jsonl \
+        --write-knobs results/ab-knobs-2cpu.json
+    python3 scripts/ab_power.py --knobs results/ab-knobs-2cpu.json --rule median,mean \
+        --cells 'false:*' --hours 4 --out results/ab-power-robust-live-2cpu.jsonl"""
+import argparse
+import fnmatch
 import inspect
 import json
 import math
@@ -55,9 +71,66 @@ KNOBS = {
             0.10: ("selftest", "selftest --bpf-work 50"),
             0.25: ("selftest", "selftest --bpf-work 150")},
 }
-IDENTICAL = {"interleaved": ("count-local", "trig-rawtp", "rb-libbpf"),
+IDENTICAL = {"interleaved": ("count-local", "trig-rawtp", "rb-libbpf", "selftest"),
              "duet": ("count-local", "selftest")}
 TRUTH_ROUNDS = 60
+#: What --calibrate measures at length, B against A = the path's first side:
+#: settings around the 2, 5 and 10 % the campaign needs.  selftest's
+#: bpf_work_every spreads bpf_work's steps over hits (about its slowdown
+#: over k), finer than one step where the first steps hide in the syscall.
+CANDIDATES = {
+    "user": ("count-local --work-per-hit 40",
+             [f"count-local --work-per-hit {k}" for k in (41, 42, 43, 44, 46)]),
+    "bpf": ("selftest",
+            ["selftest --bpf-work 10", "selftest --bpf-work 25", "selftest --bpf-work 35",
+             "selftest --bpf-work 50"] +
+            [f"selftest --bpf-work 50 --bpf-work-every {k}" for k in (2, 3)] +
+            [f"selftest --bpf-work 100 --bpf-work-every {k}" for k in (2, 3, 4, 6)]),
+}
+#: --set-aside-disturbed: the ways each ab comparison runs.
+SET_ASIDE = {"no": (False,), "yes": (True,), "both": (False, True)}
+#: The slowdowns the campaign's cells are calibrated to (--write-knobs).
+TARGETS = (0.02, 0.05, 0.10)
+
+
+def _cell(task):
+    """The task's cell as --cells matches it: "false:interleaved:count-local",
+    "truth:bpf:0.05", "power:duet:user:0.05", "calib:bpf:selftest --bpf-work 35"."""
+    if task["kind"] == "false":
+        return f"false:{task['method']}:{task['a']}"
+    if task["kind"] == "calib":
+        return f"calib:{task['path']}:{task['b']}"
+    if task["kind"] == "truth":
+        return f"truth:{task['path']}:{task['effect']:g}"
+    return f"power:{task['method']}:{task['path']}:{task['effect']:g}"
+
+
+def _keyed(tasks, rules, set_aside):
+    """Each task with its cell and key, one per rule and per way of
+    set_aside (False, True) where a rule decides (ab's false and power
+    cells), in order: the same arguments give the same
+    keys, whatever part of them a stage runs."""
+    seen, out = {}, []
+    for task in tasks:
+        cell = _cell(task)
+        n = seen[cell] = seen.get(cell, 0) + 1
+        if task["method"] == "compare":
+            variants = [(None, False)]
+        elif task["kind"] in ("false", "power"):
+            variants = [(rule, aside) for rule in rules for aside in set_aside]
+        else:   # truth and calibration cells: fixed rounds, read by their median
+            variants = [("median", False)]
+        for rule, aside in variants:
+            aside = bool(aside) and task["method"] != "compare"
+            out.append(dict(task, cell=cell, rule=rule, set_aside_disturbed=aside,
+                            index=len(out),
+                            key=f"{cell}#{n}|{rule}|{'aside' if aside else 'all'}"))
+    return out
+
+
+def _calibration_tasks():
+    return [dict(kind="calib", method="interleaved", path=path, a=a, b=b)
+            for path, (a, bs) in CANDIDATES.items() for b in bs]
 
 
 def _tasks(n_false, n_false_duet, n_power, n_compare):
@@ -91,20 +164,33 @@ def _loadavg():
         return float(f.read().split()[0])
 
 
-def _ab(task, budget):
-    if task["kind"] == "truth":
-        r = benchbpf.ab(task["a"], task["b"], budget=None, max_rounds=TRUTH_ROUNDS,
-                        min_rounds=TRUTH_ROUNDS,
+def _host(result):
+    """What the host did to one side's run, for the record (no watch cost)."""
+    d = result.disturbances
+    return None if d is None else {k: v for k, v in d.items() if k != "watch_ns_per_sample"}
+
+
+def _ab(task, budget, truth_rounds=TRUTH_ROUNDS):
+    aside = bool(task.get("set_aside_disturbed"))
+    if task["kind"] in ("truth", "calib"):
+        r = benchbpf.ab(task["a"], task["b"], budget=None, max_rounds=truth_rounds,
+                        min_rounds=truth_rounds, rule=task.get("rule") or ab_module.RULE,
                         threshold=ab_module.MIN_THRESHOLD, precision=ab_module.MIN_PRECISION,
-                        progress=False)
+                        progress=False, set_aside_disturbed=aside)
     else:
         r = benchbpf.ab(task["a"], task["b"], mode=task["method"], budget=budget,
-                        progress=False, different_benchmarks=False)
+                        rule=task.get("rule") or ab_module.RULE, progress=False,
+                        different_benchmarks=False, set_aside_disturbed=aside)
     logs = [math.log(x) for x in r.ratios]
     return dict(verdict=r.verdict, beyond=r.beyond_threshold, ratio=r.ratio, low=r.low,
                 high=r.high, rounds=len(r.rounds), wall_s=r.wall_s, measured_s=r.measured_s,
                 stopped_by=r.stopped_by, seed=r.seed, round_log_ratios=logs,
-                round_starts_s=[x.started_s for x in r.rounds])
+                round_starts_s=[x.started_s for x in r.rounds], rule=r.rule, alpha=r.alpha,
+                round_disturbed=[list(x.disturbed) for x in r.rounds],
+                round_host=[[_host(x.a), _host(x.b)] for x in r.rounds],
+                set_aside_log_ratios=[math.log(x.ratio) for x in r.set_aside if x.ratio > 0],
+                set_aside_disturbed_why=[list(x.disturbed) for x in r.set_aside],
+                disturbed=r.disturbances)
 
 
 def _repeat(side, seconds):
@@ -130,20 +216,39 @@ def _compare(task, budget):
                 measured_s=sum(r.duration_s for r in base + new))
 
 
-def run(args):
+def _planned(args):
+    """Every task the arguments ask for, keyed, before --cells picks some."""
+    if args.knobs:
+        with open(args.knobs) as f:
+            KNOBS.update({path: {float(e): tuple(sides) for e, sides in levels.items()}
+                          for path, levels in json.load(f).items()})
+    if args.calibrate:
+        return _keyed(_calibration_tasks(), ("median",), (False,))
     tasks = _tasks(args.n_false, args.n_false_duet, args.n_power, args.n_compare)
     if args.truth_only:
         tasks = [t for t in tasks if t["kind"] == "truth"]
+    return _keyed(tasks, args.rule, SET_ASIDE[args.set_aside_disturbed])
+
+
+def _picked(tasks, patterns):
+    return [t for t in tasks if not patterns or any(fnmatch.fnmatchcase(t["cell"], p)
+                                                     for p in patterns)]
+
+
+def run(args):
+    every = _planned(args)
+    tasks = _picked(every, args.cells)
     done = set()
     if os.path.exists(args.out):
         with open(args.out) as f:
-            done = {json.loads(line)["index"] for line in f if line.strip()}
-    print(f"{len(tasks)} comparisons planned, {len(done)} already in {args.out}",
-          file=sys.stderr)
+            done = {json.loads(line).get("key") for line in f if line.strip()}
+    print(f"{len(tasks)} comparisons planned, {sum(t['key'] in done for t in tasks)} "
+          f"already in {args.out}", file=sys.stderr)
     warnings.simplefilter("ignore")
     until = time.time() + args.hours * 3600 if args.hours else math.inf
-    for i, task in enumerate(tasks):
-        if i in done:
+    for task in tasks:
+        i = task["index"]
+        if task["key"] in done:
             continue
         if time.time() > until:
             print("stopping: --hours reached", file=sys.stderr)
@@ -152,15 +257,15 @@ def run(args):
         started = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
         try:
             got = _compare(task, args.budget) if task["method"] == "compare" \
-                else _ab(task, args.budget)
+                else _ab(task, args.budget, args.truth_rounds)
         except benchbpf.BenchmarkError as e:
             got = dict(error=str(e))
-        line = dict(task, index=i, started=started, load=load, budget_s=args.budget, **got)
+        line = dict(task, started=started, load=load, budget_s=args.budget, **got)
         with open(args.out, "a") as f:
             f.write(json.dumps(line) + "\n")
-        print(f"{i + 1}/{len(tasks)} {task['kind']} {task['method']} {task.get('path', '')} "
-              f"{task.get('effect', '')} {task['b']!r}: {got.get('verdict', got.get('error'))} "
-              f"in {got.get('wall_s', 0):.0f} s", file=sys.stderr, flush=True)
+        print(f"{i + 1}/{len(every)} {task['key']} {task['b']!r}: "
+              f"{got.get('verdict', got.get('error'))} in {got.get('wall_s', 0):.0f} s",
+              file=sys.stderr, flush=True)
 
 
 # ---------------------------------------------------------------- summary
@@ -184,15 +289,78 @@ def _records(path, truth_path=None):
     return rows, ok
 
 
+def _variant(r):
+    """The rule and whether disturbed rounds were set aside (records from
+    before either: the mean rule, none set aside)."""
+    return r.get("rule") or "mean", bool(r.get("set_aside_disturbed"))
+
+
+def _disturbed_share(cell):
+    """"k/n" of the cell's rounds the host disturbed, or "-" before records said."""
+    said = [why for r in cell for why in r.get("round_disturbed") or ()]
+    if not any("round_disturbed" in r for r in cell):
+        return "-"
+    return f"{sum(1 for why in said if why)}/{len(said)}"
+
+
 def summarize(path, truth_path=None):
+    """The record's tables: calibration cells, then per rule (and with or
+    without disturbed rounds set aside) the false alarms and the power."""
     rows, ok = _records(path, truth_path)
+    calib = _calibration_table([r for r in ok if r["kind"] == "calib"])
+    rows, ok = ([r for r in x if r["kind"] != "calib"] for x in (rows, ok))
+    if not rows:
+        return calib
+    variants = sorted({_variant(r) for r in ok if r["kind"] in ("false", "power")
+                       and r["method"] != "compare"})
+    if len(variants) <= 1:
+        return "\n\n".join(x for x in (calib, _tables(rows, ok)) if x)
+    parts = [calib] if calib else []
+    for rule, aside in variants:
+        rows_, ok_ = ([r for r in x if r["kind"] == "truth" or r["method"] == "compare"
+                       or _variant(r) == (rule, aside)] for x in (rows, ok))
+        parts.append(f"## Rule {rule}" + (", disturbed rounds set aside" if aside else "")
+                     + "\n\n" + _tables(rows_, ok_))
+    return "\n\n".join(parts)
+
+
+def _calibration_table(cells):
+    """Each calibration cell: B/A read by the rounds' median, its interval,
+    the slowdown and how many rounds the host disturbed."""
+    if not cells:
+        return ""
+    out = ["### Calibration: each setting at length, by the rounds' median", "",
+           "| path | A | B | rounds | median B/A (interval) | slowdown | disturbed rounds |",
+           "|---|---|---|---|---|---|---|"]
+    for r in sorted(cells, key=lambda r: (r["path"], r["b"])):
+        out.append(f"| {r['path']} | `{r['a']}` | `{r['b']}` | {r['rounds']} | "
+                   f"{r['ratio']:.4f} ({r['low']:.4f}..{r['high']:.4f}) | "
+                   f"{100 * (1 - r['ratio']):.1f} % | {_disturbed_share([r])} |")
+    return "\n".join(out)
+
+
+def knobs(path):
+    """For each path and target slowdown (TARGETS), the calibrated setting
+    whose median slowdown lies nearest: {path: {target: [A, B]}}, as --knobs
+    reads it."""
+    cells = [r for r in _records(path)[1] if r["kind"] == "calib" and r.get("ratio")]
+    out = {}
+    for path in sorted({r["path"] for r in cells}):
+        mine = [r for r in cells if r["path"] == path]
+        for target in TARGETS:
+            best = min(mine, key=lambda r: abs(1 - r["ratio"] - target))
+            out.setdefault(path, {})[f"{target:g}"] = [best["a"], best["b"]]
+    return out
+
+
+def _tables(rows, ok):
     out = [f"{len(rows)} comparisons ({len(rows) - len(ok)} failed runs), "
            f"{rows[0]['started']} .. {rows[-1]['started']} UTC, load average "
            f"{min(r['load'] for r in rows):.1f}-{max(r['load'] for r in rows):.1f}", ""]
     out += ["### False alarms: identical sides", "",
             "| method | benchmark | slower or faster | beyond the threshold | same | "
-            "undecided | median time | sd of a round's log ratio |",
-            "|---|---|---|---|---|---|---|---|"]
+            "undecided | median time | sd of a round's log ratio | disturbed rounds |",
+            "|---|---|---|---|---|---|---|---|---|"]
     pooled = {}
     for method, names in IDENTICAL.items():
         for name in names:
@@ -209,13 +377,14 @@ def summarize(path, truth_path=None):
             pooled.setdefault(method, []).extend(cell)
             out.append(f"| {method} | {name} | {_pct(alarms, len(cell))} | {beyond} | {same} | "
                        f"{und} | {statistics.median(r['wall_s'] for r in cell):.0f} s | "
-                       f"{100 * statistics.median(sds):.1f} % |")
+                       f"{100 * statistics.median(sds):.1f} % | {_disturbed_share(cell)} |")
     for method, cell in pooled.items():
         alarms = sum(r["verdict"] in ("slower", "faster") for r in cell)
         out.append(f"| {method} | all | {_pct(alarms, len(cell))} | "
                    f"{sum(bool(r['beyond']) for r in cell)} | "
                    f"{sum(r['verdict'] == 'same' for r in cell)} | "
-                   f"{sum(r['verdict'] == 'undecided' for r in cell)} | | |")
+                   f"{sum(r['verdict'] == 'undecided' for r in cell)} | | | "
+                   f"{_disturbed_share(cell)} |")
     truth = {(r["path"], r["effect"]): r for r in ok if r["kind"] == "truth"}
     out += ["", "### Power: B slower by a known amount", "",
             "| path | nominal | measured slowdown (truth cell) | over all its interleaved "
@@ -305,12 +474,17 @@ def simulated(n=400, rounds=40):
     return "\n".join(out)
 
 
-def package_data(path, truth_path=None):
+def package_data(path, truth_path=None, rule=None):
     """What every A/B verdict states, per mode: the identical-side comparisons and
     their false alarms, and per path ("user", "bpf") and nominal slowdown how many
     were called slower, and the slowdown measured over all the cell's
-    interleaved rounds (percent)."""
+    interleaved rounds (percent).  rule: the rule whose comparisons (none set
+    aside) count, where the record holds several (default: its first's)."""
     rows, ok = _records(path, truth_path)
+    ruled = [r for r in ok if r["kind"] in ("false", "power") and r["method"] != "compare"]
+    want = (rule, False) if rule else _variant(ruled[0]) if ruled else None
+    ok = [r for r in ok if r["kind"] not in ("false", "power") or r["method"] == "compare"
+          or _variant(r) == want]
     cpu = benchbpf.results.fingerprint.fingerprint()
     machine = f"a {cpu['nr_cpus']}-CPU {cpu['cpu_model'].split()[0]} machine, kernel " \
               f"{cpu['kernel_release'].split('-')[0]}"
@@ -335,15 +509,53 @@ def package_data(path, truth_path=None):
         out[mode] = dict(false_alarms=sum(r["verdict"] in ("slower", "faster") for r in same),
                          comparisons=len(same), power=power, budget_s=rows[0]["budget_s"],
                          machine=machine, taken=rows[0]["started"][:10],
-                         rule=rows[0].get("rule", "mean"), alpha=rows[0].get("alpha", 0.05),
+                         rule=want[0], alpha=same[0].get("alpha", 0.05),
                          benchmarks=sorted(names))
     return out
 
 
+def _rules(text):
+    rules = [r.strip() for r in text.split(",") if r.strip()]
+    for r in rules:
+        if r not in ab_module.RULES:
+            raise argparse.ArgumentTypeError(
+                f"--rule {text!r}: {r!r} is not one of {', '.join(ab_module.RULES)}")
+    if not rules:
+        raise argparse.ArgumentTypeError("--rule '': name at least one rule")
+    return tuple(dict.fromkeys(rules))
+
+
 def _arguments(ap):
+    ap.add_argument("--rule", type=_rules, default=(ab_module.RULE,), metavar="RULES",
+                    help=f"the rules each ab comparison runs under, comma separated, one "
+                         f"comparison each ({', '.join(ab_module.RULES)}; default "
+                         f"{ab_module.RULE})")
+    ap.add_argument("--set-aside-disturbed", choices=tuple(SET_ASIDE), default="no",
+                    help="whether ab comparisons set aside each round the host disturbed "
+                         "and take another (ab's set_aside_disturbed): no (default), yes, "
+                         "or both: each comparison once each way, one after the other")
+    ap.add_argument("--cells", type=lambda t: [p for p in t.split(",") if p], default=[],
+                    metavar="PATTERNS",
+                    help="only these cells (comma separated shell patterns, e.g. "
+                         "'false:*,power:interleaved:*:0.05'; --list-cells names them)")
+    ap.add_argument("--truth-rounds", type=int, default=TRUTH_ROUNDS,
+                    help=f"rounds of a truth or calibration cell (default {TRUTH_ROUNDS})")
+    for flag, what in (
+            ("--list-cells", "print the cells the other options plan, with their counts"),
+            ("--calibrate", "take the calibration cells (CANDIDATES, each --truth-rounds "
+                            "fixed rounds) instead of the campaign")):
+        ap.add_argument(flag, action="store_true", help=what)
+    for flag, what in (
+            ("--knobs", "the calibrated settings (--write-knobs) in place of KNOBS"),
+            ("--write-knobs", "with --summarize of a calibration record: write the "
+                              "settings nearest each target slowdown, for --knobs")):
+        ap.add_argument(flag, metavar="JSON", help=what)
     ap.add_argument("--package-data", metavar="JSON",
                     help="with --summarize: also write what every verdict states "
                          "(benchbpf/ab_measured.json)")
+    ap.add_argument("--package-rule", choices=ab_module.RULES, default=None,
+                    help="with --package-data: the rule whose comparisons it states "
+                         "(default: the record's first)")
     ap.add_argument("--budget", type=float, default=120.0,
                     help="wall time each comparison may take, s (default 120)")
     ap.add_argument("--n-false", type=int, default=20, help="comparisons per identical pair")
@@ -365,9 +577,19 @@ def _other(args):
     if args.simulate:
         print(simulated())
         return True
+    if args.list_cells:
+        cells = {}
+        for t in _picked(_planned(args), args.cells):
+            cells[t["cell"]] = cells.get(t["cell"], 0) + 1
+        print("\n".join(f"{n:4d}  {cell}" for cell, n in cells.items()))
+        return True
+    if args.summarize and args.write_knobs:
+        with open(args.write_knobs, "w") as f:
+            json.dump(knobs(args.summarize), f, indent=1)
+            f.write("\n")
     if args.summarize and args.package_data:
         with open(args.package_data, "w") as f:
-            json.dump(package_data(args.summarize, args.truth), f, indent=1)
+            json.dump(package_data(args.summarize, args.truth, args.package_rule), f, indent=1)
             f.write("\n")
     if args.summarize and args.truth:
         print(summarize(args.summarize, args.truth))

@@ -536,3 +536,97 @@ def test_fail_on_exits_130_on_ctrl_c_with_the_finished_rounds_kept(tmp_path):
     assert "interrupted after" in err and "saved to" in err, err
     path = err.split("saved to ")[1].split(" (benchbpf")[0]
     assert len(benchbpf.ABResult.from_json(path).rounds) >= 2
+
+
+# ---------------------------------------------------------------- disturbed rounds
+
+_WATCH = "steal_cpus=1 migrations=se.nr_migrations cost_ns_per_sample=1"
+
+
+def _host_result(mps, cpu_share=1.0, involuntary=0, steal_ns=0, late=False):
+    """A run of 50 samples of 1 ms whose producer ran cpu_share of the time."""
+    return benchbpf.Result("count-local", {"interval": 0.001, "work_per_hit": 0}, tuple(
+        benchbpf.Sample(interval_ns=1_000_000, hits=int(mps * 1000),
+                        extra={"producer_cpu_ns": int(1_000_000 * cpu_share)},
+                        involuntary=involuntary if k == 0 else 0,
+                        steal_ns=steal_ns if k == 0 else 0, late=late and k == 0)
+        for k in range(50)), metadata={"host_watch": _WATCH})
+
+
+def test_each_round_says_why_the_host_disturbed_it():
+    quiet = _host_result(30)
+    rule = ab_module._ab_rule
+    cases = [
+        ((), _host_result(30)),
+        # Lost CPU with involuntary switches: preempted.
+        (("preemption",), _host_result(30, cpu_share=rule.DISTURBED_CPU_SHARE - 0.05,
+                                       involuntary=5)),
+        # Lost CPU without being switched out: it blocked by itself.
+        ((), _host_result(30, cpu_share=0.5)),
+        # Switched out but kept its CPU time: the scheduler's ordinary ticks.
+        ((), _host_result(30, involuntary=500)),
+        (("steal",), _host_result(30, steal_ns=int(50e6 * rule.DISTURBED_STEAL_PCT / 100) + 1)),
+        ((), _host_result(30, steal_ns=int(50e6 * rule.DISTURBED_STEAL_PCT / 100) - 1)),
+        (("late sample",), _host_result(30, late=True)),
+    ]
+    for want, side in cases:
+        assert ab_module.Round(0, quiet, side).disturbed == want
+        assert ab_module.Round(0, side, quiet).disturbed == want
+    # Runs recorded before the sampler read the host are not called disturbed.
+    assert _fake_round(0, 30, 30).disturbed == ()
+
+
+def test_the_verdict_says_how_many_rounds_were_disturbed():
+    rounds = [ab_module.Round(i, _host_result(30), _host_result(
+        15, cpu_share=0.5, involuntary=9) if i in (2, 5) else _host_result(15))
+        for i in range(8)]
+    rounds[6] = ab_module.Round(6, _host_result(30, late=True), _host_result(15))
+    r = ab_module.ABResult(ab_module.Side("count-local", {}), ab_module.Side("count-local", {}),
+                           "interleaved", rounds, "decided", 20.0, measured=None)
+    said = "3 of 8 rounds disturbed (preemption, late sample)"
+    assert said in str(r) and f"Host: {said}." in r.to_markdown()
+    d = r.as_dict()
+    assert d["disturbed"] == {"rounds": 3, "of": 8, "set_aside": 0, "reasons": {
+        "steal": 0, "preemption": 2, "late sample": 1}}
+    assert [x["disturbed"] for x in d["rounds"]][5:7] == [["preemption"], ["late sample"]]
+    again = ab_module.ABResult.from_dict(json.loads(json.dumps(d)))
+    assert again.disturbances == r.disturbances and not again.set_aside_disturbed
+
+
+def test_set_aside_rounds_are_kept_for_the_record_out_of_the_figures():
+    kept = [_fake_round(i, 30, 15) for i in range(8)]
+    aside = [ab_module.Round(8, _host_result(30), _host_result(60, late=True))]
+    r = ab_module.ABResult(ab_module.Side("count-local", {}), ab_module.Side("count-local", {}),
+                           "interleaved", kept, "decided", 20.0, measured=None,
+                           set_aside_disturbed=True, set_aside=aside)
+    plain = ab_module.ABResult(r.a, r.b, "interleaved", kept, "decided", 20.0, measured=None)
+    assert (r.ratio, r.low, r.high) == (plain.ratio, plain.low, plain.high)
+    assert "0 of 8 rounds disturbed; 1 more, disturbed, set aside" in str(r)
+    again = ab_module.ABResult.from_dict(json.loads(json.dumps(r.as_dict())))
+    assert again.set_aside_disturbed and len(again.set_aside) == 1
+    assert again.set_aside[0].disturbed == ("late sample",)
+
+
+def test_set_aside_disturbed_is_checked_before_loading():
+    with rejected_before_loading(TypeError, "set_aside_disturbed"):
+        benchbpf.ab("count-local", "count-local", set_aside_disturbed="yes", **QUICK)
+
+
+def test_set_aside_disturbed_replaces_disturbed_rounds():
+    # Two spinning processes make preemption likely, on a busy machine
+    # certain enough; whatever happens, no disturbed round is in the figures,
+    # every set-aside one was disturbed, and no round is lost.
+    hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2)]
+    try:
+        r = benchbpf.ab("count-local", "count-local", set_aside_disturbed=True,
+                        min_rounds=8, max_rounds=8, budget=None, **QUICK)
+    finally:
+        for h in hogs:
+            h.kill()
+            h.wait()
+    assert r.set_aside_disturbed and r.stopped_by == "max_rounds"
+    assert all(not rnd.disturbed for rnd in r.rounds)
+    assert all(rnd.disturbed for rnd in r.set_aside)
+    taken = sorted(rnd.index for rnd in r.rounds + r.set_aside)
+    assert taken == list(range(len(taken)))
+    assert r.disturbances["set_aside"] == len(r.set_aside)

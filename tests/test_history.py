@@ -19,8 +19,10 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def make_result(rate_mps=100.0, name="count-local", params=None, started="2026-12-01T10:00:00+00:00",
-                kernel="6.18.0", commit="aaaa1111", cpu="Test CPU", nr_cpus=2, vm=None, n=20):
-    """A Result whose samples are rate_mps +- 1 %, in 0.1 s intervals."""
+                kernel="6.18.0", commit="aaaa1111", cpu="Test CPU", nr_cpus=2, vm=None, n=20,
+                machine_id=None):
+    """A Result whose samples are rate_mps +- 1 %, in 0.1 s intervals; without
+    machine_id its fingerprint is one from before machine ids were read."""
     hits = [int(rate_mps * 1e5 * (1 + 0.01 * ((i % 5) - 2) / 2)) for i in range(n)]
     meta = {"kernel": kernel, "machine": "x86_64", "cpu_model": cpu, "nr_cpus": nr_cpus,
             "benchbpf_version": "0.1.0", "started": started,
@@ -29,6 +31,8 @@ def make_result(rate_mps=100.0, name="count-local", params=None, started="2026-1
                             "git_commit": commit}}
     if vm:
         meta["vm"] = vm
+    if machine_id:
+        meta["fingerprint"]["machine_id"] = machine_id
     return Result(name=name, params=params or {"producers": 1, "work_per_hit": 0},
                   samples=[Sample(100_000_000, h) for h in hits], metadata=meta)
 
@@ -337,3 +341,37 @@ def check_migrated_from_version_1(store):
 def test_a_version_1_store_is_migrated_to_2(store_path):
     make_version_1(store_path)
     check_migrated_from_version_1(store_path)
+
+
+def test_machine_ids_keep_twin_machines_apart_and_old_rows_in_their_series(store_path):
+    # Two guests of one image: same hostname, CPU and count, their own machine-id.
+    history.record(make_result(100.0, machine_id="machine-id:1111111111111111"), store_path)
+    history.record(make_result(100.0, machine_id="machine-id:2222222222222222"), store_path)
+    history.record(make_result(100.0), store_path)
+    df = history.series("count-local", store=store_path)
+    assert df["machine"].nunique() == 3 and df["series"].nunique() == 3
+    # A run without one hashes as every stored row did before machine ids:
+    # the docs' series, written then, is still this machine's.
+    assert df["machine"].iloc[2] == "12588de377dd2332"
+    assert df["machine_label"].tolist()[:2] == [
+        "Test CPU, 2 CPUs, x86_64, machine-id:1111111111111111",
+        "Test CPU, 2 CPUs, x86_64, machine-id:2222222222222222"]
+    assert len(history.series("count-local", machine="machine-id:2222", store=store_path)) == 1
+
+
+def test_the_machine_id_is_hashed_and_falls_back_to_the_hostname(tmp_path):
+    import socket
+    from benchbpf.results import fingerprint
+    raw = "0123456789abcdef0123456789abcdef"
+    (tmp_path / "a").write_text(raw + "\n")
+    (tmp_path / "b").write_text(raw.replace("0", "f") + "\n")
+    a = fingerprint.machine_id(str(tmp_path / "a"))
+    assert a.startswith("machine-id:") and len(a) == len("machine-id:") + 16
+    assert raw not in a and raw[:16] not in a
+    assert a == fingerprint.machine_id(str(tmp_path / "a"))
+    assert a != fingerprint.machine_id(str(tmp_path / "b"))
+    host = fingerprint.machine_id(str(tmp_path / "absent"))
+    assert host.startswith("hostname:") and socket.gethostname() not in host
+    (tmp_path / "empty").write_text("")
+    assert fingerprint.machine_id(str(tmp_path / "empty")) == host
+    assert fingerprint.fingerprint()["machine_id"] == fingerprint.machine_id()

@@ -1,13 +1,13 @@
-"""The history store on a real PostgreSQL server: Debian's postgresql,
-a throwaway cluster started for this module (initdb and pg_ctl as the
-postgres user, in a temporary directory, on a free port) and stopped
-after.  Skipped, saying why, only where no server can be started."""
-import glob
+"""The history store on a real PostgreSQL server: the one .ci/run starts
+and names in $BENCHBPF_TEST_POSTGRES (CI), else a throwaway cluster of
+Debian's postgresql started for this module by scripts/ci_postgres.sh (in a
+temporary directory, on a free port) and stopped after.  Skipped, saying
+why, only where no server can be started; a server named but unreachable
+is an error, not a skip."""
 import os
-import shutil
-import socket
 import subprocess
 import tempfile
+import urllib.parse
 import uuid
 
 import pytest
@@ -20,50 +20,45 @@ from test_history import (check_migrated_from_version_1, make_result, make_versi
 psycopg = pytest.importorskip("psycopg", reason="psycopg is not installed "
                                                 "(pip install 'benchbpf[history]')")
 
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+#: The server the tests use when set: postgresql://USER[:PASSWORD]@HOST:PORT,
+#: no database (each test makes and drops its own), as .ci/run sets it.
+SERVER_ENV = "BENCHBPF_TEST_POSTGRES"
+CI_POSTGRES = os.path.join(ROOT, "scripts", "ci_postgres.sh")
 
-def _free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
-
-def _as_postgres(*cmd):
-    runner = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
-    return subprocess.run(runner + list(cmd), capture_output=True, text=True, timeout=120)
+def _named_server(url):
+    """$BENCHBPF_TEST_POSTGRES, checked: a server URL that answers."""
+    parts = urllib.parse.urlsplit(url)
+    if parts.scheme not in ("postgresql", "postgres") or parts.path not in ("", "/"):
+        pytest.fail(f"{SERVER_ENV}={url!r}: must be postgresql://USER@HOST:PORT, without "
+                    "a database (each test makes its own)", pytrace=False)
+    url = url.rstrip("/")
+    try:
+        psycopg.connect(f"{url}/postgres", connect_timeout=10).close()
+    except psycopg.Error as e:
+        # CI started this server for the suite: a skip would hide that it is gone.
+        pytest.fail(f"{SERVER_ENV}={url}: cannot connect: {e}", pytrace=False)
+    return url
 
 
 @pytest.fixture(scope="module")
 def server():
-    """postgresql://postgres@127.0.0.1:PORT: a cluster of this module's own."""
-    bins = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"))
-    if not bins:
-        pytest.skip("no PostgreSQL server installed (Debian's postgresql package; "
-                    "scripts/install.sh installs it)")
-    bindir = os.path.dirname(bins[-1])
+    """postgresql://USER@HOST:PORT: $BENCHBPF_TEST_POSTGRES, else a cluster
+    of this module's own."""
+    if os.environ.get(SERVER_ENV):
+        yield _named_server(os.environ[SERVER_ENV])
+        return
     top = tempfile.mkdtemp(prefix="benchbpf-pg-")
-    data = os.path.join(top, "data")
-    if os.geteuid() == 0:
-        shutil.chown(top, "postgres", "postgres")
-    os.chmod(top, 0o755)
-    init = _as_postgres(os.path.join(bindir, "initdb"), "-D", data, "-U", "postgres",
-                        "--auth=trust", "-E", "UTF8")
-    if init.returncode != 0:
-        shutil.rmtree(top, ignore_errors=True)
-        pytest.skip(f"initdb failed: {init.stderr.strip()[-300:]}")
-    port = _free_port()
-    start = _as_postgres(os.path.join(bindir, "pg_ctl"), "-D", data, "-l",
-                         os.path.join(top, "log"), "-w", "-t", "60", "-o",
-                         f"-p {port} -k {top} -c listen_addresses=127.0.0.1", "start")
+    start = subprocess.run([CI_POSTGRES, "start", top], capture_output=True, text=True,
+                           timeout=300)
     if start.returncode != 0:
-        log = open(os.path.join(top, "log")).read()[-300:] if os.path.exists(
-            os.path.join(top, "log")) else ""
-        shutil.rmtree(top, ignore_errors=True)
-        pytest.skip(f"PostgreSQL did not start: {start.stderr.strip()[-300:]} {log}")
+        subprocess.run([CI_POSTGRES, "stop", top], capture_output=True, timeout=300)
+        pytest.skip(f"no PostgreSQL server could be started: {start.stderr.strip()[-300:]}")
     try:
-        yield f"postgresql://postgres@127.0.0.1:{port}"
+        yield start.stdout.strip()
     finally:
-        _as_postgres(os.path.join(bindir, "pg_ctl"), "-D", data, "-m", "fast", "-w", "stop")
-        shutil.rmtree(top, ignore_errors=True)
+        subprocess.run([CI_POSTGRES, "stop", top], capture_output=True, timeout=300)
 
 
 @pytest.fixture

@@ -372,7 +372,8 @@ def test_consumers_for_a_benchmark_that_takes_none(name):
     (dict(prod_affinity=[0, 0], producers=2), ["prod_affinity=[0, 0]", "one CPU per producer"]),
     (dict(prod_affinity=[0], producers=2), ["prod_affinity=[0]", "one CPU per producer"]),
     (dict(duration=0.25, interval=0.1), ["duration=0.25", "whole number of intervals"]),
-    (dict(warmup=0.05, interval=0.1), ["warmup=0.05", "0 or 0.1"]),
+    (dict(duration=0.05, interval=0.1), ["duration=0.05", "shorter than one sampling interval",
+                                         "seconds in 0.1..86400"]),
 ])
 def test_contradictory_common_options(kw, words):
     says(rejected("count-local", **kw), *words)

@@ -237,3 +237,40 @@ def replay(log_ratios, rule, alpha, planned_rounds, threshold, precision,
         if decided(k, *figures, threshold, precision, min_rounds):
             break
     return (*verdict_of(figures[1], figures[2], threshold), k, figures)
+
+
+# ---------------------------------------------------------------- disturbed rounds
+
+#: When a side's run counts as disturbed by the host (Result.disturbances).
+#: Provisional: chosen from a handful of quick runs on a busy 2-CPU machine
+#: (results/ab-power-robust-2cpu.md, "Disturbed rounds"), to be revisited
+#: with the live campaign's rounds.
+#: - "steal": the hypervisor took more than this share of the run's CPUs, %;
+#: - "preemption": the producers ran less than this share of the measured
+#:   time and were switched out involuntarily (not blocked of their own
+#:   accord).  Involuntary switches alone do not tell: the scheduler
+#:   switches busy threads 20-600 times a second whether or not a CPU hog
+#:   shares their CPU; the time they lose does;
+#: - "late sample": the sampler woke half an interval or more late.
+DISTURBED_STEAL_PCT = 2.0
+DISTURBED_CPU_SHARE = 0.9
+#: The reasons, in the order they are stated.
+DISTURBANCES = ("steal", "preemption", "late sample")
+
+
+def disturbances_of(result):
+    """Why the host disturbed one run (a Result), as a tuple of DISTURBANCES
+    (empty: not disturbed, or recorded before runs said)."""
+    d = result.disturbances
+    if d is None:
+        return ()
+    why = set()
+    if d["steal_pct"] > DISTURBED_STEAL_PCT:
+        why.add("steal")
+    if d["cpu_share"] is not None and d["cpu_share"] < DISTURBED_CPU_SHARE \
+            and d["involuntary"] > 0:
+        why.add("preemption")
+    if d["late_samples"]:
+        why.add("late sample")
+    return tuple(w for w in DISTURBANCES if w in why)
+

@@ -8,6 +8,7 @@ import os
 import statistics
 
 from ..results import stats
+from ._ab_rule import DISTURBANCES
 
 
 #: Error rates measured on the project's machine for each mode
@@ -85,6 +86,19 @@ def rates_text(mode, m, rule=None, alpha=None, budget_s=None, names=()):
             f"false alarms {_share(m['false_alarms'], m['comparisons'])}{power}")
 
 
+def disturbed_text(r):
+    """"3 of 21 rounds disturbed (steal, preemption)", and how many more
+    were set aside, disturbed, to be replaced (r: an ABResult)."""
+    per_round = [rnd.disturbed for rnd in r.rounds]
+    hit = [why for why in per_round if why]
+    reasons = [w for w in DISTURBANCES if any(w in why for why in hit)]
+    text = f"{len(hit)} of {len(per_round)} rounds disturbed" + (
+        f" ({', '.join(reasons)})" if reasons else "")
+    if r.set_aside_disturbed:
+        text += f"; {len(r.set_aside)} more, disturbed, set aside"
+    return text
+
+
 def line(r):
     """One line: the sides, B/A and its interval, the verdict and the
     method (r.outcome.text()), rounds and time, then the rates."""
@@ -92,7 +106,8 @@ def line(r):
     o = r.outcome
     return (f"{r.mode} A/B: A = {r.a.text}, B = {r.b.text}: {o.text()}; "
             f"{len(r.rounds)} rounds in {r.wall_s:.0f} s (stopped by {r.stopped_by}, "
-            f"{r.measured_fraction * 100:.0f} % of it measured){emulated} [{o.rates_text}]")
+            f"{r.measured_fraction * 100:.0f} % of it measured; {disturbed_text(r)})"
+            f"{emulated} [{o.rates_text}]")
 
 
 def markdown(r):
@@ -124,6 +139,7 @@ def markdown(r):
         f"CPUs ({r.metadata.get('cpu_model', '?')}), benchbpf "
         f"{r.metadata.get('benchbpf_version', '?')}.",
     ]
+    rows.append(f"Host: {disturbed_text(r)}.")
     if r.emulated:
         rows.append("Emulated guests: the verdict is about emulation, never about speed.")
     rows.append(f"Error rates: {o.rates_text}.")

@@ -1,7 +1,7 @@
 """Did my change make it slower?  Two sides measured in turns.
 
     >>> import benchbpf
-    >>> r = benchbpf.ab("count-local", "count-local --work-per-hit 40")
+    >>> r = benchbpf.ab("selftest", "selftest --bpf-work 1000")  # slower on any CPU
     >>> print(r)           # B/A, its 95 % interval, the verdict, rounds and time
     >>> r.verdict, r.ratio, r.low, r.high
     >>> print(r.to_markdown())
@@ -18,8 +18,9 @@ in rounds; each round measures each side once:
 - kernels: each side in a guest booting its own kernel, both guests kept
   booted, the runs alternating between them.
 
-This host moves a figure by 10-20 % over minutes.  Sides measured seconds
-apart in the same round meet the same phase of it, so the figure is the
+A machine moves a figure over minutes (by 10-20 % on the 2-vCPU VM the
+manual was measured on).  Sides measured seconds apart in the same round
+meet the same phase of it, so the figure is the
 ratio B/A within each round; the rounds' median ratio and its confidence
 sequence (rule "median", the default; "mean": their geometric mean, the
 rule before; _ab_rule) say how B compares with A.  The sequence holds at
@@ -228,12 +229,23 @@ class Round(_Picklable):
         """B's figure over A's this round."""
         return self.b_mps / self.a_mps if self.a_mps > 0 else math.nan
 
+    @property
+    def disturbed(self):
+        """Why the host disturbed this round, a tuple of
+        _ab_rule.DISTURBANCES ("steal", "preemption", "late sample") that
+        either side's run showed; empty when neither was (or the runs were
+        recorded before they said)."""
+        why = set(_ab_rule.disturbances_of(self.a)) | set(_ab_rule.disturbances_of(self.b))
+        return tuple(w for w in _ab_rule.DISTURBANCES if w in why)
+
     def as_dict(self):
         """The round as plain JSON data, both Results whole (from_dict reads it back)."""
         return {"index": self.index, "first": self.first, "started_s": self.started_s,
                 "a_cpus": list(self.a_cpus) if self.a_cpus is not None else None,
                 "b_cpus": list(self.b_cpus) if self.b_cpus is not None else None,
                 "per_cpu": self.per_cpu, "counter": self.counter,
+                # Derived, for readers of the file; from_dict recomputes it.
+                "disturbed": list(self.disturbed),
                 "a": self.a.as_dict(), "b": self.b.as_dict()}
 
     @classmethod
@@ -262,9 +274,12 @@ class ABResult(JsonFile, _Picklable):
     lengths); measured: the error rates measured for this mode
     (measured_rates, read once when the result is made; None where not
     measured); rule: the sequential rule that made the interval (one of
-    RULES; "mean" for comparisons saved before rules had names).  The
-    figures (ratio, low, high, verdict: the outcome) are computed from the
-    rounds, so a saved and reloaded comparison states the same."""
+    RULES; "mean" for comparisons saved before rules had names);
+    set_aside_disturbed: whether rounds the host disturbed were set aside
+    and replaced (Round.disturbed); set_aside: those Rounds, kept for the
+    record, in no figure.  The figures (ratio, low, high, verdict: the
+    outcome) are computed from the rounds, so a saved and reloaded
+    comparison states the same."""
     a: Side
     b: Side
     mode: str
@@ -280,10 +295,13 @@ class ABResult(JsonFile, _Picklable):
     metadata: MappingProxyType = dataclasses.field(default_factory=dict)
     measured: object = _READ
     rule: str = "mean"
+    set_aside_disturbed: bool = False
+    set_aside: tuple = ()
 
     def __post_init__(self):
         _ab_rule.check_rule(self.rule)
         object.__setattr__(self, "rounds", tuple(self.rounds))
+        object.__setattr__(self, "set_aside", tuple(self.set_aside))
         object.__setattr__(self, "metadata", MappingProxyType(dict(self.metadata)))
         if self.measured is _READ:
             object.__setattr__(self, "measured", measured_rates(self.mode))
@@ -363,6 +381,18 @@ class ABResult(JsonFile, _Picklable):
         return SKIP_STATUS if self.verdict == UNDECIDED else 0
 
     @property
+    def disturbances(self):
+        """How many of the rounds the host disturbed, as a dict: "rounds"
+        (disturbed ones among those in the figures), "of" (those rounds),
+        "reasons" (each of _ab_rule.DISTURBANCES -> the rounds that showed
+        it), "set_aside" (disturbed rounds set aside and replaced)."""
+        per_round = [r.disturbed for r in self.rounds]
+        return {"rounds": sum(1 for why in per_round if why), "of": len(per_round),
+                "reasons": {w: sum(1 for why in per_round if w in why)
+                            for w in _ab_rule.DISTURBANCES},
+                "set_aside": len(self.set_aside)}
+
+    @property
     def relative_half_width(self):
         """The interval's half width over the ratio (0.01: +-1 %), inf without one."""
         r, lo, hi = self._interval
@@ -424,9 +454,11 @@ class ABResult(JsonFile, _Picklable):
                 "alpha": self.alpha, "budget_s": self.budget_s,
                 "planned_rounds": self.planned_rounds, "seed": self.seed,
                 "rule": self.rule, "metadata": _thawed(self.metadata),
+                "set_aside_disturbed": self.set_aside_disturbed,
+                "set_aside": [r.as_dict() for r in self.set_aside],
                 # Derived, for readers of the file; from_dict recomputes them.
                 "ratio": self.ratio, "low": self.low, "high": self.high,
-                "verdict": self.verdict}
+                "verdict": self.verdict, "disturbed": self.disturbances}
 
     @classmethod
     def from_dict(cls, d):
@@ -441,7 +473,9 @@ class ABResult(JsonFile, _Picklable):
                    tuple(Round.from_dict(r) for r in d["rounds"]), d["stopped_by"],
                    d["wall_s"], d["threshold"], d["precision"], d["alpha"], d["budget_s"],
                    d["planned_rounds"], d["seed"], d.get("metadata", {}),
-                   rule=d.get("rule", "mean"))
+                   rule=d.get("rule", "mean"),
+                   set_aside_disturbed=d.get("set_aside_disturbed", False),
+                   set_aside=tuple(Round.from_dict(r) for r in d.get("set_aside", ())))
 
     def save(self, path):
         """Write the comparison as JSON to path (ABResult.from_json reads it)."""
@@ -494,8 +528,8 @@ def _check_options(mode, precision, threshold, alpha, budget, max_rounds, warmup
         warmup = DUET_WARMUP_S if mode == "duet" else _precision.AUTO
     else:
         _precision.check_warmup_text(warmup)
-        warmup = _runner._seconds("warmup", warmup, interval, allow_zero=True)
-    duration = _runner._seconds("duration", duration, interval, allow_zero=False)
+        warmup = _runner._warmup_seconds(warmup)
+    duration = _runner._duration_seconds(duration, interval)
     nominal = round_seconds(mode, warmup, duration)
     budget = _runner.check_budget(budget)
     if budget is not None:
@@ -629,7 +663,8 @@ def _metadata(mode, warmup, duration, interval):
 def ab(a, b, *, mode="interleaved", rule=RULE, precision=PRECISION, threshold=THRESHOLD,
        alpha=ALPHA, budget=BUDGET_S, max_rounds=None, min_rounds=MIN_ROUNDS, warmup=WARMUP,
        duration=DURATION_S, interval=INTERVAL_S, seed=None, different_benchmarks=False,
-       per_cpu=None, counter="hits", progress=None, on_round=None, log=None):
+       per_cpu=None, counter="hits", progress=None, on_round=None, log=None,
+       set_aside_disturbed=False):
     """Compare side B with side A, in rounds taken in turns: an ABResult.
 
     a, b: the sides, each a command line as the CLI takes it
@@ -666,6 +701,12 @@ def ab(a, b, *, mode="interleaved", rule=RULE, precision=PRECISION, threshold=TH
     benchmarks with a bloom filter).  progress: as sweep()'s.
     on_round(round, result_so_far): called after each round.  log: called
     with a line at each step of booting guests (mode "kernels"), or None.
+    set_aside_disturbed: a round the host disturbed (Round.disturbed:
+    steal, preemption, a late sample) is set aside (ABResult.set_aside) and
+    another taken in its place (default False: every round counts, and the
+    verdict says how many were disturbed; whether setting them aside helps
+    is for results/ab-power-robust-2cpu.md to measure).  Set-aside rounds
+    take from the budget; max_rounds of them end the comparison too.
 
     Everything is checked before anything loads; ValueError/TypeError name
     the side and option at fault.  Ctrl-C raises benchbpf.Interrupted whose
@@ -685,6 +726,8 @@ def ab(a, b, *, mode="interleaved", rule=RULE, precision=PRECISION, threshold=TH
     for key, fn in (("on_round", on_round), ("log", log)):
         if fn is not None and not callable(fn):
             raise TypeError(f"{key}={fn!r}: must be callable or None")
+    if not isinstance(set_aside_disturbed, bool):
+        raise TypeError(f"set_aside_disturbed={set_aside_disturbed!r}: must be True or False")
     if seed is None:
         seed = int.from_bytes(os.urandom(4), "little")
     elif isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
@@ -695,12 +738,14 @@ def ab(a, b, *, mode="interleaved", rule=RULE, precision=PRECISION, threshold=TH
                     budget_s=float(budget) if budget is not None else math.inf,
                     planned_rounds=planned, seed=int(seed),
                     metadata=_metadata(mode, warmup, duration, interval),
-                    measured=measured_rates(mode), rule=rule)
-    rounds, began = [], time.monotonic()
+                    measured=measured_rates(mode), rule=rule,
+                    set_aside_disturbed=set_aside_disturbed)
+    rounds, set_aside, began = [], [], time.monotonic()
 
     def result(stopped_by):
         return ABResult(a, b, mode, tuple(rounds), stopped_by,
-                        round(time.monotonic() - began, 3), **settings)
+                        round(time.monotonic() - began, 3), **settings,
+                        set_aside=tuple(set_aside))
 
     runner = _runner_for(mode, a, b, warmup, duration, interval, rng, log)
     desc = f"ab {a.name}"
@@ -708,22 +753,25 @@ def ab(a, b, *, mode="interleaved", rule=RULE, precision=PRECISION, threshold=TH
     try:
         with _progress.session(desc, 0, progress), runner:
             while stopped_by is None:
-                with _progress.step(f"round {len(rounds) + 1}"):
+                taken = len(rounds) + len(set_aside)
+                with _progress.step(f"round {taken + 1}"):
                     started_s = round(time.monotonic() - began, 3)
-                    ra, rb, first, a_cpus, b_cpus = runner.round(len(rounds))
-                    rounds.append(Round(len(rounds), ra, rb, first, started_s, a_cpus, b_cpus,
-                                        per_cpu, counter))
-                _check_figures(rounds[-1])
+                    ra, rb, first, a_cpus, b_cpus = runner.round(taken)
+                    rnd = Round(taken, ra, rb, first, started_s, a_cpus, b_cpus, per_cpu,
+                                counter)
+                _check_figures(rnd)
+                (set_aside if set_aside_disturbed and rnd.disturbed else rounds).append(rnd)
                 so_far = result(None)
                 stopped_by = _ab_rule.decided(len(rounds), so_far.ratio, so_far.low,
                                               so_far.high, threshold, precision, min_rounds)
-                if stopped_by is None and max_rounds is not None and len(rounds) >= max_rounds:
+                if stopped_by is None and max_rounds is not None and \
+                        max_rounds <= max(len(rounds), len(set_aside)):
                     stopped_by = "max_rounds"
                 if stopped_by is None and _runner.next_would_overrun(
-                        budget, time.monotonic() - began, len(rounds)):
+                        budget, time.monotonic() - began, taken + 1):
                     stopped_by = "budget"
                 if on_round is not None:
-                    on_round(rounds[-1], so_far)
+                    on_round(rnd, so_far)
     except _progress.Interrupted as e:
         raise _interrupted(result("interrupted"), desc) from e.__cause__
     except KeyboardInterrupt:

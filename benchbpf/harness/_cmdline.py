@@ -9,7 +9,8 @@ import re
 
 from . import _precision, _runner
 
-__all__ = ["build_parser", "check_command", "parse_side", "EXAMPLES"]
+__all__ = ["build_parser", "check_command", "parse_side", "EXAMPLES", "add_history_option",
+           "DEFAULT_STORE"]
 
 
 def _family_options():
@@ -133,6 +134,32 @@ class _Parser(argparse.ArgumentParser):
                      "information.\n")
 
 
+class _DefaultStore:
+    """--history given without a value."""
+
+    def __repr__(self):
+        return "the default store"
+
+
+#: args.history of a bare --history: the default store, as benchbpf.history
+#: resolves it (the tools layer maps it to None; this layer cannot import it).
+DEFAULT_STORE = _DefaultStore()
+
+
+def add_history_option(parser):
+    """--history [PATH|URL], as every command that measures takes it: the
+    run, report and ab record what they measured into the history store."""
+    parser.add_argument(
+        "--history", nargs="?", const=DEFAULT_STORE, default=None, metavar="PATH|URL",
+        help="also record what is measured into the history store (`benchbpf history "
+             "show` reads it): an SQLite file or a postgresql:// URL; without a value "
+             "the default store, $BENCHBPF_HISTORY, else history.sqlite in the user's "
+             "data directory.  A store that is not a benchbpf store (corrupt, another "
+             "program's, a newer schema) is refused before anything runs; one that "
+             "cannot take the write (read-only, server down) costs only the record: "
+             "the run is printed and saved, with a warning, and the exit status is 4")
+
+
 def build_parser(flags=None, add_help=True):
     """The argparse parser of `benchbpf [options] NAME`: the kernel bench's
     common flags and every benchmark's own (flags: _family_options(), by
@@ -158,10 +185,12 @@ def build_parser(flags=None, add_help=True):
                     help="BPF-timed benchmarks: print only the 'RESULT scenario=...' line "
                          "(implies -q)")
     ap.add_argument("-d", "--duration", type=_positive_number, default=None, metavar="SEC",
-                    help="duration of benchmark, seconds (default 5; BPF-timed benchmarks "
-                         f"end at their batches, after at most {BPF_TIMED_DURATION} s)")
+                    help="duration of benchmark, seconds: whole sampling intervals, at "
+                         "least one (default 5; BPF-timed benchmarks end at their batches, "
+                         f"after at most {BPF_TIMED_DURATION} s)")
     ap.add_argument("-w", "--warmup", type=_warmup, default=None, metavar="SEC",
-                    help="warm-up period, seconds (default 1), or 'auto': until the "
+                    help="warm-up period, seconds, any length >= 0 (default 1), or "
+                         "'auto': until the "
                          "benchmark is steady (0.5 to 5 s; the default with --precision)")
     ap.add_argument("--precision", type=_precision_pct, default=None, metavar="PCT",
                     help="repeat short runs (0.5 s, each loaded anew) until the 95%% "
@@ -197,6 +226,7 @@ def build_parser(flags=None, add_help=True):
                          "vmlinuz path with its modules beside it, a Debian kernel version "
                          "(6.12, 6.1, 6.1.0-57: fetched into ~/.cache/benchbpf), or 'host'; "
                          "with -l, list what that kernel can run")
+    add_history_option(ap)
     ap.add_argument("--prog-stats", action="store_true",
                     help="turn the kernel's BPF run-time statistics on for the run and "
                          "print each program's run count and time after the summary "
@@ -318,7 +348,7 @@ _SIDE_REFUSED = (("warmup", "-w"), ("duration", "-d"), ("interval", "--interval"
                  ("precision", "--precision"), ("json", "--json"),
                  ("machine_readable", "--machine-readable"), ("list", "-l"),
                  ("list_scenarios", "--list-scenarios"), ("version", "-V"),
-                 ("prog_stats", "--prog-stats"))
+                 ("prog_stats", "--prog-stats"), ("history", "--history"))
 
 
 def parse_side(argv):

@@ -188,7 +188,7 @@ def _lookup(name):
         raise ValueError(f"unknown benchmark {name!r}{hint}") from None
 
 
-def _seconds(name, value, minimum, allow_zero, why=""):
+def _seconds(name, value, minimum, allow_zero):
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name}={value!r}: must be a number of seconds")
     given = value
@@ -200,19 +200,44 @@ def _seconds(name, value, minimum, allow_zero, why=""):
     if not math.isfinite(value) or not low_ok or value > MAX_SECONDS or \
             (value and value < minimum):
         # Between 0 and one interval is not allowed either: say so.
-        lo = f"0 or {minimum:g}" if allow_zero else f"{minimum:g}"
-        raise ValueError(f"{name}={given!r} out of range: seconds in {lo}..{MAX_SECONDS}"
-                         f"{why}")
+        lo = f"0 or {minimum:g}" if allow_zero and minimum else f"{minimum:g}"
+        raise ValueError(f"{name}={given!r} out of range: seconds in {lo}..{MAX_SECONDS}")
     return value
 
 
-def _intervals(name, seconds, interval):
+def _warmup_seconds(value):
+    """warmup= as float seconds: any length from 0 (_warmup_shape fits it to
+    the sampling interval)."""
+    return _seconds("warmup", value, 0, allow_zero=True)
+
+
+def _duration_seconds(value, interval):
+    """duration= as float seconds: a whole number of sampling intervals of
+    `interval` s, at least one, as the kernel bench counts its samples."""
+    rule = (f"(interval={interval:g}): duration must be a whole number of sampling "
+            f"intervals, at least one: seconds in {interval:g}..{MAX_SECONDS}")
+    try:
+        seconds = _seconds("duration", value, interval, allow_zero=False)
+    except ValueError:
+        if isinstance(value, numbers.Real) and 0 <= value < interval:
+            raise ValueError(f"duration={value!r} is shorter than one sampling interval "
+                             f"{rule}") from None
+        raise
     n = seconds / interval
-    count = round(n)
-    if abs(n - count) > 1e-6 * max(1.0, n):
-        raise ValueError(f"{name}={seconds:g} is not a whole number of "
-                         f"intervals of {interval:g} s")
-    return count
+    if abs(n - round(n)) > 1e-6 * max(1.0, n):
+        raise ValueError(f"duration={value!r} is not a whole number of intervals {rule}")
+    return seconds
+
+
+def _warmup_shape(warmup, interval_ns):
+    """(warm-up samples, the first one's length in ns or 0 for a whole
+    interval) of a warm-up of `warmup` s: whole intervals, the first
+    shortened by what is left over, so that measuring starts `warmup` s
+    after sampling does, and the measured samples are whole intervals."""
+    warmup_ns = round(warmup * 1e9)
+    samples = -(-warmup_ns // interval_ns)
+    first_ns = warmup_ns - (samples - 1) * interval_ns if samples else 0
+    return samples, 0 if first_ns == interval_ns else first_ns
 
 
 def _count(name, value, lo, hi, why=""):
@@ -280,13 +305,16 @@ def _build_env(info, opts):
     if opts["duration"] is None:
         opts["duration"] = _precision.DURATION_S if precision is not None else 5
     interval = _seconds("interval", opts["interval"], 0.001, allow_zero=False)
-    # The least is one sample: say so, or `duration=0.5` reads as "1..86400" unexplained.
-    why = f" (at least one interval: interval={opts['interval']!r} s)"
+    interval_ns = int(round(interval * 1e9))
     if auto_warmup:
-        warmup = max(interval, _precision.AUTO_WARMUP_CAP_S)
+        # Whole intervals: the auto warm-up's windows count samples.
+        warmup_samples = math.ceil(max(interval, _precision.AUTO_WARMUP_CAP_S) / interval
+                                   - 1e-9)
+        first_sample_ns = 0
     else:
-        warmup = _seconds("warmup", opts["warmup"], interval, allow_zero=True, why=why)
-    duration = _seconds("duration", opts["duration"], interval, allow_zero=False, why=why)
+        warmup_samples, first_sample_ns = _warmup_shape(_warmup_seconds(opts["warmup"]),
+                                                        interval_ns)
+    duration = _duration_seconds(opts["duration"], interval)
     producers = _count("producers", opts["producers"], 1, info.max_producers,
                        f" for {info.name}")
     consumers = opts["consumers"]
@@ -306,10 +334,10 @@ def _build_env(info, opts):
         _check_precision_duration(opts, interval, duration)
     nr_cpus = _online_cpus()
     env = {
-        "interval_ns": int(round(interval * 1e9)),
-        "warmup_samples": math.ceil(warmup / interval - 1e-9) if auto_warmup
-        else _intervals("warmup", warmup, interval),
-        "duration_samples": _intervals("duration", duration, interval),
+        "interval_ns": interval_ns,
+        "warmup_samples": warmup_samples,
+        "first_sample_ns": first_sample_ns,
+        "duration_samples": round(duration / interval),
         "producers": producers,
         "consumers": consumers,
         "affinity": bool(opts["affinity"]),
@@ -476,8 +504,11 @@ def run(name, *, warmup=None, duration=None, interval=None, producers=1, consume
     Common options (seconds may be fractional; CPU sets are lists of ints or
     strings like "0,2-4"): warmup, duration, interval (sampling period,
     default 1 s), producers, consumers, affinity, prod_affinity,
-    cons_affinity, verbose.  Every other keyword is one of the benchmark's
-    own parameters, named as the kernel bench's flag with '-' written '_'
+    cons_affinity, verbose.  warmup is any length of 0 s or more (its first
+    sample takes what is not a whole interval); duration must be a whole
+    number of intervals, at least one (ValueError stating the rule).
+    Every other keyword is one of the benchmark's own parameters, named
+    as the kernel bench's flag with '-' written '_'
     (rb_sampled, trig_batch_iters...).
 
     precision=0.01 runs the benchmark again and again, 0.5 s measured each
@@ -507,13 +538,9 @@ def run(name, *, warmup=None, duration=None, interval=None, producers=1, consume
     Result.samples; metadata["prog_stats_boundary_ns"] says how far apart
     the two readings were at worst.  While on, the statistics apply to every
     BPF program on the machine.  Off by default: the kernel then reads the
-    clock twice per program run.  Measured on a shared 2-CPU KVM guest with
-    `python3 scripts/prog_stats_cost.py --runs 9 -d 3
-    trig-rawtp:trig_batch_iters=1000 rename-rawtp` (alternating runs,
-    medians; the manual, "Program cost"): trig-rawtp ran at 0.37-0.43 of its rate
-    with them, rename-rawtp at 0.87-0.90, i.e. 75-160 ns added per program
-    run against ~30 ns for the programs themselves (series spread 40-170 %
-    under a load average of 8-35: the ratios are the figure to keep).
+    clock twice per program run, which can cost more than a short program
+    itself and so lowers the hit rate (the manual's "Program cost" has the
+    figures and the machine they were measured on).
     ValueError on benchmarks that load no BPF program.
     """
     budget = check_budget(budget)

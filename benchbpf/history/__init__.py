@@ -16,9 +16,10 @@ import warnings
 
 from . import _changes, _html, _rows, _store
 from ._changes import detect, install_detector, series_changes
-from ._store import NAMES, HistoryError, Store, default_location
+from ._store import NAMES, HistoryError, HistoryUnavailable, Store, default_location
 
-__all__ = ["record", "runs", "series", "Store", "HistoryError", "HistoryWarning",
+__all__ = ["record", "runs", "series", "Store", "HistoryError", "HistoryUnavailable",
+           "HistoryWarning",
            "default_location", "check", "SCHEMA_VERSION", "ENV", "BY", "changes",
            "series_changes", "detect", "install_detector", "DETECTOR_REQUIREMENT",
            "MAX_PVALUE", "WINDOW", "html"]
@@ -57,14 +58,18 @@ def _opened(store):
 
 def check(store=None):
     """Open and close `store` (a Store, path, URL or None: the default) to
-    refuse a bad one before a run: HistoryError naming what is wrong."""
+    refuse a bad one before a run: HistoryError naming what is wrong;
+    HistoryUnavailable (a HistoryError) where it is a store that cannot
+    take runs now (read-only, server down), which a run may go ahead of."""
     with _opened(store):
         pass
 
 
 def record(result_or_set, store=None, source=None, strict=False):
-    """Write a Result, or each Result of a ResultSet, into the history
-    `store` (a Store, a file path, a postgresql:// URL, or None:
+    """Write a Result, each Result of a ResultSet (a report, --repeat runs,
+    a grid sweep) or of a Sweep, or both sides of an ABResult (each one run
+    made of its rounds, the comparison's outcome in its source) into the
+    history `store` (a Store, a file path, a postgresql:// URL, or None:
     default_location()); `source` notes the file it came from.  Returns how
     many runs were new (one already stored, same series, start and figure,
     is not stored twice).  A store that cannot take them is a
@@ -93,7 +98,7 @@ def runs(name=None, *, params=None, machine=None, by="date", emulated=None, stor
     as dicts of "id", the store's columns (params decoded) and "at".
     `params` (a dict) keeps runs with exactly those parameters; `machine`
     keeps runs whose machine hash starts with it or whose label (cpu model,
-    CPUs, architecture) contains it; `emulated` True or False keeps
+    CPUs, architecture, machine id) contains it; `emulated` True or False keeps
     emulated or real runs only.  "series" keys the series (benchmark,
     parameters, machine, emulation): runs of different keys are different
     series.  "at" is what `by` lays them out by: "date" (when it ran),

@@ -17,6 +17,7 @@ has the measurements):
   interpreter that has it), fed JSON through a pipe (_edivisive.py); the
   core and the benchbpf[history] extra do not move.
 """
+import datetime
 import json
 import os
 import subprocess
@@ -105,23 +106,63 @@ def detect(series, max_pvalue=MAX_PVALUE, window=WINDOW):
     return json.loads(done.stdout)["changes"]
 
 
-def series_changes(df, max_pvalue=MAX_PVALUE, window=WINDOW):
+def since_epoch(since):
+    """`since` (a datetime, an ISO 8601 text such as 2026-12-05T01:00:00Z,
+    UTC when it names no zone, or Unix seconds) as Unix seconds.
+    ValueError naming it when it is none of these."""
+    if isinstance(since, (int, float)) and not isinstance(since, bool):
+        return float(since)
+    when = since
+    if isinstance(since, str):
+        try:
+            when = datetime.datetime.fromisoformat(since.strip().replace("Z", "+00:00"))
+        except ValueError:
+            when = None
+    if not isinstance(when, datetime.datetime):
+        raise ValueError(f"since={since!r}: not a date and time: ISO 8601 such as "
+                         "2026-12-05T01:00:00Z (UTC when no zone is given), or Unix seconds")
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=datetime.timezone.utc)
+    return when.timestamp()
+
+
+def series_changes(df, max_pvalue=MAX_PVALUE, window=WINDOW, since=None):
     """The change points of each series in `df`, a history.series()
     DataFrame, over each run's median in the order the runs ran, found by
     detect() with `max_pvalue` and `window`; as a DataFrame: one row per
     change with its series, benchmark, params, machine_label, emulated,
     the runs either side (started, commit and kernel, each ``_before`` and
     ``_after``), mean_before and mean_after (M/s), change_pct, ratio_low
-    and ratio_high, pvalue, n_before and n_after."""
+    and ratio_high, pvalue, n_before and n_after.
+
+    since (a time, as since_epoch() takes it): only the change points new
+    since then, those the runs started since made appear: each series is
+    also searched as it was before (its runs started earlier), and a
+    change point found there at the same run is left out.  A change that
+    moved to another run is new."""
     import pandas as pd
     keyed = [(key, runs.dropna(subset=["median_mps"]).reset_index(drop=True))
              for key, runs in df.groupby("series", sort=False)]
     keyed = [(k, r) for k, r in keyed if len(r) >= 3]
-    found = detect([list(r["median_mps"]) for _, r in keyed], max_pvalue, window) \
+    figures = [list(r["median_mps"]) for _, r in keyed]
+    earlier = [0] * len(keyed)
+    if since is not None:
+        cut = since_epoch(since)
+        # The series as it was: its runs up to the first one started since.
+        earlier = [next((i for i, t in enumerate(r["started_s"]) if t == t and t >= cut),
+                        len(r)) for _, r in keyed]
+    searched = [i for i, n in enumerate(earlier) if n >= 3]
+    # Both searches in one detector call: one interpreter start.
+    found = detect(figures + [figures[i][:earlier[i]] for i in searched], max_pvalue, window) \
         if keyed else []
+    old = [set() for _ in keyed]
+    for i, changes in zip(searched, found[len(keyed):]):
+        old[i] = {c["index"] for c in changes}
     rows = []
-    for (key, runs), changes in zip(keyed, found):
+    for (key, runs), changes, known in zip(keyed, found[:len(keyed)], old):
         for c in changes:
+            if c["index"] in known:
+                continue
             before, after = runs.iloc[c["index"] - 1], runs.iloc[c["index"]]
             rows.append({
                 "series": key, "benchmark": after["benchmark"], "params": after["params"],

@@ -8,7 +8,10 @@ from ..results.result import Result, emulation
 
 #: What names a machine in the store: its runs on any kernel are one
 #: machine's (the kernel is an axis of a series, not part of its key).
-MACHINE_KEYS = ("machine", "cpu_model", "nr_cpus")
+#: machine_id (fingerprint.machine_id(), hashed) keeps two guests of one
+#: image and CPU apart; a run from before it was read has none and hashes
+#: as it did then, so rows already stored keep their series.
+MACHINE_KEYS = ("machine", "cpu_model", "nr_cpus", "machine_id")
 
 
 def canonical(value):
@@ -42,7 +45,10 @@ def machine_of(metadata):
     fp = metadata.get("fingerprint") or {}
     values = {k: metadata.get(k, fp.get(k)) for k in MACHINE_KEYS}
     label = f"{values['cpu_model'] or '?'}, {values['nr_cpus'] or '?'} CPUs, {values['machine'] or '?'}"
-    return _digest(*(values[k] for k in MACHINE_KEYS)), label
+    keys = [k for k in MACHINE_KEYS if k != "machine_id" or values[k] is not None]
+    if values["machine_id"] is not None:
+        label += f", {values['machine_id']}"
+    return _digest(*(values[k] for k in keys)), label
 
 
 def row(result, source=None, set_metadata=None):
@@ -82,13 +88,54 @@ def row(result, source=None, set_metadata=None):
     }
 
 
+def ab_side(ab, key):
+    """Side `key` ("a" or "b") of an A/B comparison as one Result made of
+    its rounds' runs, as a precision run is made of its own: the samples in
+    round order, the interval over the rounds (Result.runs,
+    stats.runs_mean_ci), the first round's metadata.  Parameters that
+    differ between rounds (a duet swaps the sides' CPUs each round) are
+    the comparison's placement, not the side's: left out.  None without
+    rounds."""
+    runs = [getattr(rnd, key) for rnd in ab.rounds]
+    if not runs:
+        return None
+    params = {k: v for k, v in runs[0].params.items()
+              if all(r.params.get(k) == v for r in runs)}
+    start = ab.rounds[0].started_s
+    meta = {**runs[0].metadata,
+            "precision_runs": tuple(len(r.samples) for r in runs),
+            "precision_run_starts_s": tuple(round(rnd.started_s - start, 3)
+                                            for rnd in ab.rounds)}
+    return Result(name=runs[0].name, params=params,
+                  samples=[s for r in runs for s in r.samples], metadata=meta)
+
+
+def _ab_rows(ab, source):
+    """An A/B comparison's two sides, one row each; `source` names the
+    comparison and its outcome, which the one table of runs has no
+    columns for, so that a reader can pair the two sides."""
+    said = (f"{ab.mode} A/B: A = {ab.a.text}, B = {ab.b.text}: {ab.outcome.text()}; "
+            f"{len(ab.rounds)} rounds")
+    out = []
+    for key in ("a", "b"):
+        side = ab_side(ab, key)
+        if side is not None:
+            note = f"ab side {key.upper()} of {said}"
+            out.append(row(side, note if source is None else f"{source}: {note}"))
+    return out
+
+
 def rows(result_or_set, source=None):
-    """The rows of a Result or of each Result of a ResultSet."""
+    """The rows of a Result, of each Result of a ResultSet (a report, a
+    --repeat) or a Sweep, or of both sides of an ABResult (ab_side)."""
+    from ..analysis.ab import ABResult
     if isinstance(result_or_set, Result):
         return [row(result_or_set, source)]
+    if isinstance(result_or_set, ABResult):
+        return _ab_rows(result_or_set, source)
     results = getattr(result_or_set, "results", None)
     if results is None:
-        raise TypeError("history records a Result or a ResultSet, got "
-                        f"{type(result_or_set).__name__}")
-    meta = result_or_set.metadata
+        raise TypeError("history records a Result, a ResultSet, a Sweep or an ABResult, "
+                        f"got {type(result_or_set).__name__}")
+    meta = getattr(result_or_set, "metadata", None)
     return [row(r, source, meta) for r in results]

@@ -58,6 +58,13 @@ class HistoryError(Exception):
     benchbpf store, read-only, a newer schema...)."""
 
 
+class HistoryUnavailable(HistoryError):
+    """The store is a benchbpf store, or may be, but cannot take runs now: a
+    read-only file, a server that does not answer or refuses the
+    connection.  Unlike the other refusals it may pass by itself, so a
+    command runs anyway and tries the write when it ends."""
+
+
 def default_location():
     """$BENCHBPF_HISTORY, else history.sqlite in $XDG_DATA_HOME/benchbpf
     (~/.local/share/benchbpf when XDG_DATA_HOME is unset)."""
@@ -121,7 +128,7 @@ class Store:
             # Root may write any file: the mode bits say what its owner meant.
             if not mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH) or \
                     not os.access(path, os.W_OK):
-                raise HistoryError(f"history store {path}: read-only (mode "
+                raise HistoryUnavailable(f"history store {path}: read-only (mode "
                                    f"{stat.S_IMODE(mode):04o}); runs cannot be recorded")
             with open(path, "rb") as f:
                 head = f.read(16)
@@ -158,7 +165,8 @@ class Store:
         except psycopg.Error as e:
             self._conn = None
             first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-            raise HistoryError(f"history store {self.where}: cannot connect ({first})") from None
+            raise HistoryUnavailable(f"history store {self.where}: cannot connect "
+                                     f"({first})") from None
         self._id_type = "BIGSERIAL PRIMARY KEY"
 
     def _sql(self, text):

@@ -3,7 +3,8 @@
 Read when a run starts and stored in ``Result.metadata["fingerprint"]``:
 kernel release, version and command line (``mitigations=`` and friends),
 CPU vulnerability mitigations, the BPF JIT settings, ``bpf_stats_enabled``,
-whether kernel BTF is there, CPU model, count, SMT, frequency governors and
+whether kernel BTF is there, the machine's identity (``machine_id``: its
+/etc/machine-id, hashed, else its hostname, hashed), CPU model, count, SMT, frequency governors and
 boost, isolated and nohz_full CPUs, the default IRQ affinity, libbpf, benchbpf and Python versions, and the git commit of the benchbpf
 source tree when it is one.  A value that cannot be read is None.
 
@@ -11,29 +12,36 @@ source tree when it is one.  A value that cannot be read is None.
 ``compare()`` and the pytest gate report it.
 """
 import functools
+import hashlib
+import hmac
 import os
 import platform
+import socket
 import subprocess
 
 from .._version import __version__
 
-__all__ = ["fingerprint", "differences", "FINGERPRINT_KEYS", "read", "CPU_SYSFS"]
+__all__ = ["fingerprint", "differences", "FINGERPRINT_KEYS", "read", "CPU_SYSFS",
+           "machine_id", "MACHINE_ID_PATH"]
 
 _VULNERABILITIES = "/sys/devices/system/cpu/vulnerabilities"
 #: Where the kernel describes the CPUs (cpuN/, smt/, isolated, cpufreq/...).
 CPU_SYSFS = "/sys/devices/system/cpu"
+#: The machine's identity as systemd keeps it (machine-id(5)).
+MACHINE_ID_PATH = "/etc/machine-id"
 
 #: Every key of a fingerprint, in the order differences() reports them.
 FINGERPRINT_KEYS = (
     "kernel_release", "kernel_version", "kernel_cmdline", "cpu_vulnerabilities",
     "bpf_jit_enable", "bpf_jit_harden", "bpf_jit_kallsyms", "bpf_stats_enabled",
-    "btf", "machine", "cpu_model", "nr_cpus", "smt_active", "cpu_governors",
+    "btf", "machine", "machine_id", "cpu_model", "nr_cpus", "smt_active", "cpu_governors",
     "cpu_boost", "isolated_cpus", "nohz_full", "irq_default_affinity",
     "libbpf_version", "benchbpf_version", "python_version", "git_commit",
 )
 
 # Keys added in 0.2: a fingerprint from before lacks them, which is no difference.
-_ADDED_KEYS = ("cpu_boost", "isolated_cpus", "nohz_full", "irq_default_affinity")
+_ADDED_KEYS = ("cpu_boost", "isolated_cpus", "nohz_full", "irq_default_affinity",
+               "machine_id")
 
 # Fields that describe the build, not the machine: listed as differences
 # too, but they cannot explain a kernel's figure by themselves.
@@ -99,7 +107,8 @@ def _smt_active():
 def _git_commit():
     """HEAD of the git tree benchbpf is loaded from, with "-dirty" when it has
     uncommitted changes; None outside a git tree.  Read once per process."""
-    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    # benchbpf/results/fingerprint.py: the tree is three levels up.
+    here = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     if not os.path.exists(os.path.join(here, ".git")):
         return None
     try:
@@ -114,6 +123,24 @@ def _git_commit():
         return None
     commit = head.stdout.strip()
     return commit + "-dirty" if dirty.returncode == 0 and dirty.stdout.strip() else commit
+
+
+def machine_id(path=MACHINE_ID_PATH):
+    """This machine's identity: "machine-id:" and 16 hex digits of an
+    HMAC-SHA256 keyed by the machine id at `path`, else "hostname:" and
+    16 of the hostname's SHA-256; None when neither can be read.  Two
+    guests of one image with the same hostname and CPU still differ by it.
+    The machine id itself is never returned: machine-id(5) asks that it stay
+    on the machine, so it is hashed with benchbpf's own key, as systemd's
+    app-specific ids are, and cannot be matched with other programs' ids."""
+    raw = read(path)
+    if raw:
+        digest = hmac.new(raw.encode(), b"benchbpf machine identity", hashlib.sha256)
+        return "machine-id:" + digest.hexdigest()[:16]
+    host = socket.gethostname()
+    if not host:
+        return None
+    return "hostname:" + hashlib.sha256(host.encode()).hexdigest()[:16]
 
 
 _CPU_MODEL = None
@@ -148,6 +175,7 @@ def fingerprint():
         "bpf_stats_enabled": _read_int("/proc/sys/kernel/bpf_stats_enabled"),
         "btf": os.path.exists("/sys/kernel/btf/vmlinux"),
         "machine": platform.machine(),
+        "machine_id": machine_id(),
         "cpu_model": _cpu_model(),
         "nr_cpus": os.cpu_count(),
         "smt_active": _smt_active(),

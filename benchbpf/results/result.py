@@ -24,6 +24,10 @@ _COUNTERS = ("hits", "drops", "false_hits", "important_hits")
 PRODUCER_CPU = "producer_cpu_ns"
 
 
+#: What the sampler reads of the host per sample (Sample's fields of these names).
+HOST_FIELDS = ("late_ns", "steal_ns", "involuntary", "migrations")
+
+
 def _frozen(mapping):
     return MappingProxyType({k: _frozen_value(v) for k, v in dict(mapping).items()})
 
@@ -118,6 +122,17 @@ class Sample(_Picklable):
     #: The sampler woke half an interval or more after this sample's deadline:
     #: the sample covers that longer time (its rates are still per second of it).
     late: bool = False
+    #: What the host did in this interval, as the sampler read it right after
+    #: the counters (0 in files recorded before it was read): how late the
+    #: sampler woke after its deadline, ns; CPU time the hypervisor stole
+    #: from the run's CPUs (every CPU where its threads are not pinned), ns
+    #: summed over them; involuntary context switches and migrations of the
+    #: run's worker threads, summed (Result.disturbances says whether this
+    #: kernel exposes migrations).
+    late_ns: int = 0
+    steal_ns: int = 0
+    involuntary: int = 0
+    migrations: int = 0
 
     def __post_init__(self):
         if not isinstance(self.extra, MappingProxyType):
@@ -126,14 +141,16 @@ class Sample(_Picklable):
     @classmethod
     def from_raw(cls, raw, extra_names=()):
         """A Sample from the C core's tuple `raw` (interval_ns, hits, drops,
-        false_hits, important_hits, extra counters, late[, producer CPU ns]);
-        `extra_names` names the extra counters in order
-        (BenchmarkInfo.extra)."""
+        false_hits, important_hits, extra counters, late[, producer CPU ns[,
+        (late_ns, steal_ns, involuntary, migrations)]]); `extra_names` names
+        the extra counters in order (BenchmarkInfo.extra)."""
         interval_ns, hits, drops, false_hits, important_hits, extra, late = raw[:7]
         named = {n: extra[i] for i, n in enumerate(extra_names)}
         if len(raw) > 7:
             named[PRODUCER_CPU] = raw[7]
-        return cls(interval_ns, hits, drops, false_hits, important_hits, named, bool(late))
+        host = dict(zip(HOST_FIELDS, raw[8])) if len(raw) > 8 else {}
+        return cls(interval_ns, hits, drops, false_hits, important_hits, named, bool(late),
+                   **host)
 
     @property
     def interval_s(self):
@@ -191,6 +208,8 @@ class Sample(_Picklable):
              "extra": dict(self.extra)}
         if self.late:   # only then: files without late samples stay as they were
             d["late"] = True
+        # Likewise the host's fields: only those that are not 0.
+        d.update({k: getattr(self, k) for k in HOST_FIELDS if getattr(self, k)})
         return d
 
 
@@ -222,6 +241,17 @@ class ProgStats:
     def __str__(self):
         return (f"prog {self.name} ({self.type}): run_cnt {self.run_cnt}, "
                 f"run_time_ns {self.run_time_ns}, {self.ns_per_run:.3f} ns/run")
+
+
+def _host_watch(note):
+    """The sampler's note on what it read of the host ("steal_cpus=2
+    migrations=se.nr_migrations cost_ns_per_sample=9000") as a dict, or None."""
+    if not note:
+        return None
+    fields = dict(word.split("=", 1) for word in str(note).split() if "=" in word)
+    return {"steal_cpus": max(1, int(fields.get("steal_cpus", 1))),
+            "migrations": fields.get("migrations") not in (None, "unavailable"),
+            "cost_ns_per_sample": int(fields.get("cost_ns_per_sample", 0))}
 
 
 def _percentile(values, p):
@@ -478,6 +508,40 @@ class Result(JsonFile, _Picklable):
         (metadata["interval_ns"]); its rates are per second of that time, but
         it weighs as one sample in mean, stdev, median and percentiles."""
         return sum(1 for s in self.samples if s.late)
+
+    @property
+    def disturbances(self):
+        """What the host did to the kept samples, summed, as a read-only dict;
+        None for a run recorded before the sampler read it.
+
+        steal_ns: CPU time the hypervisor stole from the run's CPUs, ns;
+        steal_pct: that as a share of the time those CPUs had (duration_s
+        times the CPUs counted: the pinned ones, else all), %; involuntary:
+        involuntary context switches of the worker threads; migrations:
+        their migrations between CPUs (None where this kernel does not say);
+        cpu_share: the share of the measured time the producer threads ran
+        (their CPU time over duration_s times producers; None without it);
+        late_samples, max_late_ns: samples the sampler took half an interval
+        or more late, and the latest wake-up after a deadline, ns;
+        watch_ns_per_sample: the sampler's CPU time for reading all this,
+        ns a sample."""
+        watch = _host_watch(self.metadata.get("host_watch"))
+        if watch is None:
+            return None
+        steal = sum(s.steal_ns for s in self.samples)
+        wall_ns = sum(s.interval_ns for s in self.samples)
+        cpu_ns = wall_ns * watch["steal_cpus"]
+        ran = [s.producer_cpu_ns for s in self.samples]
+        return MappingProxyType({
+            "steal_ns": steal, "steal_pct": 100 * steal / cpu_ns if cpu_ns else 0.0,
+            "involuntary": sum(s.involuntary for s in self.samples),
+            "migrations": sum(s.migrations for s in self.samples)
+            if watch["migrations"] else None,
+            "cpu_share": sum(ran) / (wall_ns * self.producers)
+            if ran and None not in ran and wall_ns else None,
+            "late_samples": self.late_samples,
+            "max_late_ns": max((s.late_ns for s in self.samples), default=0),
+            "watch_ns_per_sample": watch["cost_ns_per_sample"]})
 
     def without_late_samples(self):
         """This Result without its late samples, to see what they did to the statistics."""

@@ -592,8 +592,8 @@ def instability(values, times=None, figure="hits", unit="M/s", step=0.0):
 
     - too few samples: under MIN_SAMPLES (3) nothing else can be judged;
     - coefficient of variation (stdev / mean) over MAX_CV (10 %): pyperf's
-      threshold; steady benchmarks on this shared 2-CPU machine (load 2-3)
-      had a median CV of 4-6 % over five 1 s samples
+      threshold; steady benchmarks on a shared 2-vCPU AMD EPYC VM (load
+      2-3) had a median CV of 4-6 % over five 1 s samples
       (results/warnings-2cpu.md);
     - samples far from the median: further than FAR_MADS (5) robust
       standard deviations (1.4826 x the median absolute deviation) and

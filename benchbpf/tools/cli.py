@@ -24,6 +24,8 @@ from ..harness._cmdline import (_bench_params, _consumer_error, _default, _famil
                                 _Parser, _positive_int, _positive_number, _run_kwargs,
                                 _warmup, check_command)
 from ..harness._cmdline import build_parser as _run_parser
+from ..harness._cmdline import DEFAULT_STORE, add_history_option
+from ..history import HistoryError, HistoryUnavailable
 # The command's public grammar, read through cli by the manual's extension.
 from ..harness._cmdline import COMMON_FLAGS, SHORT_FLAGS
 from ..analysis._compare import run_agreement
@@ -146,10 +148,12 @@ def _on_sigterm(signum, frame):
 
 #: The exit status of each way a run ends early (main's docstring lists
 #: them): the first class an exception is an instance of (UnsupportedError
-#: is a BenchmarkError, so comes before it).
+#: is a BenchmarkError, so comes before it).  HistoryError: the run ended
+#: well and is printed and saved, but --history's store did not take it (4,
+#: which no other ending uses, so a CI job can tell it from a failed run).
 _EXIT_STATUS = ((ValueError, 2), (TypeError, 2), (UnsupportedError, 3), (PermissionError, 3),
                 (BenchmarkError, 1), (KeyboardInterrupt, 130), (Terminated, 143),
-                (BrokenPipeError, 141))
+                (BrokenPipeError, 141), (HistoryError, 4))
 #: What a run may raise that is the user's (2), this kernel's (3) or the run's (1).
 _RUN_ERRORS = (ValueError, TypeError, UnsupportedError, PermissionError, BenchmarkError)
 
@@ -161,6 +165,53 @@ def _exit_status(exc):
 
 def _one_line_warning(message, category, filename, lineno, file=None, line=None):
     print(f"benchbpf: warning: {message}", file=sys.stderr, flush=True)
+
+
+def _history_store(args):
+    """The store --history names: None, the default store, for a bare --history."""
+    return None if args.history is DEFAULT_STORE else args.history
+
+
+def _check_history(args):
+    """Before anything loads: None, or the exit status (2) of refusing the
+    store --history names because it is not one benchbpf can use (corrupt,
+    another program's, a newer schema, a bad URL).  One that cannot take a
+    write now (read-only, server down) is warned of and the run goes ahead:
+    the write is tried again when it ends."""
+    if args.history is None:
+        return None
+    from .. import history
+    try:
+        history.check(_history_store(args))
+    except HistoryUnavailable as e:
+        print(f"benchbpf: warning: {e}; the run goes ahead and recording it is tried "
+              "when it ends", file=sys.stderr, flush=True)
+    except HistoryError as e:
+        return _fail(2, f"--history: {e}")
+    return None
+
+
+def _record_history(args, what):
+    """After a command measured `what` (a Result, ResultSet or ABResult):
+    record it into the store --history names.  0, or 4 when the store did
+    not take it, said in a warning naming the store and why; the run is
+    printed and saved all the same."""
+    if args.history is None or what is None:
+        return 0
+    from .. import history
+    try:
+        with history.Store(_history_store(args)) as store:
+            n = history.record(what, store, strict=True)
+            where = store.where
+    except HistoryError as e:
+        kept = f"printed and saved to {args.json}" if getattr(args, "json", None) else "printed"
+        print(f"benchbpf: warning: {e}; not recorded, the run is kept ({kept})",
+              file=sys.stderr, flush=True)
+        return _exit_status(e)
+    if not getattr(args, "quiet", False):
+        print(f"benchbpf: recorded {n} run{'s' if n != 1 else ''} in history store {where}",
+              file=sys.stderr, flush=True)
+    return 0
 
 
 def _report_parser():
@@ -191,6 +242,7 @@ def _report_parser():
                          "starts")
     ap.add_argument("-q", "--quiet", action="store_true",
                     help="no progress line per benchmark on stderr")
+    add_history_option(ap)
     return ap
 
 
@@ -211,6 +263,9 @@ def _report_main(argv):
         report.plan(args.quick, args.only, prog_stats)
     except ValueError as e:
         return _fail(2, str(e))
+    refused = _check_history(args)
+    if refused is not None:
+        return refused
 
     def progress(line):
         print(line, file=sys.stderr, flush=True)
@@ -241,6 +296,7 @@ def _report_main(argv):
                                       "nothing written", prefix="")
     finally:
         signal.signal(signal.SIGTERM, previous)
+    recorded = _record_history(args, rs)
     try:
         _write_report(args, rs)
     except OSError as e:
@@ -251,7 +307,7 @@ def _report_main(argv):
         print(f"benchbpf report: {len(rs)} ran, {len(rs.unsupported)} unsupported, "
               f"{len(failed)} failed, {rs.metadata['report']['elapsed_s']:.0f} s; "
               f"wrote {where}", file=sys.stderr)
-    return 1 if failed else 0
+    return 1 if failed else recorded
 
 
 def _write_report(args, rs):
@@ -371,7 +427,7 @@ def _ab_parser():
                     "`--kernel K NAME` runs it in a guest booting kernel K (both sides "
                     "then name a kernel).",
         epilog="examples:\n"
-               "  benchbpf ab count-local -- count-local --work-per-hit 40\n"
+               "  benchbpf ab selftest -- selftest --bpf-work 1000\n"
                "  benchbpf ab rb-libbpf -- rb-libbpf --rb-sampled\n"
                "  benchbpf ab --duet --budget 120 selftest -- selftest --bpf-work 100\n"
                "  benchbpf ab --different-benchmarks bpf-loop -- bpf-for\n"
@@ -395,6 +451,10 @@ def _ab_parser():
     ap.add_argument("--rule", choices=ab.RULES, default=ab.RULE,
                     help=f"the sequential rule (default {ab.RULE}; mean: the rule before; "
                          "results/ab-power-robust-2cpu.md)")
+    ap.add_argument("--set-aside-disturbed", action="store_true",
+                    help="set aside each round the host disturbed (steal, preemption, a "
+                         "late sample) and take another in its place (default: every round "
+                         "counts; the verdict says how many were disturbed)")
     ap.add_argument("--fail-on", choices=ab.FAIL_ON, default=None,
                     help="for CI and git bisect run: exit 1 when B is slower (faster) than A "
                          "beyond the threshold, 0 when not, 125 when undecided or a side "
@@ -419,10 +479,12 @@ def _ab_parser():
                     help=f"no verdict before N rounds (default {ab.MIN_ROUNDS}); with "
                          "--max-rounds N, a fixed N rounds")
     ap.add_argument("-w", "--warmup", type=_warmup, default=ab.WARMUP, metavar="SEC",
-                    help="warm-up of each run, s, or 'auto': until the benchmark is "
+                    help="warm-up of each run, s, any length >= 0, or 'auto': until the "
+                         "benchmark is "
                          f"steady (default; a duet's is a fixed {ab.DUET_WARMUP_S:g} s)")
     ap.add_argument("-d", "--duration", type=_positive_number, default=ab.DURATION_S,
-                    metavar="SEC", help=f"measured time of each run (default {ab.DURATION_S:g})")
+                    metavar="SEC", help="measured time of each run, s: whole sampling intervals, "
+                                        f"at least one (default {ab.DURATION_S:g})")
     ap.add_argument("--interval", type=_positive_number, default=ab.INTERVAL_S, metavar="SEC",
                     help=f"sampling interval (default {ab.INTERVAL_S:g})")
     ap.add_argument("--seed", type=int, default=None,
@@ -437,6 +499,7 @@ def _ab_parser():
     ap.add_argument("--markdown", action="store_true",
                     help="also print the comparison as a Markdown table (for a commit message)")
     ap.add_argument("-q", "--quiet", action="store_true", help="no line per round on stderr")
+    add_history_option(ap)
     return ap
 
 
@@ -447,10 +510,15 @@ def split_ab_argv(argv):
     ap = _ab_parser()
     takes_value = {s for a in ap._actions if a.nargs is None and a.option_strings
                    for s in a.option_strings}
+    # --history [PATH]: the next word is its value unless it begins side A.
+    may_take = {s for a in ap._actions if a.nargs == "?" for s in a.option_strings}
     own = set(takes_value) | {s for a in ap._actions for s in a.option_strings}
+    names = _runner.list_benchmarks()
     i = 0
-    while i < len(argv) and argv[i] in own and argv[i] != "--":
-        i += 2 if argv[i] in takes_value else 1
+    while i < len(argv) and argv[i].split("=", 1)[0] in own and argv[i] != "--":
+        word, after = argv[i], argv[i + 1] if i + 1 < len(argv) else "-"
+        bare = after.startswith("-") or after in names
+        i += 2 if word in takes_value or (word in may_take and not bare) else 1
     rest = argv[i:]
     if "--" not in rest:
         return argv[:i], rest, None
@@ -477,6 +545,9 @@ def _ab_main(argv):
         why = _check_json_path(args.json)
         if why:
             return _fail(2, why)
+    refused = _check_history(args)
+    if refused is not None:
+        return refused
 
     def show(rnd, so_far):
         if args.quiet:
@@ -485,8 +556,9 @@ def _ab_main(argv):
             f", A on CPU {','.join(map(str, rnd.a_cpus))}" if rnd.a_cpus else ""
         interval = f"{so_far.ratio:.4f} ({so_far.low:.4f}..{so_far.high:.4f})" \
             if so_far.ratio is not None else "-"
+        host = f" [disturbed: {', '.join(rnd.disturbed)}]" if rnd.disturbed else ""
         print(f"round {rnd.index + 1}{first}: A {rnd.a_mps:.3f} M/s, B {rnd.b_mps:.3f} M/s, "
-              f"B/A {rnd.ratio:.4f}; so far {interval}", file=sys.stderr, flush=True)
+              f"B/A {rnd.ratio:.4f}{host}; so far {interval}", file=sys.stderr, flush=True)
 
     def attempt():
         with warnings.catch_warnings():
@@ -499,6 +571,7 @@ def _ab_main(argv):
                          seed=args.seed, different_benchmarks=args.different_benchmarks,
                          per_cpu=False if args.per_second else None, counter=args.counter,
                          progress=False, on_round=show,
+                         set_aside_disturbed=args.set_aside_disturbed,
                          log=None if args.quiet else lambda line: print(
                              line, file=sys.stderr, flush=True))
 
@@ -516,12 +589,14 @@ def _ab_main(argv):
     if args.markdown:
         print()
         print(result.to_markdown())
+    recorded = _record_history(args, result)
     if args.json:
         try:
             result.to_json(args.json)
         except OSError as e:
             return _fail(skip or 1, f"--json {args.json}: {e.strerror}")
-    return result.exit_status(args.fail_on) if args.fail_on else 0
+    # --fail-on: the verdict is what CI and git bisect read, a missing record only warned of.
+    return result.exit_status(args.fail_on) if args.fail_on else recorded
 
 
 def _kernels_main(args, flags):
@@ -555,6 +630,9 @@ def _kernels_main(args, flags):
             _runner.check(args.bench, **options)
         except (ValueError, TypeError) as e:
             return _fail(2, _in_flag_terms(str(e), info))
+        refused = _check_history(args)
+        if refused is not None:
+            return refused
 
     def progress(line):
         if not args.quiet:
@@ -600,15 +678,17 @@ def _kernels_main(args, flags):
     if stopped is not None:
         return stopped
     status, results = outcome
+    ran = ResultSet(results, axes=("kernel",)) if results else None
+    recorded = _record_history(args, ran)
     if args.json is not None and results:
         try:
             if len(args.kernel) == 1:
                 results[0].to_json(args.json)
             else:
-                ResultSet(results, axes=("kernel",)).save(args.json)
+                ran.save(args.json)
         except OSError as e:
             return _fail(1, f"--json {args.json}: {e.strerror}")
-    return status
+    return status or recorded
 
 
 def _print_guest_result(args, info, r):
@@ -792,8 +872,8 @@ def build_parser(flags=None, add_help=True):
 def main(argv=None):
     """The benchbpf command: argv (default sys.argv[1:]) as `benchbpf --help`
     describes it; returns the exit status (0 ok, 1 the run failed, 2 bad
-    arguments, 3 this kernel cannot run the benchmark, 130 Ctrl-C, 143
-    SIGTERM)."""
+    arguments, 3 this kernel cannot run the benchmark, 4 the run ended well
+    but --history's store did not take it, 130 Ctrl-C, 143 SIGTERM)."""
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv and argv[0] in SUBCOMMANDS:
         return SUBCOMMANDS[argv[0]](argv[1:])
@@ -903,19 +983,23 @@ def _run_main(args, flags):
         return stopped
     if len(results) > 1:
         _print_runs(results)
+    saved = results[0] if len(results) == 1 else report.ResultSet(
+        results, metadata={"repeat": len(results)})
+    recorded = _record_history(args, saved)
     if args.json:
-        saved = results[0] if len(results) == 1 else report.ResultSet(
-            results, metadata={"repeat": len(results)})
         try:
             saved.to_json(args.json)
         except OSError as e:
             return _fail(1, f"--json {args.json}: {e.strerror}")
-    return 0
+    return recorded
 
 
 def _check_run(args, flags):
     """(info, params) of the run args ask for, or the exit status of why
     not, said on stderr, before anything loads."""
+    if args.bench is None and args.history in _runner.list_benchmarks():
+        # `benchbpf --history NAME`: a bare --history, then the benchmark.
+        args.bench, args.history = args.history, DEFAULT_STORE
     if args.bench in SUBCOMMANDS:
         return _fail(2, f"{args.bench} is a subcommand: it comes first "
                         f"(`benchbpf {args.bench} --help`)")
@@ -956,7 +1040,7 @@ def _check_run(args, flags):
         why = _check_json_path(args.json)
     if why:
         return _fail(2, why)
-    return info, params
+    return _check_history(args) or (info, params)
 
 
 def _print_runs(results):

@@ -1,9 +1,10 @@
 """`benchbpf history`: the history store from the command line.
 
-    benchbpf history add run.json report.json      # import saved Results / ResultSets
+    benchbpf history add run.json report.json ab.json  # import saved runs, reports, A/Bs
     benchbpf history show count-local --by kernel  # a table of its series
     benchbpf history show count-local --plot out.png
     benchbpf history changes count-local           # where it changed, and between what
+    benchbpf history changes --since 2026-12-05T01:00Z --format markdown   # a CI summary
     benchbpf history html site/                    # static pages, one per series
 
 The store is --history PATH|URL, else $BENCHBPF_HISTORY, else
@@ -14,10 +15,11 @@ import statistics
 import sys
 
 from .. import history
+from ..analysis.ab import ABResult
 from ..history import BY, HistoryError, Store
 from . import report
 
-__all__ = ["main", "build_parser", "table"]
+__all__ = ["main", "build_parser", "table", "markdown"]
 
 
 def build_parser():
@@ -35,8 +37,9 @@ def build_parser():
                                              "store and read their series back.")
     sub = ap.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
-    add = sub.add_parser("add", parents=[common], help="import saved Result or ResultSet "
-                                                       "JSON files (--json, report --json)")
+    add = sub.add_parser("add", parents=[common],
+                         help="import saved JSON files: runs (benchbpf NAME --json), reports "
+                              "(report --json) and A/B comparisons (ab --json: both sides)")
     add.add_argument("files", nargs="+", metavar="FILE")
     show = sub.add_parser("show", parents=[common], help="print a benchmark's series")
     show.add_argument("name", metavar="NAME", help="the benchmark")
@@ -57,6 +60,13 @@ def build_parser():
     changes.add_argument("--max-pvalue", type=float, default=history.MAX_PVALUE,
                          help="a change's t-test p-value must be below this, 0 < P < 1 "
                               f"(default {history.MAX_PVALUE:g}, Otava's)")
+    changes.add_argument("--since", metavar="TIME", default=None,
+                         help="only change points new since TIME (ISO 8601, e.g. "
+                              "2026-12-05T01:00:00Z; UTC when no zone is given): those the "
+                              "runs started since then made appear, as a CI job posts them")
+    changes.add_argument("--format", choices=("text", "markdown"), default="text",
+                         help="text (default) or a Markdown summary: a heading, a table of "
+                              "the change points and the detector, as for $GITHUB_STEP_SUMMARY")
     site = sub.add_parser("html", parents=[common],
                           help="write a static dashboard: an index and a page per series")
     site.add_argument("out", metavar="OUT/", help="the directory to write")
@@ -79,11 +89,23 @@ def _fail(status, message):
     return status
 
 
+def _load(path):
+    """What a saved JSON file holds: a Result or ResultSet (report.load), else
+    an ABResult; report.load's ValueError, naming the file, when none."""
+    try:
+        return report.load(path)
+    except ValueError as e:
+        try:
+            return ABResult.from_json(path)
+        except ValueError:
+            raise e from None
+
+
 def _add(args):
     loaded = []
     for path in args.files:
         try:
-            loaded.append((path, report.load(path)))
+            loaded.append((path, _load(path)))
         except (OSError, ValueError) as e:
             return _fail(2, f"{path}: {e}" if path not in str(e) else str(e))
     try:
@@ -92,7 +114,8 @@ def _add(args):
             for path, item in loaded:
                 n = history.record(item, store, source=path, strict=True)
                 total += n
-                have = len(item) if hasattr(item, "results") else 1
+                have = (2 if item.rounds else 0) if isinstance(item, ABResult) else \
+                    len(item) if hasattr(item, "results") else 1
                 print(f"{path}: {n} new run{'s' if n != 1 else ''}"
                       + (f", {have - n} already in the store" if have > n else ""))
             print(f"{total} run{'s' if total != 1 else ''} recorded in {store.where} "
@@ -193,14 +216,24 @@ def _pct(ratio):
     return f"{(ratio - 1) * 100:+.1f} %" if ratio is not None else "?"
 
 
+def _emulation(change):
+    """A change point's emulation ("TCG"), or None for real CPUs: pandas
+    reads a real run's None as NaN where the column also holds "TCG"."""
+    value = change["emulated"]
+    return value if isinstance(value, str) else None
+
+
 def _changes(args):
     try:
-        found = history.changes(args.name, machine=args.machine, max_pvalue=args.max_pvalue,
-                                store=args.history)
+        df = history.series(args.name, machine=args.machine, store=args.history)
+        found = history.series_changes(df, args.max_pvalue, since=args.since)
     except (HistoryError, ValueError) as e:
         return _fail(2, str(e))
+    if args.format == "markdown":
+        print(markdown(found, args.max_pvalue, df["series"].nunique(), len(df), args.since))
+        return 0
     for _, c in found.iterrows():
-        mark = f" [{c['emulated']}-emulated: not a performance figure]" if c["emulated"] else ""
+        mark = f" [{_emulation(c)}-emulated: not a performance figure]" if _emulation(c) else ""
         print(f"{c['benchmark']} {json.dumps(c['params'], sort_keys=True)} on "
               f"{c['machine_label']} (series {c['series']}){mark}")
         print(f"  at run {c['index'] + 1} of {c['runs']}: {c['mean_before']:.3f} -> "
@@ -210,9 +243,49 @@ def _changes(args):
         print(f"  ran {c['started_before']} -> {c['started_after']}; commit "
               f"{c['commit_before']} -> {c['commit_after']}; kernel {c['kernel_before']} -> "
               f"{c['kernel_after']}")
-    print(f"{len(found)} change point{'s' if len(found) != 1 else ''} "
+    new = f" new since {args.since}" if args.since else ""
+    print(f"{len(found)} change point{'s' if len(found) != 1 else ''}{new} "
           f"(p < {args.max_pvalue:g}, {history.DETECTOR_REQUIREMENT})")
     return 0
+
+
+def _cell(value):
+    """A Markdown table cell: pipes and line ends would end it."""
+    return str(value).replace("|", "\\|").replace("\n", " ")
+
+
+def markdown(found, max_pvalue, series, runs, since=None):
+    """`history changes --format markdown`: a Markdown summary of the
+    change points `found` (a history.series_changes() DataFrame) among
+    `series` series of `runs` runs; `since` (the time they are new since)
+    goes in the heading.  A heading, one table row per change point (or a
+    line saying there is none) and a line naming the detector."""
+    n = len(found)
+    new = " new" if since else ""
+    head = f"### benchbpf: {n}{new} change point{'s' if n != 1 else ''}" + \
+        (f" since {since}" if since else "")
+    lines = [head, ""]
+    if n:
+        lines += ["| benchmark | parameters | machine | at run | before → after, M/s "
+                  "| change (95 % CI) | p | commit before → after | kernel before → after |",
+                  "|---|---|---|---|---|---|---|---|---|"]
+        for _, c in found.iterrows():
+            machine = c["machine_label"] + (f" **[{_emulation(c)}-emulated: not a performance "
+                                            "figure]**" if _emulation(c) else "")
+            commits = " → ".join(str(x)[:12] for x in (c["commit_before"], c["commit_after"]))
+            cells = [c["benchmark"], f"`{json.dumps(c['params'], sort_keys=True)}`", machine,
+                     f"{c['index'] + 1} of {c['runs']}",
+                     f"{c['mean_before']:.3f} → {c['mean_after']:.3f}",
+                     f"{c['change_pct']:+.1f} % ({_pct(c['ratio_low'])} .. "
+                     f"{_pct(c['ratio_high'])})", f"{c['pvalue']:.2g}", commits,
+                     f"{c['kernel_before']} → {c['kernel_after']}"]
+            lines.append("| " + " | ".join(_cell(x) for x in cells) + " |")
+    else:
+        lines.append(f"No{new} change point in {series} series ({runs} runs).")
+    lines += ["", f"E-Divisive means ({history.DETECTOR_REQUIREMENT}), p < {max_pvalue:g}, over "
+                  f"{series} series ({runs} runs). A change point is a lead: confirm it with "
+                  "`benchbpf ab` of the commits or kernels either side."]
+    return "\n".join(lines)
 
 
 def _html(args):

@@ -9,7 +9,9 @@
  * block in the kernel until .stop wakes them.
  *
  * `bpf_work` adds a known cost to each hit on the BPF side (the entry
- * program's steps), as count-local's work_per_hit does in user space.
+ * program's steps), as count-local's work_per_hit does in user space;
+ * `bpf_work_every` runs those steps on one hit in k only, a finer setting
+ * (extra "worked" counts the hits that ran them).
  *
  * The `fault` parameter makes one stage fail for real: the second program
  * is rejected by the verifier after the first one is loaded and attached,
@@ -71,6 +73,7 @@ struct selftest_state {
 	int wake_fd;			/* eventfd: .stop makes it readable */
 	uint64_t started_ns;		/* end of setup: fault_after_ms counts from here */
 	atomic_bool measure_failed;	/* also: the stall happened */
+	unsigned long long worked;	/* the slots' worked counts at the last sample */
 };
 
 static const struct bench_param_def selftest_params[] = {
@@ -90,10 +93,16 @@ static const struct bench_param_def selftest_params[] = {
 	  .def = 0, .min = 0, .max = SELFTEST_MAX_WORK,
 	  .help = "dependent multiply-add steps the entry program adds to each hit: "
 		  "a known slowdown on the BPF path (0: none)" },
+	{ .name = "bpf_work_every", .cli = "--bpf-work-every", .type = BENCH_PARAM_INT,
+	  .def = 1, .min = 1, .max = SELFTEST_MAX_WORK_EVERY,
+	  .help = "run the bpf_work steps on one hit in this many (per CPU), none on the "
+		  "others: a slowdown of about bpf_work's over this, finer than a step "
+		  "(1: every hit; needs bpf_work)" },
 	{ 0 },
 };
 
-static const char *const selftest_extra[] = { "exits", "calls", NULL };
+/* worked: hits on which the entry program ran the bpf_work steps. */
+static const char *const selftest_extra[] = { "exits", "calls", "worked", NULL };
 
 /* Sleeps the whole time even when signals interrupt it: a delay that a
  * Ctrl-C could cut short would not test what happens during it. */
@@ -125,6 +134,11 @@ static int selftest_validate(struct bench_ctx *ctx)
 				  "fault_after_ms=%lld given with fault='%s': it only delays "
 				  "the 'producer', 'consumer', 'measure' and 'measure-stall' faults",
 				  (long long)after, fault_names[fault]);
+	if (bench_param(ctx, "bpf_work_every") > 1 && !bench_param(ctx, "bpf_work"))
+		return bench_fail(ctx, BENCH_ERR_VALUE, EINVAL,
+				  "bpf_work_every=%lld with bpf_work=0: it spreads the bpf_work "
+				  "steps over hits; give bpf_work in 1..%d, or bpf_work_every=1",
+				  (long long)bench_param(ctx, "bpf_work_every"), SELFTEST_MAX_WORK);
 	if (fault == FAULT_CONSUMER && ctx->env.consumer_cnt < 1)
 		return bench_fail(ctx, BENCH_ERR_VALUE, EINVAL,
 				  "fault='consumer' with consumers=%d: a consumer fault needs "
@@ -152,6 +166,7 @@ static int load_copy(struct bench_ctx *ctx, struct selftest_bpf **out,
 				  ctx->bench->name, strerror(errno));
 	skel->rodata->reject = reject;
 	skel->rodata->bpf_work = (__u32)bench_param(ctx, "bpf_work");
+	skel->rodata->bpf_work_every = (__u32)bench_param(ctx, "bpf_work_every");
 	prog = exit_prog ? skel->progs.selftest_exit : skel->progs.selftest_enter;
 	err = bpf_program__set_autoload(prog, true);
 	if (!err)
@@ -301,11 +316,28 @@ static unsigned long long swap_slots(struct selftest_bpf *skel)
 	return sum;
 }
 
+/* The hits that ran the bpf_work steps since the last call: the counts only
+ * grow, and only the BPF side writes them. */
+static unsigned long long worked_since(struct selftest_state *st)
+{
+	unsigned long long sum = 0, d;
+	int i;
+
+	if (!st->first)
+		return 0;
+	for (i = 0; i < SELFTEST_NR_SLOTS; i++)
+		sum += __atomic_load_n(&st->first->bss->hits[i].worked, __ATOMIC_RELAXED);
+	d = sum - st->worked;
+	st->worked = sum;
+	return d;
+}
+
 static void selftest_measure(struct bench_ctx *ctx, struct bench_sample *s)
 {
 	struct selftest_state *st = ctx->priv;
 	int i;
 
+	s->extra[2] = worked_since(st);
 	s->hits = swap_slots(st->first);
 	s->extra[0] = swap_slots(st->second);
 	for (i = 0; i < ctx->env.producer_cnt; i++)
