@@ -57,6 +57,10 @@ struct bench_param_def {
 	 * outside min..max (a choice's -1), so a family can tell it was not
 	 * given; bench_validate() refuses a run without it. */
 	bool required;
+	/* The benchmarks of a shared table that take it (NULL-terminated);
+	 * NULL: every benchmark of the table.  The others neither list it nor
+	 * accept it, so their help and validation follow this one field. */
+	const char *const *only;
 };
 
 /* One sampling interval.  Counters are deltas over the interval. */
@@ -308,6 +312,8 @@ const struct bench *bench_find(const char *name);
 const struct bench **bench_all(int *count);
 /* Index of parameter `name` in b->params, or -1 (util.c: families use it). */
 int bench_param_index(const struct bench *b, const char *name);
+/* Whether benchmark b takes parameter p of its table (p->only). */
+bool bench_param_applies(const struct bench *b, const struct bench_param_def *p);
 
 /* ---- run lifecycle (harness.c) ----
  * init -> start -> (wait)* -> finish.  finish always joins every thread

@@ -115,6 +115,8 @@ static PyObject *describe_bench(const struct bench *b)
 	if (!params || !extra)
 		goto cleanup;
 	for (i = 0; b->params && b->params[i].name; i++) {
+		if (!bench_param_applies(b, &b->params[i]))
+			continue;
 		item = describe_param(&b->params[i]);
 		if (!item || PyList_Append(params, item) < 0) {
 			Py_XDECREF(item);
@@ -296,7 +298,7 @@ static int read_params(struct bench_ctx *ctx, PyObject *params)
 		if (!name)
 			return -1;
 		i = bench_param_index(b, name);
-		if (i < 0) {
+		if (i < 0 || !bench_param_applies(b, &b->params[i])) {
 			PyErr_Format(PyExc_TypeError, "%s takes no parameter %R", b->name, key);
 			return -1;
 		}

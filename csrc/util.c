@@ -155,6 +155,18 @@ void bench_note(struct bench_ctx *ctx, const char *key, const char *fmt, ...)
 	va_end(ap);
 }
 
+bool bench_param_applies(const struct bench *b, const struct bench_param_def *p)
+{
+	int i;
+
+	if (!p->only)
+		return true;
+	for (i = 0; p->only[i]; i++)
+		if (strcmp(p->only[i], b->name) == 0)
+			return true;
+	return false;
+}
+
 int bench_param_index(const struct bench *b, const char *name)
 {
 	int i;

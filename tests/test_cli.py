@@ -312,3 +312,201 @@ def test_exit_status_of_each_way_a_run_ends(capsys):
     assert benchcli.main(["-q", "-w0", "-d0.1", "--interval", "0.2", "count-local"]) == 2
     assert capsys.readouterr().err.startswith(
         "benchbpf: error: -d 0.1 is shorter than one sampling interval")
+
+
+def _listed_flags(help_text):
+    """The flags a `benchbpf NAME --help` lists under "options of this benchmark"."""
+    section = help_text.split("options of this benchmark:\n", 1)[1].split("\n\n", 1)[0]
+    flags = set()
+    for line in section.splitlines():
+        if not line.startswith("  -"):
+            continue        # a choice's description, or "none besides..."
+        words = line.split()
+        if len(words) > 1 and words[1] == "|":      # a mode switch: --a | --b | ...
+            flags.update(w for w in words if w != "|")
+        else:
+            flags.add(words[0])
+    return flags
+
+
+def _values(p, flag):
+    """Command-line words setting p (through flag) to each value other than its default."""
+    if p.choice_flags:
+        return [[flag]] if flag[2:] != p.default else []
+    if p.type == "bool":
+        return [[flag]]
+    if p.type == "choice":
+        return [[flag, c] for c in p.choices if c != p.default]
+    if p.type == "string":
+        return [[flag, "x" * n] for n in (max(p.min, 1), p.max)]
+    if p.name == "kthread_pid":     # a value must name the real kthread
+        return [[flag, str(_kthread_pid("rcu_tasks_trace_kthread"))]]
+    return [[flag, str(v)] for v in (p.min, p.max) if v != p.default]
+
+
+def _kthread_pid(comm):
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and (entry / "comm").read_text().strip() == comm:
+                return int(entry.name)
+        except OSError:
+            continue
+    pytest.skip(f"no {comm} kthread here")
+
+
+#: What a parameter needs beside it to make sense (validate refuses it alone).
+_COMPANIONS = {"rb_bench_producer": ["-c", "0"], "fault_after_ms": ["--fault", "producer"],
+               "bpf_work_every": ["--bpf-work", "1"]}
+
+
+@pytest.mark.fast
+def test_each_benchmarks_help_lists_only_what_it_takes(capsys):
+    """`benchbpf NAME --help`, for every benchmark `-l` lists: each option it
+    lists is taken (some value of it passes every check before a run), and
+    every other benchmark's option is refused as not applying to it."""
+    from benchbpf.harness._cmdline import _family_options
+    from benchbpf.tools import cli as benchcli
+    every = _family_options()
+    names = [line.split()[1] for line in cli("-l").stdout.splitlines()[1:]]
+    assert "rb-libbpf" in names and len(names) == len(benchbpf.list_benchmarks())
+    for name in names:
+        assert benchcli.main([name, "--help"]) == 0
+        listed = _listed_flags(capsys.readouterr().out)
+        info = benchbpf.describe(name)
+        by_flag = {f: p for p in info.params.values() for f in p.flags}
+        assert listed == set(by_flag), name
+        required = [w for p in info.params.values() if p.required
+                    for w in _values(p, p.flags[0])[0]]
+        for flag, p in by_flag.items():
+            errors = []
+            for words in _values(p, flag):
+                extra = required if p.required else required + _COMPANIONS.get(p.name, [])
+                try:
+                    benchcli.check_command([*words, *extra, name])
+                    break
+                except (ValueError, TypeError) as e:
+                    errors.append(str(e))
+            else:
+                assert not errors, (name, flag, errors)
+        for flag in set(every) - listed:
+            words = _values(every[flag][0][1], flag) or [[flag]]
+            with pytest.raises(ValueError, match=f"does not apply to {name}"):
+                benchcli.check_command([*words[0], name])
+    assert "--rb-count-once" not in _listed_flags(cli("rb-libbpf", "--help").stdout)
+
+
+@pytest.mark.fast
+def test_usage_errors_come_before_setting_up():
+    # Each refused by a check of the run itself (a range that depends on
+    # another option, a combination the benchmark's validate refuses): all
+    # before the run prints its first line.
+    for args, said in ((("-w0", "-d0.5", "count-local"),
+                        "-d 0.5 is shorter than one sampling interval"),
+                       (("--rb-bench-producer", "rb-libbpf"), "pass -c 0"),
+                       (("-p2", "--rb-b2b", "rb-custom"), "single producer"),
+                       (("--nr_entries", "10", "--prefix_len", "2", "lpm-trie-lookup"),
+                        "--prefix_len 2 too small"),
+                       (("--rb-count-once", "rb-libbpf"), "does not apply to rb-libbpf"),
+                       (("--precision", "5", "--budget", "1e9", "count-local"),
+                        "--budget 1000000000 out of range")):
+        out = cli(*args)
+        assert out.returncode == 2, (args, out.stderr)
+        assert said in out.stderr, (args, out.stderr)
+        assert out.stdout == "", (args, out.stdout)
+
+
+def test_cannot_run_names_the_benchmark_once():
+    probed = benchbpf.features()
+    name = next((n for n, f in (("trig-fentry", "fentry"), ("trig-kprobe", "kprobe"))
+                 if not probed[f].supported), None)
+    if name is None:
+        pytest.skip("this kernel runs fentry and kprobes")
+    out = cli("-q", "-w0", "-d1", name)
+    assert out.returncode == 3, out.stderr
+    line = next(l for l in out.stderr.splitlines() if "cannot run here" in l)
+    assert line.startswith(f"benchbpf: {name} cannot run here: ") and line.count(name) == 1
+
+
+@pytest.mark.fast
+def test_help_is_short_and_names_every_subcommand():
+    from benchbpf.tools import cli as benchcli
+    out = cli("--help")
+    assert out.returncode == 0
+    lines = out.stdout.splitlines()
+    assert len(lines) <= 100, len(lines)
+    usage = out.stdout.split("\n\n", 1)[0]
+    for word in benchcli.SUBCOMMANDS:
+        assert word in usage.split("benchbpf {", 1)[1], word
+        assert any(l.startswith(f"  {word} ") for l in lines), word
+    # The common options are there, the benchmarks' own behind NAME --help.
+    assert "show" in benchcli.SUBCOMMANDS
+    for flag in ("-w SEC", "-d SEC", "-p NUM", "--json FILE", "--kernel K"):
+        assert flag in out.stdout
+    for flag in ("--rb-sampled", "--nr_entries", "--trig-batch-iters"):
+        assert not re.search(rf"^ +{flag}\b", out.stdout, re.M), flag
+    assert "--rb-sampled" in cli("rb-libbpf", "--help").stdout
+    assert cli("--rb-sampled", "-c1", "-q", "-w0", "-d1", "--interval", "0.5",
+               "rb-custom").returncode == 0       # still parsed
+    listed = cli("-l")
+    assert listed.returncode == 0 and "- count-local" in listed.stdout
+
+
+@pytest.mark.fast
+def test_ab_help_states_exit_status_and_every_flag():
+    out = cli("ab", "--help")
+    assert out.returncode == 0
+    status = out.stdout.split("exit status:\n", 1)[1]
+    assert [l.split()[0] for l in status.splitlines() if l.startswith("  ") and
+            l.split()[0].isdigit()] == ["0", "1", "2", "3", "125", "130"]
+    for flag in ("--per-second", "--counter", "--rule", "--fail-on", "--duet", "--json"):
+        assert flag in out.stdout
+
+
+def test_the_manuals_command_page_has_every_subcommand_flag_and_ab_exit_status():
+    """docs/reference/cli.md's sections come from the parsers: every
+    subcommand (and history's own) with each flag its --help shows, and
+    the epilogs, where ab's exit status is."""
+    import argparse
+    sys.path.insert(0, str(ROOT / "docs" / "_ext"))
+    try:
+        import benchbpf_docs
+    finally:
+        sys.path.pop(0)
+    from benchbpf.tools import cli as benchcli
+    pages = dict(benchbpf_docs.parsers())
+    assert {f"cli-{w}" for w in benchcli.SUBCOMMANDS} | {"cli-benchbpf"} <= set(pages)
+    assert "cli-history-add" in pages
+    for label, parser in pages.items():
+        text = "\n".join(benchbpf_docs._parser_markdown(parser))
+        for action in parser._actions:
+            if action.help == argparse.SUPPRESS:
+                assert not any(f"```{{option}} {s}" in text for s in action.option_strings)
+                continue
+            for flag in action.option_strings:
+                assert f"```{{option}} {flag}" in text or f", {flag}" in text, (label, flag)
+    ab_page = "\n".join(benchbpf_docs._parser_markdown(pages["cli-ab"]))
+    for flag in ("--per-second", "--counter", "--rule", "--fail-on"):
+        assert f"```{{option}} {flag}" in ab_page, flag
+    status = ab_page.split("exit status:\n", 1)[1]
+    assert [l.split()[0] for l in status.splitlines()
+            if re.match(r"  \d+ ", l)] == ["0", "1", "2", "3", "125", "130"]
+
+
+def test_results_saved_before_a_parameter_was_limited_still_compare(tmp_path):
+    """A rb-libbpf file saved when every ring buffer benchmark listed
+    rb_count_once holds it at its default; rb-libbpf no longer takes it, and
+    that is no difference of configuration (a real one still is)."""
+    old, new = tmp_path / "old.json", tmp_path / "new.json"
+    for path in (old, new):
+        _run = cli(*QUICK, "rb-libbpf", "--json", str(path))
+        assert _run.returncode == 0, _run.stderr
+    d = json.loads(old.read_text())
+    d["params"]["rb_count_once"] = False
+    old.write_text(json.dumps(d))
+    out = cli("compare", str(old), str(new))
+    assert out.returncode == 0, out.stderr
+    d["params"]["rb_batch_cnt"] = 100
+    old.write_text(json.dumps(d))
+    out = cli("compare", str(old), str(new))
+    assert out.returncode == 2 and "parameter rb_batch_cnt" in out.stderr
+    assert "rb_count_once" not in out.stderr

@@ -41,6 +41,7 @@ from benchbpf import hostdrift, vm
 from benchbpf import ab as ab_module
 from benchbpf import history as history_module
 from benchbpf.tools import history as history_tool
+from benchbpf.tools import show as show_tool
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
@@ -284,6 +285,7 @@ STOPS = {
     "ab": ((ab_module, "_runner_for"),),
     # Arguments parsed, before the store is opened or the detector installed.
     "history": ((history_tool, "Store"), (history_module, "install_detector")),
+    "show": ((show_tool, "load"),),
 }
 
 
@@ -379,6 +381,8 @@ def cheap(argv, checked, cwd):
     if checked.stopped_at == "benchbpf.tools.report.load":
         args = cli._compare_parser().parse_args(argv[1:])
         return (cwd / args.base).exists() and (cwd / args.new).exists()
+    if checked.stopped_at == "benchbpf.tools.show.load":
+        return all((cwd / f).exists() for f in argv[1:] if not f.startswith("-"))
     return False        # host-drift, --kernel
 
 

@@ -107,8 +107,9 @@ def test_single_producer_no_random(op):
     name = f"lpm-trie-{op}"
     with rejected_before_loading(ValueError, "producers=2", "1..1"):
         benchbpf.run(name, nr_entries=10, producers=2, **SHORT)
-    with rejected_before_loading(ValueError, "random=True", name):
+    with rejected_before_loading(TypeError, "random", name):
         benchbpf.run(name, nr_entries=10, random=True, **SHORT)
+    assert "random" not in benchbpf.describe(name).params
 
 
 def test_a_trie_too_big_for_memory_is_refused():

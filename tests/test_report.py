@@ -46,7 +46,8 @@ def suite(tmp_path_factory):
 
 def test_no_benchmark_is_named_like_a_subcommand():
     # `benchbpf NAME` runs a benchmark; `benchbpf report` must stay the subcommand.
-    assert set(cli.SUBCOMMANDS) == {"report", "compare", "host-drift", "ab", "system", "history"}
+    assert set(cli.SUBCOMMANDS) == {"report", "compare", "host-drift", "ab", "system", "history",
+                                    "show"}
     assert not set(cli.SUBCOMMANDS) & set(benchbpf.list_benchmarks())
 
 

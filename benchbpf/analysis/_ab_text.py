@@ -131,7 +131,7 @@ def markdown(r):
         f"| {fig[0]} | {fig[1]} | {o.verdict_text()} | {len(r.rounds)} | "
         f"{r.wall_s:.0f} s |",
         "",
-        f"{r.mode} rounds of {r.metadata.get('warmup')} s warm-up + "
+        f"{r.mode} rounds of {_warmup_text(r.metadata.get('warmup'))} warm-up + "
         f"{r.metadata.get('duration')} s measured per run, sides in a random order "
         f"(seed {r.seed}); {o.method} (rule {r.rule}), "
         f"threshold \u00b1{r.threshold * 100:g} %, stopped by {r.stopped_by}; "
@@ -144,3 +144,8 @@ def markdown(r):
         rows.append("Emulated guests: the verdict is about emulation, never about speed.")
     rows.append(f"Error rates: {o.rates_text}.")
     return "\n".join(rows)
+
+
+def _warmup_text(warmup):
+    """A run's warm-up as prose: "auto" (it ends once steady) has no unit."""
+    return "auto" if warmup == "auto" else f"{warmup} s"

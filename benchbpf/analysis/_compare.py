@@ -12,6 +12,7 @@ import warnings
 from dataclasses import dataclass
 
 from ..results._plot import log_scale_fits, plot
+from ..harness import _runner
 from ..harness._sweep import Sweep, sweep
 from ..results.fingerprint import differences
 from ..results.result import BLOCK_S, Result, check_emulation
@@ -118,9 +119,12 @@ def configuration_differences(base, new, ignore=_LENGTH_OPTIONS, labels=("baseli
         why.append(f"benchmark: {a_name} {base.name}, {b_name} {new.name}")
     keys = set(base.params) | set(new.params) if same else \
         set(base.params) & set(new.params)
+    taken = _taken(base.name) if base.name == new.name else None
     for k in sorted(keys):
         if k in ignore:
             continue
+        if taken is not None and k not in taken and (k in base.params) != (k in new.params):
+            continue    # saved before the benchmark stopped taking it (at its default)
         a, b = base.params.get(k, "<absent>"), new.params.get(k, "<absent>")
         if a != b:
             why.append(f"parameter {k}: {a_name} {a!r}, {b_name} {b!r}")
@@ -128,6 +132,17 @@ def configuration_differences(base, new, ignore=_LENGTH_OPTIONS, labels=("baseli
     if ta != tb and same:   # another benchmark has its own trigger
         why.append(f"trigger: {a_name} {ta!r}, {b_name} {tb!r}")
     return why
+
+
+def _taken(name):
+    """The parameters benchmark `name` takes now, or None for a name the
+    registry does not know.  Files saved before a shared parameter was
+    limited to the benchmarks that use it (bench_param_def.only) hold it
+    for the others too, always at its default: they refused any other."""
+    try:
+        return set(_runner.describe(name).params) | set(_runner.COMMON_OPTIONS)
+    except (TypeError, ValueError):
+        return None
 
 
 def _overlapped(runs):

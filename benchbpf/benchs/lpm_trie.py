@@ -104,7 +104,9 @@ def summary_line(result):
 
 
 def _run(op, nr_entries, prefix_len, random, options):
-    return run(BENCHMARKS[op], nr_entries=nr_entries, prefix_len=prefix_len, random=random,
+    # random None: an operation that takes no random (insert, delete, free).
+    keys = {} if random is None else {"random": random}
+    return run(BENCHMARKS[op], nr_entries=nr_entries, prefix_len=prefix_len, **keys,
                **options)
 
 
@@ -149,7 +151,7 @@ def insert(nr_entries, prefix_len=32, **options):
     options of benchbpf.run.  Returns the Result (M ops/s per BPF-timed
     second: frac_rates); ValueError for values out of range or that do not
     go together, before anything is loaded."""
-    return _run("insert", nr_entries, prefix_len, False, options)
+    return _run("insert", nr_entries, prefix_len, None, options)
 
 
 def update(nr_entries, prefix_len=32, *, random=False, **options):
@@ -171,7 +173,7 @@ def delete(nr_entries, prefix_len=32, **options):
     options of benchbpf.run.  Returns the Result (M ops/s per BPF-timed
     second: frac_rates); ValueError for values out of range or that do not
     go together, before anything is loaded."""
-    return _run("delete", nr_entries, prefix_len, False, options)
+    return _run("delete", nr_entries, prefix_len, None, options)
 
 
 def free(nr_entries, prefix_len=32, **options):
@@ -183,7 +185,7 @@ def free(nr_entries, prefix_len=32, **options):
     options of benchbpf.run.  Returns the Result (K ops/s per BPF-timed
     second: frac_rates); ValueError for values out of range or that do not
     go together, before anything is loaded."""
-    return _run("free", nr_entries, prefix_len, False, options)
+    return _run("free", nr_entries, prefix_len, None, options)
 
 
 for _kind in _FRAC:

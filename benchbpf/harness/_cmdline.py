@@ -38,6 +38,7 @@ COMMON_FLAGS = {
     "warmup": "-w", "duration": "-d", "producers": "-p", "consumers": "-c",
     "affinity": "-a", "prod_affinity": "--prod-affinity",
     "cons_affinity": "--cons-affinity", "interval": "--interval", "verbose": "-v",
+    "budget": "--budget",
 }
 
 
@@ -170,18 +171,10 @@ def build_parser(flags=None, add_help=True):
         description="Run one of the kernel's BPF benchmarks and print its "
                     "per-interval and summary lines, as the kernel's bench does.",
         epilog="examples:\n" + "\n".join("  " + e for e in EXAMPLES)
-        + "\n\nsubcommands (first on the command line; `benchbpf report --help`):\n"
-          "  benchbpf report [--quick] [--only PATTERN] -o FILE [--json FILE]\n"
-          "      run every benchmark this kernel supports, write one HTML page\n"
-          "  benchbpf compare A.json B.json [--fail-on-regression PCT]\n"
-          "      compare two reports (or two results) benchmark by benchmark\n"
-          "  benchbpf ab [options] A [A's options] -- B [B's options]\n"
-          "      did B make it slower? sides taken in turns until B/A is decided\n"
-          "  benchbpf host-drift [--minutes M] [-o FILE] [--show]\n"
-          "      measure how far this machine moves figures over minutes; later runs\n"
-          "      state their interval with it too")
-    ap.add_argument("bench", nargs="?", help="benchmark name (see -l); "
-                    "`benchbpf NAME --help` describes one benchmark")
+        + "\n\nEach benchmark's own options (--rb-sampled, --nr_entries...): "
+          "`benchbpf NAME --help`.")
+    ap.add_argument("bench", nargs="?", metavar="NAME", help="benchmark name (see -l); "
+                    "`benchbpf NAME --help` describes one benchmark and its options")
     ap.add_argument("-V", "--version", action="store_true",
                     help="print benchbpf's and libbpf's versions")
     ap.add_argument("-l", "--list", action="store_true",
@@ -238,35 +231,31 @@ def build_parser(flags=None, add_help=True):
                     help="turn the kernel's BPF run-time statistics on for the run and "
                          "print each program's run count and time after the summary "
                          "(adds two clock reads per program run)")
+    # Parsed here for every benchmark, but described by `benchbpf NAME
+    # --help`, each with its own benchmark: --help stays one screen.
     group = ap.add_argument_group("benchmark options")
+    hidden = argparse.SUPPRESS
     for flag, users in sorted(flags.items()):
         p = users[0][1]
-        benches = ", ".join(sorted({b for b, _ in users}))
         dest = _dest(flag, p)
         names = (SHORT_FLAGS[flag], flag) if flag in SHORT_FLAGS else (flag,)
         if p.choice_flags:
             # one dest for all of a switch's flags: the last one given wins,
             # as in the kernel bench
             group.add_argument(flag, dest=dest, action="store_const", const=flag[2:],
-                               default=None, help=f"{p.name} {flag[2:]}: {p.help} "
-                               f"(default --{p.default}) [{benches}]")
+                               default=None, help=hidden)
         elif p.type == "bool":
             group.add_argument(*names, dest=dest, action="store_true", default=None,
-                               help=f"{p.help} [{benches}]")
+                               help=hidden)
         elif p.type == "choice":
             choices = sorted({c for _, q in users for c in q.choices})
             group.add_argument(flag, dest=dest, choices=choices, default=None,
-                               metavar="NAME" if p.choice_help else None,
-                               help=f"{p.help} "
-                                    + f"({_default(p)}) [{benches}]")
+                               metavar="NAME" if p.choice_help else None, help=hidden)
         elif p.type == "string":
-            group.add_argument(flag, dest=dest, default=None, metavar="TEXT",
-                               help=f"{p.help} (default {p.default}, {p.min}..{p.max} "
-                                    f"characters) [{benches}]")
+            group.add_argument(flag, dest=dest, default=None, metavar="TEXT", help=hidden)
         else:
             group.add_argument(flag, dest=dest, type=_c_int, default=None, metavar="NUM",
-                               help=f"{p.help} ({_default(p)}, {p.min}..{p.max}) "
-                                    f"[{benches}]")
+                               help=hidden)
     return ap
 
 

@@ -5,6 +5,7 @@
     benchbpf --rb-sampled -c1 rb-custom --json out.json
     benchbpf report --quick -o report.html --json report.json
     benchbpf compare before.json after.json
+    benchbpf show out.json
 """
 import argparse
 import os
@@ -16,12 +17,13 @@ import warnings
 
 from ..harness import _runner
 from ..analysis import hostdrift
-from . import report, system
+from . import report, show, system
 from . import history as _history
 from ..harness._cmdline import (_bench_params, _consumer_error, _default, _family_options,
                                 _in_flag_terms, _interval, _nonneg_number,
                                 _Parser, _positive_int, _positive_number, _run_kwargs,
-                                _warmup, build_parser, check_command)
+                                _warmup, check_command)
+from ..harness._cmdline import build_parser as _run_parser
 from ..harness._cmdline import DEFAULT_STORE, add_history_option
 from ..history import HistoryError, HistoryUnavailable
 # The command's public grammar, read through cli by the manual's extension.
@@ -431,10 +433,17 @@ def _ab_parser():
                "  benchbpf ab --different-benchmarks bpf-loop -- bpf-for\n"
                "  benchbpf ab --kernel 6.1 count-local -- --kernel 6.12 count-local\n"
                "  git bisect run benchbpf ab --fail-on slower count-local -- count-local\n"
-               "exit status: 0 decided or undecided, 1 a run failed, 2 bad arguments, "
-               "3 this kernel cannot run a side, 130 Ctrl-C (the finished rounds are "
-               "saved); with --fail-on: 1 B slower (faster) beyond the threshold, 0 not, "
-               "125 undecided or a side cannot run (git bisect's skip)",
+               "\nexit status:\n"
+               "  0    decided or undecided; with --fail-on: B the same within the "
+               "threshold, or\n       the other way\n"
+               "  1    a run failed; with --fail-on: B slower (faster) beyond the "
+               "threshold\n"
+               "  2    bad arguments\n"
+               "  3    this kernel cannot run a side\n"
+               f"  {ab.SKIP_STATUS}  with --fail-on (git bisect's skip): undecided, B slower "
+               "(faster) but\n       not surely beyond the threshold, or a side cannot "
+               "run or failed\n"
+               "  130  Ctrl-C (the finished rounds are saved)",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--duet", action="store_true",
                     help="run both sides at once, each on half of the CPUs, swapped every "
@@ -648,12 +657,12 @@ def _kernels_main(args, flags):
                 if code == 2:
                     return _fail(code, f"--kernel {spec}: {e}"), []
                 if code == 3:
-                    print(f"benchbpf: {args.bench or '-l'} cannot run on kernel {spec}: {e}",
-                          file=sys.stderr)
+                    print(f"benchbpf: {args.bench or '-l'} cannot run on kernel {spec}: "
+                          f"{_unnamed(e, args.bench)}", file=sys.stderr)
                     status = max(status, code)
                 else:
-                    print(f"benchbpf: {args.bench} failed on kernel {spec}: {e}",
-                          file=sys.stderr)
+                    print(f"benchbpf: {args.bench} failed on kernel {spec}: "
+                          f"{_unnamed(e, args.bench)}", file=sys.stderr)
                     status = code
                 continue
             if isinstance(got, dict):
@@ -751,6 +760,13 @@ def _interruptible(fn):
         signal.signal(signal.SIGTERM, previous)
 
 
+def _unnamed(exc, bench):
+    """exc's message without the "NAME: " the core starts it with, for a
+    line that names the benchmark already."""
+    text = str(exc)
+    return text[len(bench) + 2:] if bench and text.startswith(f"{bench}: ") else text
+
+
 def _fail(status, message, prefix="error: "):
     print(f"benchbpf: {prefix}{message}", file=sys.stderr)
     return status
@@ -821,7 +837,36 @@ def _print_histories(drift):
 #: instead (no benchmark has these names: tests/test_report.py checks it).
 SUBCOMMANDS = {"report": _report_main, "compare": _compare_main,
                "host-drift": _host_drift_main, "ab": _ab_main, "system": system.main,
-               "history": _history.main}
+               "history": _history.main, "show": show.main}
+
+#: What `benchbpf --help` says of each subcommand, in one line.
+_SUBCOMMAND_LINES = {
+    "report": "run every benchmark this kernel supports, write one HTML page",
+    "compare": "compare two saved reports or results, benchmark by benchmark",
+    "host-drift": "measure how far this machine moves figures over minutes",
+    "ab": "did B make it slower? sides A and B in turns until B/A is decided",
+    "system": "show, tune or reset what distorts BPF figures on this machine",
+    "history": "record runs into a store and read their series back",
+    "show": "summarise a saved result, result set or ab comparison (JSON)",
+}
+
+
+def build_parser(flags=None, add_help=True):
+    """The argparse parser of `benchbpf [options] NAME`, as `benchbpf --help`
+    prints it: the run's flags (flags: benchmark flag -> its users, by default
+    read from the registry; add_help=False leaves -h to the caller), the
+    subcommands in its usage and each in a line of its epilog."""
+    ap = _run_parser(flags, add_help)
+    run_usage = ap.format_usage().split(": ", 1)[1].rstrip()
+    ap.usage = (f"{run_usage} [NAME's options]\n"
+                f"       benchbpf {{{','.join(SUBCOMMANDS)}}} ...")
+    ap.epilog += ("\n\nsubcommands (first on the command line; `benchbpf WORD --help` "
+                  "describes one):\n"
+                  + "\n".join(f"  {w:<11} {_SUBCOMMAND_LINES[w]}" for w in SUBCOMMANDS)
+                  + "\n\nexit status: 0 ok, 1 the run failed, 2 bad arguments, 3 this "
+                  "kernel cannot run the benchmark, 130 Ctrl-C, 141 output closed, 143 "
+                  "SIGTERM")
+    return ap
 
 
 def main(argv=None):
@@ -927,8 +972,9 @@ def _run_main(args, flags):
     except _RUN_ERRORS as e:
         status = _exit_status(e)
         _fail(status, {2: f"error: {_in_flag_terms(str(e), info)}",
-                       3: f"{args.bench} cannot run here: {e}",
-                       1: f"{args.bench} failed: {e}"}[status], prefix="")
+                       3: f"{args.bench} cannot run here: {_unnamed(e, args.bench)}",
+                       1: f"{args.bench} failed: {_unnamed(e, args.bench)}"}[status],
+              prefix="")
         log = getattr(e, "log", "")
         if status == 1 and log and args.verbose:
             print(log, file=sys.stderr)
@@ -982,6 +1028,14 @@ def _check_run(args, flags):
             and args.repeat == 1:
         why = (f"--budget {args.budget:g}: a time budget bounds repeated runs: give "
                "--precision or --repeat N too")
+    if why is None:
+        # Every value and combination, as the run would check it once set
+        # up: a usage error comes before any "Setting up" line.
+        try:
+            _runner.check(args.bench, **_run_kwargs(args, info, params))
+            _runner.check_budget(args.budget)
+        except (ValueError, TypeError) as e:
+            why = _in_flag_terms(str(e), info)
     if why is None and args.json is not None:
         why = _check_json_path(args.json)
     if why:

@@ -64,7 +64,9 @@ static const struct bench_param_def lpm_params[] = {
 	{ "prefix_len", "--prefix_len", BENCH_PARAM_INT, 32, 1, 32, NULL,
 	  "number of prefix bits of each key (2^prefix_len >= nr_entries)" },
 	{ "random", "--random", BENCH_PARAM_BOOL, 0, 0, 1, NULL,
-	  "access random keys (not for insert, delete, free)" },
+	  "access random keys (not for insert, delete, free)",
+	  .only = (const char *const[]){ "lpm-trie-noop", "lpm-trie-baseline",
+					  "lpm-trie-lookup", "lpm-trie-update", NULL } },
 	{ 0 },
 };
 
@@ -122,12 +124,6 @@ static int lpm_validate(struct bench_ctx *ctx)
 				  "%llu keys (allowed prefix_len %d..32 for this nr_entries)",
 				  (long long)plen, (long long)n, (long long)plen, 1ull << plen, least);
 	}
-	if ((op == LPM_OP_INSERT || op == LPM_OP_DELETE || op == LPM_OP_FREE) &&
-	    bench_param(ctx, "random"))
-		return bench_fail(ctx, BENCH_ERR_VALUE, EINVAL,
-				  "random=True: %s does not support --random (it goes through "
-				  "the keys in order to know when the trie is full or empty)",
-				  ctx->bench->name);
 	if (!op_fills(op))
 		return 0;
 	need = (uint64_t)n * LPM_TRIE_BYTES_PER_ENTRY;

@@ -82,11 +82,13 @@ static const struct bench_param_def rb_params[] = {
 	  "kernel bench's), grown to hold at least 32 records" },
 	{ "rb_bench_producer", "--rb-bench-producer", BENCH_PARAM_BOOL, 0, 0, 1, NULL,
 	  "newest kernel bench only, rb-libbpf with consumers=0: count records "
-	  "in BPF and never wake a consumer (a full ring then drops)" },
+	  "in BPF and never wake a consumer (a full ring then drops)",
+	  .only = (const char *const[]){ "rb-libbpf", NULL } },
 	{ "rb_count_once", "--rb-count-once", BENCH_PARAM_BOOL, 0, 0, 1, NULL,
 	  "rb-custom only: publish the consumer position before stopping at a "
 	  "record still being written, so each record is counted once; off: the "
-	  "kernel bench's reader, which reads and counts that pass again" },
+	  "kernel bench's reader, which reads and counts that pass again",
+	  .only = (const char *const[]){ "rb-custom", NULL } },
 	BENCH_TRIGGER_PARAM("the BPF producer"),
 	{ 0 },
 };
@@ -203,12 +205,7 @@ static int bufs_validate(struct bench_ctx *ctx)
 	int consumers = ctx->env.consumer_cnt;
 	long page = sysconf(_SC_PAGESIZE);
 
-	if (bench_param(ctx, "rb_count_once") && !is_custom(ctx))
-		return bad(ctx, "rb_count_once=True changes the rb-custom reader only "
-			   "(libbpf's reader counts each record once already)");
 	if (bprod) {
-		if (is_custom(ctx))
-			return bad(ctx, "rb_bench_producer=True works only with rb-libbpf");
 		if (consumers != 0)
 			return bad(ctx, "rb_bench_producer=True runs no consumer: pass consumers=0 "
 				   "(got consumers=%d)", consumers);

@@ -564,7 +564,18 @@ def parsers():
     """[(label, parser)]: the command's, then each subcommand's."""
     out = [("cli-benchbpf", cli.build_parser())]
     for word, main in cli.SUBCOMMANDS.items():
-        out.append((f"cli-{word}", _subcommand_parser(main)))
+        out += _with_nested(f"cli-{word}", _subcommand_parser(main))
+    return out
+
+
+def _with_nested(label, parser):
+    """[(label, parser)] of a parser and of the subcommands it has in turn
+    (`benchbpf history record`, ...), each with its own flags."""
+    out = [(label, parser)]
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for word, sub in action.choices.items():
+                out += _with_nested(f"{label}-{word}", sub)
     return out
 
 
@@ -604,8 +615,14 @@ def _usage(parser):
     formatter.add_usage(parser.usage, actions, parser._mutually_exclusive_groups, prefix="")
     usage = formatter.format_help().strip()
     extra = [f"[{g.title}]" for g in parser._action_groups
-             if g not in own and g._group_actions]
+             if g not in own and _shown(g)]
     return " ".join([usage, *extra])
+
+
+def _shown(group):
+    """A group's actions that --help describes (not those it hides,
+    as the command's benchmark options: `benchbpf NAME --help` has them)."""
+    return [a for a in group._group_actions if a.help != argparse.SUPPRESS]
 
 
 def _argparse_text(parser, text):
@@ -620,10 +637,10 @@ def _parser_markdown(parser):
         lines += [_md(_argparse_text(parser, parser.description)), ""]
     lines += [f"```{{program}} {parser.prog}", "```", ""]
     for group in parser._action_groups:
-        if not group._group_actions:
+        if not _shown(group):
             continue
         lines += [f"```{{rubric}} {group.title.capitalize()}", "```", ""]
-        for action in group._group_actions:
+        for action in _shown(group):
             invocation = formatter._format_action_invocation(action)
             help_text = formatter._expand_help(action) if action.help else ""
             lines += [f"```{{option}} {invocation}", _help_markdown(help_text), "```", ""]
