@@ -7,6 +7,7 @@ import pytest
 
 import benchbpf
 from benchbpf.analysis import host_test
+from benchbpf.tools import show
 from benchbpf.tools.pytest_plugin import BASELINE_FORMAT, Baseline, Gate
 from conftest import calibration
 
@@ -44,6 +45,11 @@ def test_a_real_baseline_of_a_1_second_check_is_at_most_50_kB(pytester, tmp_path
         assert run["samples"] > 0      # usable: fewer when other runs take the CPUs
         assert len(run["fastest_mps"]) == math.ceil(run["samples"] / 10)
     assert saved["first"]["samples"] == [] and saved["first"]["metadata"]["fingerprint"]
+    # benchbpf show reads it (without pytest's plugin): what it is a baseline of, and where.
+    shown = show.text(show.load(path), metadata=True).splitlines()
+    assert shown[0].startswith("a pytest gate baseline of count-local: reference ")
+    assert shown[0].endswith("from 5 runs") and "work_per_hit=40" in shown[2]
+    assert shown[3].startswith("measured: ") and "fingerprint:" in shown
     out = pytester.runpytest(f"--benchbpf-baseline={base}")
     out.assert_outcomes(passed=1)
     out.stdout.fnmatch_lines(["count-local: ok *fastest of 5 runs*"])

@@ -157,7 +157,7 @@ def test_every_format_benchbpf_writes_is_a_kind_show_knows():
     for source in root.rglob("*.py"):
         text = source.read_text()
         written.update(re.findall(r'"format":\s*"(benchbpf-[a-z-]+)"', text))
-        written.update(re.findall(r'^FORMAT\s*=\s*"(benchbpf-[a-z-]+)"', text, re.M))
+        written.update(re.findall(r'^\w*FORMAT\s*=\s*"(benchbpf-[a-z-]+)"', text, re.M))
     assert written == set(show.KINDS), written
     with pytest.raises(TypeError, match="not dict"):
         show.text({})

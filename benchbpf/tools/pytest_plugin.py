@@ -80,6 +80,7 @@ from ..analysis._outcome import FASTER, SAME, SLOWER, UNDECIDED, Outcome
 from ..results.fingerprint import machine_differences
 from ..results.result import Result, Sample
 from ..results.resultset import ResultSet
+from ._gate_file import BASELINE_FORMAT, BASELINE_VERSION as _BASELINE_VERSION
 
 __all__ = ["Gate", "Baseline", "GateWarning", "DEFAULT_BASELINE_DIR", "TIMING_PARAMS",
            "BASELINE_FORMAT", "MIN_HISTORY_RUNS", "MAX_HISTORY_RUNS", "HISTORY_METHOD"]
@@ -214,13 +215,6 @@ def _rel_spread(xs):
     return (q[2] - q[0]) / 1.349 / med if med > 0 else math.nan
 
 
-#: The format of a baseline file as the gate saves it: what the comparison
-#: needs of each run (its fastest rates, its speed, its mean and span for
-#: the host test) and the first run without samples (what it was a run of,
-#: the machine's fingerprint), not every sample of every run (1.4 MB for a
-#: 1-second check at interval=0.001).
-BASELINE_FORMAT = "benchbpf-gate-baseline"
-_BASELINE_VERSION = 1
 
 
 class _NotComparable(ValueError):

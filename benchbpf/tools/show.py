@@ -15,8 +15,35 @@ import sys
 from ..analysis import ab as _ab
 from ..results import result as _result, resultset as _resultset
 from ..results.stats import median_ci
+from ._gate_file import BASELINE_FORMAT, BASELINE_VERSION
 
-__all__ = ["KINDS", "load", "text", "main"]
+__all__ = ["KINDS", "GateBaseline", "load", "text", "main"]
+
+
+class GateBaseline:
+    """A pytest gate baseline file as show reads it: the first run (a
+    Result without samples: what it was a run of, and where) and the
+    file's summary of every run (the plugin itself needs pytest)."""
+
+    def __init__(self, d):
+        self.first = _result.Result.from_dict(d["first"])
+        self.runs = list(d["runs"])
+        self.counter, self.top_pct = d["counter"], d["top_pct"]
+        self.per_cpu, self.alpha = bool(d["per_cpu"]), d["alpha"]
+        self.reference_mps, self.spread_pct = d["reference_mps"], d["spread_pct"]
+        self.speeds_mps = [x for x in d["speeds_mps"] if x is not None]
+        self.metadata = self.first.metadata
+
+    def lines(self):
+        """What show prints of it."""
+        unit = "M/s per producer CPU-second" if self.per_cpu else "M/s"
+        speeds = (f"{min(self.speeds_mps):.3f}..{max(self.speeds_mps):.3f} {unit}"
+                  if self.speeds_mps else "none usable")
+        return [f"a pytest gate baseline of {self.first.name}: reference "
+                f"{self.reference_mps} {unit} ({self.counter}, the fastest {self.top_pct} %, "
+                f"lower bound at alpha {self.alpha}), from {len(self.runs)} runs",
+                f"run speeds {speeds}, spread {self.spread_pct} %",
+                f"parameters: {_params(self.first.params)}", _where(self.metadata)]
 
 #: The files benchbpf writes, by their "format" field: (what writes them,
 #: the format version this benchbpf reads, the reader of the file's dict).
@@ -28,6 +55,8 @@ KINDS = {
                         _resultset.FORMAT_VERSION, _resultset.ResultSet.from_dict),
     _ab.FORMAT: ("an A/B comparison (benchbpf ab --json, ABResult.save)",
                  _ab.FORMAT_VERSION, _ab.ABResult.from_dict),
+    BASELINE_FORMAT: ("a pytest gate baseline (--benchbpf-save)", BASELINE_VERSION,
+                      GateBaseline),
 }
 
 
@@ -38,7 +67,7 @@ def _expected():
 
 def load(path):
     """What the JSON file at `path` holds, as its "format" field says: a
-    Result, a ResultSet or an ABResult.  ValueError naming the file and
+    Result, a ResultSet, an ABResult or a GateBaseline.  ValueError naming the file and
     what was expected when it is not JSON, not a kind benchbpf writes, or
     of another format version (a newer benchbpf's); OSError when it cannot
     be read."""
@@ -159,17 +188,19 @@ def _fingerprint_of(obj):
 
 
 def text(obj, metadata=False):
-    """What `benchbpf show` prints of obj (a Result, ResultSet or ABResult,
+    """What `benchbpf show` prints of obj (a Result, ResultSet, ABResult or GateBaseline,
     as load() returns them); metadata=True adds the machine's fingerprint
     it was measured with."""
     if isinstance(obj, _ab.ABResult):
         lines = _ab_lines(obj)
+    elif isinstance(obj, GateBaseline):
+        lines = obj.lines()
     elif isinstance(obj, _resultset.ResultSet):
         lines = _set_lines(obj)
     elif isinstance(obj, _result.Result):
         lines = _result_lines(obj)
     else:
-        raise TypeError(f"text(): a Result, ResultSet or ABResult, not {type(obj).__name__}")
+        raise TypeError(f"text(): a Result, ResultSet, ABResult or GateBaseline, not {type(obj).__name__}")
     if metadata:
         lines += ["fingerprint:", *_fingerprint(_fingerprint_of(obj))]
     return "\n".join(lines)
@@ -180,7 +211,7 @@ def _parser():
         prog="benchbpf show",
         description="Summarise a JSON file benchbpf saved: a run (benchbpf NAME --json), a "
                     "result set (--repeat N, report --json, a sweep) or an A/B comparison "
-                    "(ab --json): each figure with its 95 % interval, the parameters, and "
+                    "(ab --json) or a pytest gate baseline: each figure with its 95 % interval, the parameters, and "
                     "when and where it was measured.",
         epilog="exit status: 0 shown, 2 a file that cannot be read or is not one of "
                "those (of another format version too), named with what was expected")
