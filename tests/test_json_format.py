@@ -147,7 +147,7 @@ def test_every_key_the_core_notes_is_documented():
 
 def test_every_key_the_package_writes_or_reads_is_documented():
     used = written_and_read_keys()
-    assert {"trigger", "fingerprint", "interval_ns", "gate"} <= set(used), sorted(used)
+    assert {"trigger", "fingerprint", "interval_ns", "repeat"} <= set(used), sorted(used)
     missing = {k: w for k, w in used.items() if k not in METADATA}
     assert not missing, f"metadata keys in the package, not on {PAGE.name}: {missing}"
 
