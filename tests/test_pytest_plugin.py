@@ -469,7 +469,8 @@ def test_every_comparison_states_one_outcome_in_one_shape(tmp_path, monkeypatch)
     # compare(), compare_sets(), the gate and ab() on one slowdown (B half
     # as fast as A): each returns or embeds an Outcome, says "slower" in the
     # same words and prints the outcome's one line.
-    from benchbpf import ab as ab_module, report
+    from benchbpf import ab as ab_module
+    from benchbpf.tools import report
     from benchbpf.ab import VERDICTS
     from benchbpf.analysis import Outcome
     from benchbpf.tools.pytest_plugin import Gate
