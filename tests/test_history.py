@@ -375,3 +375,24 @@ def test_the_machine_id_is_hashed_and_falls_back_to_the_hostname(tmp_path):
     (tmp_path / "empty").write_text("")
     assert fingerprint.machine_id(str(tmp_path / "empty")) == host
     assert fingerprint.fingerprint()["machine_id"] == fingerprint.machine_id()
+
+
+def test_install_detector_refuses_a_directory_that_is_not_a_venv(tmp_path):
+    (tmp_path / "notes.txt").write_text("mine")
+    with pytest.raises(HistoryError, match="holds files and is not a venv"):
+        history.install_detector(str(tmp_path))
+    assert os.listdir(tmp_path) == ["notes.txt"]      # nothing cleared
+
+
+def test_install_detector_keeps_a_working_detector_venv():
+    # Run again (install.sh does, possibly under another Python) it keeps
+    # the venv it finds working rather than making it anew.
+    venv = history.detector_venv()
+    cfg = os.path.join(venv, "pyvenv.cfg")
+    python = os.path.join(venv, "bin", "python")
+    if not os.path.exists(cfg) or subprocess.run(
+            [python, "-c", "import otava.analysis"], capture_output=True).returncode:
+        pytest.skip(f"no working detector venv at {venv} (benchbpf history install-detector)")
+    before = os.stat(cfg).st_mtime_ns
+    assert history.install_detector() == python
+    assert os.stat(cfg).st_mtime_ns == before

@@ -15,13 +15,13 @@ import json
 import warnings
 
 from . import _changes, _html, _rows, _store
-from ._changes import detect, install_detector, series_changes
+from ._changes import detect, detector_venv, install_detector, series_changes
 from ._store import NAMES, HistoryError, HistoryUnavailable, Store, default_location
 
 __all__ = ["record", "runs", "series", "Store", "HistoryError", "HistoryUnavailable",
            "HistoryWarning",
            "default_location", "check", "SCHEMA_VERSION", "ENV", "BY", "changes",
-           "series_changes", "detect", "install_detector", "DETECTOR_REQUIREMENT",
+           "series_changes", "detect", "install_detector", "detector_venv", "DETECTOR_REQUIREMENT",
            "MAX_PVALUE", "WINDOW", "html"]
 
 #: The store schema this benchbpf writes; a store of a newer one is refused.

@@ -70,11 +70,21 @@ def detector_python():
 
 def install_detector(path=None):
     """Make a venv at `path` (default detector_venv()) with
-    DETECTOR_REQUIREMENT, by venv and pip; returns its python.
-    HistoryError with pip's last lines when that fails."""
+    DETECTOR_REQUIREMENT, by venv and pip; returns its python.  A venv
+    there that imports the detector is kept as it is; one that does not is
+    made again.  HistoryError with pip's last lines when that fails, or
+    when `path` holds files that are not a venv."""
     path = path or detector_venv()
     python = os.path.join(path, "bin", "python")
-    steps = [[sys.executable, "-m", "venv", path],
+    if os.access(python, os.X_OK) and _can_import(python):
+        return python   # installed already, by whichever Python made the venv
+    if os.path.isdir(path) and os.listdir(path) and \
+            not os.path.exists(os.path.join(path, "pyvenv.cfg")):
+        raise HistoryError(f"installing the detector in {path} failed: the directory holds "
+                           "files and is not a venv; name an empty or new one")
+    # --clear: a venv left by another Python (one since removed or upgraded)
+    # is made again rather than patched, which ensurepip can refuse.
+    steps = [[sys.executable, "-m", "venv", "--clear", path],
              [python, "-m", "pip", "install", "-q", "--disable-pip-version-check",
               DETECTOR_REQUIREMENT]]
     for step in steps:
