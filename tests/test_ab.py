@@ -118,6 +118,31 @@ def test_every_stored_round_series_replays_to_its_recorded_verdict():
     assert n == 256
 
 
+def test_budget_rounds_is_abs_own_budget_check_on_recorded_times():
+    # A comparison run to a long budget holds those of shorter ones
+    # (scripts/ab_power.py --full-series): budget_rounds says where each ends.
+    ends = [3.0 * k for k in range(1, 11)]
+    assert ab_module.budget_rounds(ends, 10) == 3       # 9 s + 3 s a round > 10
+    assert ab_module.budget_rounds(ends, 12) == 4
+    assert ab_module.budget_rounds(ends, 1000) == 10    # never stopped: all of them
+    with pytest.raises(ValueError, match="budget=-1"):
+        ab_module.budget_rounds(ends, -1)
+    # Every stored comparison that ab stopped by its budget ends, by the
+    # rounds' recorded times, where ab ended it, and at half that budget sooner.
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    n = 0
+    with open(os.path.join(root, "results", "ab-power-2cpu.jsonl")) as f:
+        for line in f:
+            d = json.loads(line)
+            if d.get("stopped_by") != "budget":
+                continue
+            ends = d["round_starts_s"][1:] + [d["wall_s"]]
+            assert ab_module.budget_rounds(ends, d["budget_s"]) == len(ends), d["started"]
+            assert ab_module.budget_rounds(ends, d["budget_s"] / 2) < len(ends) * 0.6
+            n += 1
+    assert n == 97
+
+
 def _fake_round(i, a_mps, b_mps):
     def made(mps):
         return benchbpf.Result("count-local", {"interval": 0.001, "work_per_hit": 0}, tuple(

@@ -71,7 +71,7 @@ from ..results.result import JsonFile, Result, _Picklable, _thawed
 __all__ = ["ab", "ABResult", "Round", "Side", "simulate", "SimulatedRates", "MODES",
            "VERDICTS", "round_seconds", "measured_rates", "simulated_log_ratios", "RULE",
            "RULES", "replay", "simulate_fitted", "Contamination", "FITTED", "planned_rounds",
-           "FAIL_ON"]
+           "budget_rounds", "FAIL_ON"]
 
 #: How the sides of a comparison run: in turns here, both at once, or in guests.
 MODES = ("interleaved", "duet", "kernels")
@@ -512,6 +512,20 @@ def planned_rounds(nominal, budget, max_rounds=None):
     the rule's guarantee; a stored comparison replays with it."""
     planned = max(10, min(1000, int((budget or max_rounds * nominal) / nominal)))
     return planned if max_rounds is None else min(planned, max_rounds)
+
+
+def budget_rounds(round_ends_s, budget):
+    """How many of a comparison's rounds, ending at round_ends_s (s from its
+    start, in order), one with `budget` s would take: ab's own budget check
+    on their times (no round starts that would end past the budget, judged
+    by the rounds' average so far); all of them when the check never stops
+    it.  The rounds do not depend on the rule, so a comparison run to a
+    long budget holds the one of every shorter budget."""
+    budget = _runner.check_budget(budget)
+    for done, spent in enumerate(round_ends_s, 1):
+        if _runner.next_would_overrun(budget, spent, done):
+            return done
+    return len(round_ends_s)
 
 
 def _check_options(mode, precision, threshold, alpha, budget, max_rounds, warmup,
