@@ -74,21 +74,26 @@ KNOBS = {
 IDENTICAL = {"interleaved": ("count-local", "trig-rawtp", "rb-libbpf", "selftest"),
              "duet": ("count-local", "selftest")}
 TRUTH_ROUNDS = 60
-#: What --calibrate measures at length, B against A = the path's first side:
-#: settings around the 2, 5 and 10 % the campaign needs.  selftest's
-#: bpf_work_every spreads bpf_work's steps over hits (about its slowdown
-#: over k), finer than one step where the first steps hide in the syscall.
+#: What --calibrate measures at length, (A, B) pairs per path: settings
+#: around the 2, 5 and 10 % the campaign needs.  count-local's steps from a
+#: base of 40 come in about 2.5-5 % each, so a base of 100 gives finer ones;
+#: selftest's bpf_work_every spreads bpf_work's steps over hits (about its
+#: slowdown over k), finer than one step where the first steps hide in the
+#: syscall.
 CANDIDATES = {
-    "user": ("count-local --work-per-hit 40",
-             [f"count-local --work-per-hit {k}" for k in (41, 42, 43, 44, 46)]),
-    "bpf": ("selftest",
-            ["selftest --bpf-work 10", "selftest --bpf-work 25", "selftest --bpf-work 35",
-             "selftest --bpf-work 50"] +
-            [f"selftest --bpf-work 50 --bpf-work-every {k}" for k in (2, 3)] +
-            [f"selftest --bpf-work 100 --bpf-work-every {k}" for k in (2, 3, 4, 6)]),
+    "user": [("count-local --work-per-hit 40", f"count-local --work-per-hit {k}")
+             for k in (41, 42, 44, 45)] +
+            [("count-local --work-per-hit 100", f"count-local --work-per-hit {k}")
+             for k in (101, 102)],
+    "bpf": [("selftest", f"selftest --bpf-work {k}") for k in (25, 35, 50, 70)] +
+           [("selftest", f"selftest --bpf-work {n} --bpf-work-every {k}")
+            for n, k in ((50, 2), (100, 2), (100, 3), (100, 4))],
 }
 #: --set-aside-disturbed: the ways each ab comparison runs.
 SET_ASIDE = {"no": (False,), "yes": (True,), "both": (False, True)}
+#: The "rule" of a comparison taken with --full-series: it runs to the end
+#: of its budget, and --summarize replays every rule on its rounds.
+SERIES = "series"
 #: The slowdowns the campaign's cells are calibrated to (--write-knobs).
 TARGETS = (0.02, 0.05, 0.10)
 
@@ -105,17 +110,20 @@ def _cell(task):
     return f"power:{task['method']}:{task['path']}:{task['effect']:g}"
 
 
-def _keyed(tasks, rules, set_aside):
+def _keyed(tasks, rules, set_aside, full_series=False):
     """Each task with its cell and key, one per rule and per way of
     set_aside (False, True) where a rule decides (ab's false and power
     cells), in order: the same arguments give the same
-    keys, whatever part of them a stage runs."""
+    keys, whatever part of them a stage runs.  full_series: one comparison
+    per task (rule "series"), every rule replayed on its rounds."""
     seen, out = {}, []
     for task in tasks:
         cell = _cell(task)
         n = seen[cell] = seen.get(cell, 0) + 1
         if task["method"] == "compare":
             variants = [(None, False)]
+        elif task["kind"] in ("false", "power") and full_series:
+            variants = [(SERIES, False)]
         elif task["kind"] in ("false", "power"):
             variants = [(rule, aside) for rule in rules for aside in set_aside]
         else:   # truth and calibration cells: fixed rounds, read by their median
@@ -130,7 +138,7 @@ def _keyed(tasks, rules, set_aside):
 
 def _calibration_tasks():
     return [dict(kind="calib", method="interleaved", path=path, a=a, b=b)
-            for path, (a, bs) in CANDIDATES.items() for b in bs]
+            for path, pairs in CANDIDATES.items() for a, b in pairs]
 
 
 def _tasks(n_false, n_false_duet, n_power, n_compare):
@@ -177,6 +185,13 @@ def _ab(task, budget, truth_rounds=TRUTH_ROUNDS):
                         min_rounds=truth_rounds, rule=task.get("rule") or ab_module.RULE,
                         threshold=ab_module.MIN_THRESHOLD, precision=ab_module.MIN_PRECISION,
                         progress=False, set_aside_disturbed=aside)
+    elif task.get("rule") == SERIES:
+        # No verdict stops it (min_rounds past any budget): the rounds a
+        # comparison takes do not depend on its rule, so each rule's stop is
+        # replayed on them (replay_series).
+        r = benchbpf.ab(task["a"], task["b"], mode=task["method"], budget=budget,
+                        rule=ab_module.RULE, progress=False, different_benchmarks=False,
+                        min_rounds=ab_module.MAX_ROUNDS)
     else:
         r = benchbpf.ab(task["a"], task["b"], mode=task["method"], budget=budget,
                         rule=task.get("rule") or ab_module.RULE, progress=False,
@@ -185,6 +200,8 @@ def _ab(task, budget, truth_rounds=TRUTH_ROUNDS):
     return dict(verdict=r.verdict, beyond=r.beyond_threshold, ratio=r.ratio, low=r.low,
                 high=r.high, rounds=len(r.rounds), wall_s=r.wall_s, measured_s=r.measured_s,
                 stopped_by=r.stopped_by, seed=r.seed, round_log_ratios=logs,
+                planned_rounds=r.planned_rounds, threshold=r.threshold,
+                precision=r.precision,
                 round_starts_s=[x.started_s for x in r.rounds], rule=r.rule, alpha=r.alpha,
                 round_disturbed=[list(x.disturbed) for x in r.rounds],
                 round_host=[[_host(x.a), _host(x.b)] for x in r.rounds],
@@ -227,7 +244,7 @@ def _planned(args):
     tasks = _tasks(args.n_false, args.n_false_duet, args.n_power, args.n_compare)
     if args.truth_only:
         tasks = [t for t in tasks if t["kind"] == "truth"]
-    return _keyed(tasks, args.rule, SET_ASIDE[args.set_aside_disturbed])
+    return _keyed(tasks, args.rule, SET_ASIDE[args.set_aside_disturbed], args.full_series)
 
 
 def _picked(tasks, patterns):
@@ -289,6 +306,58 @@ def _records(path, truth_path=None):
     return rows, ok
 
 
+#: The budgets each --full-series comparison is replayed at, s (those up
+#: to its own, and its own).
+REPLAY_BUDGETS = (60.0, 300.0)
+
+
+def replay_series(row, rule, set_aside, budget):
+    """What ab under `rule`, with `budget` s, would have concluded from the
+    rounds of a --full-series comparison (its row): they are the rounds it
+    would have taken, in order, so it stops where the rule decides or where
+    ab's budget check on the rounds' own times stops it.  set_aside: rounds
+    the host disturbed are not fed to the rule and take their time, as
+    ab's set_aside_disturbed does.  A row as a comparison's, or None where
+    the series is shorter than the budget asks."""
+    if budget > row["budget_s"]:
+        return None
+    logs, disturbed = row["round_log_ratios"], row["round_disturbed"]
+    ends = row["round_starts_s"][1:] + [row["wall_s"]]
+    taken = ab_module.budget_rounds(ends, budget)
+    kept = [i for i in range(taken) if not (set_aside and disturbed[i])]
+    nominal = ab_module.round_seconds(
+        row["method"], ab_module.DUET_WARMUP_S if row["method"] == "duet" else
+        ab_module.WARMUP, ab_module.DURATION_S)
+    planned = ab_module.planned_rounds(nominal, budget)
+    xs = [logs[i] for i in kept]
+    settings = (rule, row["alpha"], planned, row["threshold"], row["precision"])
+    verdict, beyond, used, (ratio, low, high) = ab_module.replay(xs, *settings)
+    # Decided on its last kept round too, when one more would not be fed.
+    decided = used < len(xs) or (xs and ab_module.replay(xs + [0.0], *settings)[2] == used)
+    last = kept[used - 1] if decided and used else taken - 1
+    return dict(row, rule=rule, set_aside_disturbed=set_aside, budget_s=budget,
+                verdict=verdict, beyond=beyond, ratio=ratio, low=low, high=high,
+                rounds=last + 1, wall_s=ends[last], planned_rounds=planned,
+                measured_s=row["measured_s"] * ends[last] / row["wall_s"],
+                stopped_by="decided" if decided else "budget",
+                set_aside=sum(1 for i in range(last + 1) if set_aside and disturbed[i]))
+
+
+def _replayed(rows):
+    """The record's rows, each --full-series comparison replaced by its
+    replays: every rule, with and without disturbed rounds set aside, at each
+    of REPLAY_BUDGETS up to its own and at its own."""
+    out = []
+    for r in rows:
+        if r.get("rule") != SERIES or "error" in r:
+            out.append(r)
+            continue
+        budgets = sorted({b for b in REPLAY_BUDGETS if b <= r["budget_s"]} | {r["budget_s"]})
+        out += [x for rule in ab_module.RULES for aside in (False, True) for b in budgets
+                if (x := replay_series(r, rule, aside, b)) is not None]
+    return out
+
+
 def _variant(r):
     """The rule and whether disturbed rounds were set aside (records from
     before either: the mean rule, none set aside)."""
@@ -307,21 +376,38 @@ def summarize(path, truth_path=None):
     """The record's tables: calibration cells, then per rule (and with or
     without disturbed rounds set aside) the false alarms and the power."""
     rows, ok = _records(path, truth_path)
+    series = [r for r in ok if r.get("rule") == SERIES]
+    rows, ok = _replayed(rows), _replayed(ok)
     calib = _calibration_table([r for r in ok if r["kind"] == "calib"])
     rows, ok = ([r for r in x if r["kind"] != "calib"] for x in (rows, ok))
     if not rows:
         return calib
-    variants = sorted({_variant(r) for r in ok if r["kind"] in ("false", "power")
-                       and r["method"] != "compare"})
+    variants = sorted({(*_variant(r), r["budget_s"]) for r in ok
+                       if r["kind"] in ("false", "power") and r["method"] != "compare"})
     if len(variants) <= 1:
         return "\n\n".join(x for x in (calib, _tables(rows, ok)) if x)
     parts = [calib] if calib else []
-    for rule, aside in variants:
+    if series:
+        parts.append(_series_check(series))
+    for rule, aside, budget in variants:
         rows_, ok_ = ([r for r in x if r["kind"] == "truth" or r["method"] == "compare"
-                       or _variant(r) == (rule, aside)] for x in (rows, ok))
-        parts.append(f"## Rule {rule}" + (", disturbed rounds set aside" if aside else "")
+                       or (*_variant(r), r["budget_s"]) == (rule, aside, budget)]
+                      for x in (rows, ok))
+        parts.append(f"## Rule {rule}, budget {budget:g} s"
+                     + (", disturbed rounds set aside" if aside else "")
                      + "\n\n" + _tables(rows_, ok_))
     return "\n\n".join(parts)
+
+
+def _series_check(series):
+    """That replaying each full series at its own budget ends where the run
+    ended (ab's budget check on the recorded times), and how long they are."""
+    ends = [r["round_starts_s"][1:] + [r["wall_s"]] for r in series]
+    same = sum(ab_module.budget_rounds(e, r["budget_s"]) == len(e)
+               for e, r in zip(ends, series))
+    return (f"{len(series)} comparisons ran to the end of their budget (--full-series); "
+            f"replayed at that budget, {same} of them end on the round the run ended on. "
+            f"Rounds per comparison: {min(len(e) for e in ends)}-{max(len(e) for e in ends)}.")
 
 
 def _calibration_table(cells):
@@ -359,7 +445,8 @@ def _tables(rows, ok):
            f"{min(r['load'] for r in rows):.1f}-{max(r['load'] for r in rows):.1f}", ""]
     out += ["### False alarms: identical sides", "",
             "| method | benchmark | slower or faster | beyond the threshold | same | "
-            "undecided | median time | sd of a round's log ratio | disturbed rounds |",
+            "undecided | median time | spread of a round's log ratio within comparisons: "
+            "pooled sd, 1.4826 MAD | disturbed rounds |",
             "|---|---|---|---|---|---|---|---|---|"]
     pooled = {}
     for method, names in IDENTICAL.items():
@@ -372,19 +459,17 @@ def _tables(rows, ok):
             beyond = sum(bool(r["beyond"]) for r in cell)
             same = sum(r["verdict"] == "same" for r in cell)
             und = sum(r["verdict"] == "undecided" for r in cell)
-            sds = [statistics.stdev(r["round_log_ratios"]) for r in cell
-                   if len(r["round_log_ratios"]) > 2]
             pooled.setdefault(method, []).extend(cell)
             out.append(f"| {method} | {name} | {_pct(alarms, len(cell))} | {beyond} | {same} | "
                        f"{und} | {statistics.median(r['wall_s'] for r in cell):.0f} s | "
-                       f"{100 * statistics.median(sds):.1f} % | {_disturbed_share(cell)} |")
+                       f"{_spread(cell)} | {_disturbed_share(cell)} |")
     for method, cell in pooled.items():
         alarms = sum(r["verdict"] in ("slower", "faster") for r in cell)
         out.append(f"| {method} | all | {_pct(alarms, len(cell))} | "
                    f"{sum(bool(r['beyond']) for r in cell)} | "
                    f"{sum(r['verdict'] == 'same' for r in cell)} | "
-                   f"{sum(r['verdict'] == 'undecided' for r in cell)} | | | "
-                   f"{_disturbed_share(cell)} |")
+                   f"{sum(r['verdict'] == 'undecided' for r in cell)} | | "
+                   f"{_spread(cell)} | {_disturbed_share(cell)} |")
     truth = {(r["path"], r["effect"]): r for r in ok if r["kind"] == "truth"}
     out += ["", "### Power: B slower by a known amount", "",
             "| path | nominal | measured slowdown (truth cell) | over all its interleaved "
@@ -415,6 +500,21 @@ def _tables(rows, ok):
                            f"{_pct(slower, len(cell))} | {faster} | - | ")
                 out[-1] += f"{statistics.median(rounds):g} | {100 * share:.0f} % |"
     return "\n".join(out)
+
+
+def _spread(cell):
+    """How far a round's log ratio lies from its own comparison's centre,
+    over every round of the cell's comparisons: the pooled within-comparison
+    standard deviation, and 1.4826 times the median absolute deviation from
+    each comparison's median (which bursts do not move), in %."""
+    series = [r["round_log_ratios"] for r in cell if len(r["round_log_ratios"]) > 2]
+    if not series:
+        return "-"
+    ss = sum((x - statistics.fmean(xs)) ** 2 for xs in series for x in xs)
+    sd = math.sqrt(ss / sum(len(xs) - 1 for xs in series))
+    mad = 1.4826 * statistics.median(abs(x - statistics.median(xs))
+                                     for xs in series for x in xs)
+    return f"{100 * sd:.1f} %, {100 * mad:.1f} %"
 
 
 def _pooled_logs(rows, path, effect):
@@ -534,6 +634,11 @@ def _arguments(ap):
                     help="whether ab comparisons set aside each round the host disturbed "
                          "and take another (ab's set_aside_disturbed): no (default), yes, "
                          "or both: each comparison once each way, one after the other")
+    ap.add_argument("--full-series", action="store_true",
+                    help="each ab comparison runs to the end of its budget, one per cell "
+                         "number (rule \"series\"); --summarize replays every rule on its "
+                         "rounds, with and without disturbed rounds set aside, at its "
+                         "budget and each shorter one of 60 and 300 s")
     ap.add_argument("--cells", type=lambda t: [p for p in t.split(",") if p], default=[],
                     metavar="PATTERNS",
                     help="only these cells (comma separated shell patterns, e.g. "
