@@ -396,3 +396,16 @@ def test_install_detector_keeps_a_working_detector_venv():
     before = os.stat(cfg).st_mtime_ns
     assert history.install_detector() == python
     assert os.stat(cfg).st_mtime_ns == before
+
+
+def test_a_reader_that_goes_away_ends_the_command_quietly(store_path):
+    # `benchbpf history show ... | head`: the reader closes the pipe; the
+    # command ends with 141, as a shell's SIGPIPE would, and no traceback.
+    _stepped(store_path, n=400, at=200)
+    p = subprocess.Popen([sys.executable, "-m", "benchbpf", "history", "--history", store_path,
+                          "show", "count-local"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         cwd=ROOT)
+    p.stdout.close()
+    err = p.stderr.read().decode()
+    assert p.wait() == 141, err
+    assert "Traceback" not in err and "BrokenPipe" not in err, err

@@ -875,6 +875,16 @@ def main(argv=None):
     arguments, 3 this kernel cannot run the benchmark, 4 the run ended well
     but --history's store did not take it, 130 Ctrl-C, 143 SIGTERM)."""
     argv = sys.argv[1:] if argv is None else list(argv)
+    try:
+        return _main(argv)
+    except BrokenPipeError as e:
+        # The reader went away (`benchbpf history ... | head`): nothing left
+        # to tell it, and Python's own flush at exit must not complain either.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return _exit_status(e)
+
+
+def _main(argv):
     if argv and argv[0] in SUBCOMMANDS:
         return SUBCOMMANDS[argv[0]](argv[1:])
     flags = _family_options()
