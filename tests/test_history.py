@@ -409,3 +409,18 @@ def test_a_reader_that_goes_away_ends_the_command_quietly(store_path):
     err = p.stderr.read().decode()
     assert p.wait() == 141, err
     assert "Traceback" not in err and "BrokenPipe" not in err, err
+
+
+def test_a_detector_venv_that_cannot_import_says_to_install_again(tmp_path, monkeypatch):
+    # A venv left by a Python since upgraded: its python starts but finds no
+    # otava.  The error says how to mend it, not only the worker's traceback.
+    if not subprocess.run([sys.executable, "-c", "import otava"], capture_output=True).returncode:
+        pytest.skip("this Python imports otava itself")
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    monkeypatch.delenv("BENCHBPF_DETECTOR_PYTHON", raising=False)
+    bin_dir = tmp_path / "benchbpf" / "detector" / "bin"
+    bin_dir.mkdir(parents=True)
+    (bin_dir / "python").symlink_to(sys.executable)
+    with pytest.raises(HistoryError, match="cannot import otava: run `benchbpf history "
+                                           "install-detector`"):
+        history.detect([[1.0] * 30 + [2.0] * 30])

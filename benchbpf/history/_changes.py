@@ -108,8 +108,14 @@ def detect(series, max_pvalue=MAX_PVALUE, window=WINDOW):
         raise ValueError(f"window={window!r} out of range: an int >= 2")
     request = json.dumps({"series": [[float(x) for x in s] for s in series],
                           "max_pvalue": max_pvalue, "window": window})
-    done = subprocess.run([detector_python(), _WORKER], input=request, capture_output=True,
-                          text=True)
+    python = detector_python()
+    done = subprocess.run([python, _WORKER], input=request, capture_output=True, text=True)
+    if done.returncode != 0 and not _can_import(python):
+        # A venv whose Python was removed or upgraded since: its interpreter
+        # starts, but no longer finds what install_detector() put there.
+        raise HistoryError(f"the change-point detector's Python {python} cannot import "
+                           "otava: run `benchbpf history install-detector` (it makes the "
+                           f"venv again), or set {DETECTOR_ENV}")
     if done.returncode != 0:
         raise HistoryError("the change-point detector failed: "
                            + "\n".join(done.stderr.strip().splitlines()[-5:]))
