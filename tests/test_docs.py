@@ -498,3 +498,12 @@ def test_broken_links_fail_the_build_and_record_links_resolve(tmp_path):
     assert record.stem not in warnings, warnings
     html = (tmp_path / "out" / "index.html").read_text(encoding="utf-8")
     assert f'href="results/{record.stem}.html"' in html
+
+
+def test_every_family_has_a_section_on_what_it_measures():
+    # docs/background/families.md is written by hand: a new family must add
+    # its section there, or this names it.
+    text = (ROOT / "docs" / "background" / "families.md").read_text(encoding="utf-8")
+    headings = set(re.findall(r"^## (\S+)$", text, re.M))
+    families = {benchbpf.describe(n).family for n in benchbpf.list_benchmarks()}
+    assert not families - headings, f"no section in families.md: {sorted(families - headings)}"
