@@ -39,8 +39,14 @@ after the other.  Calibration of the knobs first:
     python3 scripts/ab_power.py --calibrate --out results/ab-knobs-2cpu.jsonl
     python3 scripts/ab_power.py --summarize results/ab-knobs-2cpu.jsonl \
         --write-knobs results/ab-knobs-2cpu.json
-    python3 scripts/ab_power.py --knobs results/ab-knobs-2cpu.json --rule median,mean \
-        --cells 'false:*' --hours 4 --out results/ab-power-robust-live-2cpu.jsonl"""
+    python3 scripts/ab_power.py --knobs results/ab-knobs-2cpu.json --full-series \
+        --cells 'false:*' --hours 4 --out results/ab-power-robust-live-2cpu.jsonl
+
+--full-series runs each ab comparison once, to the end of its budget, and
+--summarize replays every rule on its rounds, with and without disturbed
+rounds set aside, at its budget and at each shorter one of REPLAY_BUDGETS:
+the rounds a comparison takes do not depend on its rule, only where it
+stops does (results/ab-power-robust-2cpu.md, "Amended")."""
 import argparse
 import fnmatch
 import inspect
@@ -574,17 +580,21 @@ def simulated(n=400, rounds=40):
     return "\n".join(out)
 
 
-def package_data(path, truth_path=None, rule=None):
+def package_data(path, truth_path=None, rule=None, budget=None):
     """What every A/B verdict states, per mode: the identical-side comparisons and
     their false alarms, and per path ("user", "bpf") and nominal slowdown how many
     were called slower, and the slowdown measured over all the cell's
     interleaved rounds (percent).  rule: the rule whose comparisons (none set
-    aside) count, where the record holds several (default: its first's)."""
+    aside) count, where the record holds several (default: its first's);
+    budget: the budget, s, whose comparisons count (a --full-series record
+    is replayed at several; default: its first's)."""
     rows, ok = _records(path, truth_path)
+    rows, ok = _replayed(rows), _replayed(ok)
     ruled = [r for r in ok if r["kind"] in ("false", "power") and r["method"] != "compare"]
     want = (rule, False) if rule else _variant(ruled[0]) if ruled else None
+    budget = budget or (ruled[0]["budget_s"] if ruled else None)
     ok = [r for r in ok if r["kind"] not in ("false", "power") or r["method"] == "compare"
-          or _variant(r) == want]
+          or (_variant(r) == want and r["budget_s"] == budget)]
     cpu = benchbpf.results.fingerprint.fingerprint()
     machine = f"a {cpu['nr_cpus']}-CPU {cpu['cpu_model'].split()[0]} machine, kernel " \
               f"{cpu['kernel_release'].split('-')[0]}"
@@ -607,7 +617,7 @@ def package_data(path, truth_path=None, rule=None):
         # and their benchmarks: where a verdict's differ, the rates do not apply.
         names = {r[side].split()[0] for r in ok if r["method"] == mode for side in "ab"}
         out[mode] = dict(false_alarms=sum(r["verdict"] in ("slower", "faster") for r in same),
-                         comparisons=len(same), power=power, budget_s=rows[0]["budget_s"],
+                         comparisons=len(same), power=power, budget_s=budget,
                          machine=machine, taken=rows[0]["started"][:10],
                          rule=want[0], alpha=same[0].get("alpha", 0.05),
                          benchmarks=sorted(names))
@@ -661,6 +671,9 @@ def _arguments(ap):
     ap.add_argument("--package-rule", choices=ab_module.RULES, default=None,
                     help="with --package-data: the rule whose comparisons it states "
                          "(default: the record's first)")
+    ap.add_argument("--package-budget", type=float, default=None, metavar="S",
+                    help="with --package-data: the budget whose comparisons it states "
+                         "(default: the record's first)")
     ap.add_argument("--budget", type=float, default=120.0,
                     help="wall time each comparison may take, s (default 120)")
     ap.add_argument("--n-false", type=int, default=20, help="comparisons per identical pair")
@@ -694,7 +707,8 @@ def _other(args):
             f.write("\n")
     if args.summarize and args.package_data:
         with open(args.package_data, "w") as f:
-            json.dump(package_data(args.summarize, args.truth, args.package_rule), f, indent=1)
+            json.dump(package_data(args.summarize, args.truth, args.package_rule,
+                                   args.package_budget), f, indent=1)
             f.write("\n")
     if args.summarize and args.truth:
         print(summarize(args.summarize, args.truth))
