@@ -624,6 +624,27 @@ def package_data(path, truth_path=None, rule=None, budget=None):
     return out
 
 
+def _ship(path, made):
+    """Write what package_data made into the package's file at path, beside
+    the settings (rule, alpha, budget) of other records it holds: a mode's
+    entry of the same setting is replaced, others are kept."""
+    try:
+        with open(path) as f:
+            held = json.load(f)
+    except FileNotFoundError:
+        held = {}
+
+    def setting(e):
+        return e.get("rule", "mean"), e.get("alpha", 0.05), e["budget_s"]
+    for mode, entry in made.items():
+        entries = held.get(mode) or []
+        entries = [entries] if isinstance(entries, dict) else entries
+        held[mode] = [e for e in entries if setting(e) != setting(entry)] + [entry]
+    with open(path, "w") as f:
+        json.dump(held, f, indent=1)
+        f.write("\n")
+
+
 def _rules(text):
     rules = [r.strip() for r in text.split(",") if r.strip()]
     for r in rules:
@@ -667,7 +688,8 @@ def _arguments(ap):
         ap.add_argument(flag, metavar="JSON", help=what)
     ap.add_argument("--package-data", metavar="JSON",
                     help="with --summarize: also write what every verdict states "
-                         "(benchbpf/ab_measured.json)")
+                         "(benchbpf/analysis/ab_measured.json), beside the other settings "
+                         "it holds")
     ap.add_argument("--package-rule", choices=ab_module.RULES, default=None,
                     help="with --package-data: the rule whose comparisons it states "
                          "(default: the record's first)")
@@ -706,10 +728,8 @@ def _other(args):
             json.dump(knobs(args.summarize), f, indent=1)
             f.write("\n")
     if args.summarize and args.package_data:
-        with open(args.package_data, "w") as f:
-            json.dump(package_data(args.summarize, args.truth, args.package_rule,
-                                   args.package_budget), f, indent=1)
-            f.write("\n")
+        _ship(args.package_data, package_data(args.summarize, args.truth, args.package_rule,
+                                              args.package_budget))
     if args.summarize and args.truth:
         print(summarize(args.summarize, args.truth))
         return True

@@ -159,11 +159,12 @@ def test_printing_reads_no_package_data(monkeypatch):
     r = ab_module.ABResult(ab_module.Side("count-local", {}), ab_module.Side("count-local", {}),
                            "interleaved", rounds, "decided", 20.0, budget_s=120.0)
     assert r.measured == ab_module.measured_rates("interleaved") is not None
+    assert r.outcome.rates in r.measured
     monkeypatch.setattr(_ab_text, "MEASURED_PATH", "/nonexistent/ab_measured.json")
     assert ab_module.measured_rates("interleaved") is None
     text, md = str(r), r.to_markdown()
     assert "measured for interleaved comparisons" in text and "false alarms" in md
-    assert r.outcome.verdict == "slower" and r.outcome.rates == r.measured
+    assert r.outcome.verdict == "slower" and r.outcome.rates in r.measured
     # Loaded from JSON, a comparison reads them as it is made, once.
     again = ab_module.ABResult.from_dict(json.loads(json.dumps(r.as_dict())))
     assert again.measured is None and "not measured" in str(again)
@@ -447,10 +448,16 @@ def test_ctrl_c_in_a_duet_stops_both_workers(monkeypatch, tmp_path):
 
 # ---------------------------------------------------------------- measured rates
 
+#: The records whose rates ab_measured.json ships: (record, its truth cells,
+#: the rule and the budget whose comparisons count; None: the record's own).
+RECORDS_SHIPPED = [("ab-power-2cpu.jsonl", "ab-power-truth-2cpu.jsonl", None, None)]
+
+
 def test_every_verdict_states_the_rates_measured_for_its_mode():
-    """What a verdict states is what results/ab-power-2cpu.jsonl holds,
-    summed by the script that took it, each rate with its Clopper-Pearson
-    interval and what it was measured at."""
+    """What a verdict states is what the records of RECORDS_SHIPPED hold,
+    summed by the script that took them, each rate with its Clopper-Pearson
+    interval and what it was measured at: the setting measured as the
+    comparison was asked, or none, and how the nearest differs."""
     import importlib.util
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     spec = importlib.util.spec_from_file_location(
@@ -462,38 +469,52 @@ def test_every_verdict_states_the_rates_measured_for_its_mode():
         spec.loader.exec_module(script)
     finally:
         sys.path.remove(os.path.join(root, "scripts"))
-    expected = script.package_data(os.path.join(root, "results", "ab-power-2cpu.jsonl"),
-                                   os.path.join(root, "results", "ab-power-truth-2cpu.jsonl"))
     with open(ab_module.MEASURED_PATH) as f:
         shipped = json.load(f)
+
+    def plain(entry):
+        return {k: v for k, v in entry.items() if k != "machine"}
+
+    # Each record's setting is shipped, as the script sums it, and nothing else is.
+    made = []
+    for record, truth, rule, budget in RECORDS_SHIPPED:
+        expected = script.package_data(os.path.join(root, "results", record),
+                                       truth and os.path.join(root, "results", truth),
+                                       rule, budget)
+        made += [(mode, plain(e)) for mode, e in expected.items()]
+    held = [(mode, plain(e)) for mode, entries in shipped.items()
+            for e in (entries if isinstance(entries, list) else [entries])]
+    assert sorted(map(repr, held)) == sorted(map(repr, made))
     share = _ab_text._share
     for mode in ("interleaved", "duet"):
-        got = {k: v for k, v in shipped[mode].items() if k != "machine"}
-        want = {k: v for k, v in expected[mode].items() if k != "machine"}
-        assert got == want, mode
-        m = ab_module.measured_rates(mode)
-        # Asked as they were measured: the rates, with their intervals.
-        text = _ab_text.rates_text(mode, m, "mean", 0.05, 120.0, {"count-local"})
-        assert "at mean rule, alpha 0.05, 120 s budget" in text, text
-        k, n = m["false_alarms"], m["comparisons"]
-        lo, hi = benchbpf.results.stats.clopper_pearson(k, n)
-        assert f"false alarms {k}/{n} ({100 * lo:.0f}..{100 * hi:.0f} %)" in text, text
-        # The cells measured nearest 5 %, each side of it, with what they found.
-        for path, where in (("user", "in user space"), ("bpf", "on the BPF path")):
-            cells = sorted(m["power"][path].values(), key=lambda c: c["measured_pct"])
-            below = [c for c in cells if c["measured_pct"] < 5][-1]
-            above = [c for c in cells if c["measured_pct"] >= 5][0]
-            assert (f"{below['measured_pct']:g} % {share(below['slower'], below['comparisons'])}"
-                    f" and {above['measured_pct']:g} % "
-                    f"{share(above['slower'], above['comparisons'])} {where}") in text, text
-        # Asked otherwise: no rates, and why.
-        for asked, words in ((("median", 0.05, 120.0, {"count-local"}), "rule median"),
-                             (("mean", 0.01, 120.0, {"count-local"}), "alpha 0.01"),
-                             (("mean", 0.05, 300.0, {"count-local"}), "budget 300 s"),
-                             (("mean", 0.05, 120.0, {"bloom-lookup"}), "benchmark bloom-lookup")):
-            text = _ab_text.rates_text(mode, m, *asked)
-            assert "do not apply" in text and words in text, text
-            assert "false alarms" not in text and not re.search(r"\d/\d", text), text
+        for m in ab_module.measured_rates(mode):
+            rule, alpha, budget, name = m["rule"], m["alpha"], m["budget_s"], m["benchmarks"][0]
+            # Asked as they were measured: the rates, with their intervals.
+            text = _ab_text.rates_text(mode, ab_module.measured_rates(mode), rule, alpha,
+                                       budget, {name})
+            assert f"at {rule} rule, alpha {alpha:g}, {budget:g} s budget (95 %" in text, text
+            k, n = m["false_alarms"], m["comparisons"]
+            lo, hi = benchbpf.results.stats.clopper_pearson(k, n)
+            assert f"false alarms {k}/{n} ({100 * lo:.0f}..{100 * hi:.0f} %)" in text, text
+            # The cells measured nearest 5 %, each side of it, with what they found.
+            for path, where in (("user", "in user space"), ("bpf", "on the BPF path")):
+                cells = sorted(m["power"].get(path, {}).values(),
+                               key=lambda c: c["measured_pct"])
+                below = [c for c in cells if c["measured_pct"] < 5][-1:]
+                above = [c for c in cells if c["measured_pct"] >= 5][:1]
+                if below + above:
+                    assert " and ".join(f"{c['measured_pct']:g} % "
+                                        f"{share(c['slower'], c['comparisons'])}"
+                                        for c in below + above) + f" {where}" in text, text
+            # Asked otherwise: no rates, and how the nearest setting differs.
+            for asked, words in (((("huber", alpha, budget, {name}), "rule huber")),
+                                 ((rule, 0.01, budget, {name}), "alpha 0.01"),
+                                 ((rule, alpha, 999.0, {name}), "budget 999 s"),
+                                 ((rule, alpha, budget, {"bloom-lookup"}),
+                                  "benchmark bloom-lookup")):
+                text = _ab_text.rates_text(mode, ab_module.measured_rates(mode), *asked)
+                assert "do not apply" in text and f"({words})" in text, text
+                assert "false alarms" not in text and not re.search(r"\d/\d", text), text
     assert "not measured" in _ab_text.rates_text("kernels", ab_module.measured_rates("kernels"))
 
 

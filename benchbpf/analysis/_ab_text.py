@@ -17,16 +17,40 @@ MEASURED_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "ab_mea
 
 
 def measured_rates(mode):
-    """What was measured of `mode` on the project's machine: a dict with
-    "false_alarms" and "comparisons" (identical sides), "power" (path,
-    "user" or "bpf" -> nominal slowdown -> {"slower", "comparisons",
-    "measured_pct": the slowdown the cell's rounds measured}), "budget_s",
-    "machine" and "taken"; None where that mode was not measured."""
+    """What was measured of `mode` on the project's machine: a list, one
+    dict per rule, alpha and budget measured, each with "false_alarms" and
+    "comparisons" (identical sides), "power" (path, "user" or "bpf" ->
+    nominal slowdown -> {"slower", "comparisons", "measured_pct": the
+    slowdown the cell's rounds measured}), "rule", "alpha", "budget_s",
+    "benchmarks", "machine" and "taken"; None where that mode was not
+    measured."""
     try:
         with open(MEASURED_PATH) as f:
-            return json.load(f).get(mode)
+            got = json.load(f).get(mode)
     except (OSError, ValueError):
         return None
+    # One setting, as the file held before it held several.
+    return None if not got else [got] if isinstance(got, dict) else list(got)
+
+
+def _differences(m, rule, alpha, budget_s, names):
+    """How a comparison asked with rule, alpha, budget_s and benchmark names
+    (None: not asked) differs from what m was measured at, in words."""
+    m_rule, m_alpha, m_budget = _measured_at(m)
+    differs = [f"{what} {shown}" for what, mine, theirs, shown in (
+        ("rule", rule, m_rule, rule), ("alpha", alpha, m_alpha, f"{alpha:g}"),
+        ("budget", budget_s, m_budget, f"{budget_s:g} s")) if mine is not None and mine != theirs]
+    unmeasured = sorted(set(names) - set(m.get("benchmarks", names)))
+    if unmeasured:
+        differs.append(f"benchmark {', '.join(unmeasured)}")
+    return differs
+
+
+def applicable(measured, rule=None, alpha=None, budget_s=None, names=()):
+    """Of measured (measured_rates(mode): a list, or one dict, or None) the
+    setting measured as the comparison was asked, or None."""
+    ms = [measured] if isinstance(measured, dict) else list(measured or ())
+    return next((m for m in ms if not _differences(m, rule, alpha, budget_s, names)), None)
 
 
 _PATH_NAMES = {"user": "in user space", "bpf": "on the BPF path"}
@@ -53,26 +77,31 @@ def _share(k, n):
     return f"{k}/{n} ({100 * lo:.0f}..{100 * hi:.0f} %)"
 
 
-def rates_text(mode, m, rule=None, alpha=None, budget_s=None, names=()):
-    """The error rates measured of `mode` (m: measured_rates(mode), or
-    None), in words, each with its Clopper-Pearson 95 % interval and the
-    rule, alpha and budget they were measured at.  When the comparison's
-    rule, alpha, budget_s or benchmark names (None: not asked) differ from
-    those, the words say that the rates do not apply, and print none."""
-    if not m:
-        return f"error rates of {mode} comparisons not measured"
+def _at(m):
     m_rule, m_alpha, m_budget = _measured_at(m)
-    at = f"{m_rule} rule, alpha {m_alpha:g}, {m_budget:g} s budget"
-    differs = [f"{what} {shown}" for what, mine, theirs, shown in (
-        ("rule", rule, m_rule, rule), ("alpha", alpha, m_alpha, f"{alpha:g}"),
-        ("budget", budget_s, m_budget, f"{budget_s:g} s")) if mine is not None and mine != theirs]
-    unmeasured = sorted(set(names) - set(m.get("benchmarks", names)))
-    if unmeasured:
-        differs.append(f"benchmark {', '.join(unmeasured)}")
-    if differs:
-        return (f"error rates measured for {mode} comparisons on {m['machine']} at {at} do "
-                f"not apply to this one ({'; '.join(differs)}): "
-                "results/ab-power-robust-2cpu.md has the simulated rates of each rule")
+    return f"{m_rule} rule, alpha {m_alpha:g}, {m_budget:g} s budget"
+
+
+def rates_text(mode, measured, rule=None, alpha=None, budget_s=None, names=()):
+    """The error rates measured of `mode` (measured: measured_rates(mode),
+    one of its dicts, or None), in words, each with its Clopper-Pearson 95 %
+    interval and the rule, alpha and budget they were measured at: those of
+    the setting measured as the comparison was asked.  When none was (its
+    rule, alpha, budget_s or benchmark names, None: not asked, differ from
+    every setting's), the words say that the rates do not apply, how the
+    nearest setting differs, and print none."""
+    ms = [measured] if isinstance(measured, dict) else list(measured or ())
+    if not ms:
+        return f"error rates of {mode} comparisons not measured"
+    m = applicable(ms, rule, alpha, budget_s, names)
+    if m is None:
+        near = min(ms, key=lambda x: len(_differences(x, rule, alpha, budget_s, names)))
+        differs = _differences(near, rule, alpha, budget_s, names)
+        return (f"error rates measured for {mode} comparisons on {near['machine']} at "
+                f"{' and at '.join(_at(x) for x in ms)} do not apply to this one "
+                f"({'; '.join(differs)}): results/ab-power-robust-2cpu.md has the "
+                "simulated rates of each rule")
+    at = _at(m)
     found = []
     for path, cells in m["power"].items():
         near = _around(list(cells.values()))

@@ -49,7 +49,8 @@ class Outcome:
     ...); verdict: one of VERDICTS; beyond_threshold: the interval (or for
     the gate, its bound) lies beyond +-threshold; threshold: the change that
     matters, a fraction; rates: what was measured of the method's error
-    rates (a mapping, None where not measured); rates_text: those rates in
+    rates, as this comparison was asked (a mapping, None where nothing was
+    measured so); rates_text: those rates in
     words; note: why there is no interval, when there is none."""
     ratio: object
     low: object

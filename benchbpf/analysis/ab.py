@@ -271,10 +271,11 @@ class ABResult(JsonFile, _Picklable):
     "max_rounds" or "interrupted"; wall_s: the comparison's wall time, s;
     threshold, precision, alpha, budget_s, planned_rounds, seed: how it was
     asked for; metadata: where and how it ran (fingerprint, kernel, run
-    lengths); measured: the error rates measured for this mode
-    (measured_rates, read once when the result is made; None where not
-    measured); rule: the sequential rule that made the interval (one of
-    RULES; "mean" for comparisons saved before rules had names);
+    lengths); measured: the error rates measured for this mode, one
+    entry per setting (measured_rates, read once when the result is made;
+    None where not measured; the outcome states the one that applies);
+    rule: the sequential rule that made the interval (one of RULES; "mean"
+    for comparisons saved before rules had names);
     set_aside_disturbed: whether rounds the host disturbed were set aside
     and replaced (Round.disturbed); set_aside: those Rounds, kept for the
     record, in no figure.  The figures (ratio, low, high, verdict: the
@@ -350,7 +351,9 @@ class ABResult(JsonFile, _Picklable):
         r, lo, hi = self._interval
         verdict, beyond = verdict_of(lo, hi, self.threshold)
         return Outcome(r, lo, hi, 1 - self.alpha, _ab_rule.METHODS[self.rule], verdict, beyond,
-                       self.threshold, self.measured,
+                       self.threshold,
+                       _ab_text.applicable(self.measured, self.rule, self.alpha, self.budget_s,
+                                           {self.a.name, self.b.name}),
                        _ab_text.rates_text(self.mode, self.measured, self.rule, self.alpha,
                                            self.budget_s, {self.a.name, self.b.name}),
                        "" if r is not None else
