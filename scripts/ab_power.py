@@ -91,7 +91,7 @@ CANDIDATES = {
              for k in (41, 42, 44, 45)] +
             [("count-local --work-per-hit 100", f"count-local --work-per-hit {k}")
              for k in (101, 102)],
-    "bpf": [("selftest", f"selftest --bpf-work {k}") for k in (25, 35, 50, 70)] +
+    "bpf": [("selftest", f"selftest --bpf-work {k}") for k in (25, 35, 50, 70, 90)] +
            [("selftest", f"selftest --bpf-work {n} --bpf-work-every {k}")
             for n, k in ((50, 2), (100, 2), (100, 3), (100, 4))],
 }
