@@ -307,8 +307,14 @@ def _records(path, truth_path=None):
     rows = read(path)
     ok = [r for r in rows if "error" not in r]
     if truth_path:
-        ok = [r for r in ok if r["kind"] != "truth"] + [
-            r for r in read(truth_path) if "error" not in r]
+        # A calibration record's cells are the truth of the power cells that
+        # run their sides (--knobs took them from it).
+        cells = {(r["a"], r["b"]): (r["path"], r["effect"]) for r in ok if r["kind"] == "power"}
+        truth = [dict(r, kind="truth", path=cells[r["a"], r["b"]][0],
+                      effect=cells[r["a"], r["b"]][1]) if r["kind"] == "calib" else r
+                 for r in read(truth_path) if "error" not in r
+                 and (r["kind"] != "calib" or (r["a"], r["b"]) in cells)]
+        ok = [r for r in ok if r["kind"] != "truth"] + truth
     return rows, ok
 
 
@@ -349,13 +355,19 @@ def replay_series(row, rule, set_aside, budget):
                 set_aside=sum(1 for i in range(last + 1) if set_aside and disturbed[i]))
 
 
+def _is_series(r):
+    """Whether a row is a --full-series comparison (its rule field is the
+    one ab ran under; its key names it a series)."""
+    return f"|{SERIES}|" in r.get("key", "")
+
+
 def _replayed(rows):
     """The record's rows, each --full-series comparison replaced by its
     replays: every rule, with and without disturbed rounds set aside, at each
     of REPLAY_BUDGETS up to its own and at its own."""
     out = []
     for r in rows:
-        if r.get("rule") != SERIES or "error" in r:
+        if not _is_series(r) or "error" in r:
             out.append(r)
             continue
         budgets = sorted({b for b in REPLAY_BUDGETS if b <= r["budget_s"]} | {r["budget_s"]})
@@ -382,7 +394,7 @@ def summarize(path, truth_path=None):
     """The record's tables: calibration cells, then per rule (and with or
     without disturbed rounds set aside) the false alarms and the power."""
     rows, ok = _records(path, truth_path)
-    series = [r for r in ok if r.get("rule") == SERIES]
+    series = [r for r in ok if _is_series(r)]
     rows, ok = _replayed(rows), _replayed(ok)
     calib = _calibration_table([r for r in ok if r["kind"] == "calib"])
     rows, ok = ([r for r in x if r["kind"] != "calib"] for x in (rows, ok))
@@ -544,7 +556,8 @@ def _pooled(rows, path, effect):
     mean = statistics.fmean(logs)
     half = 1.96 * statistics.stdev(logs) / math.sqrt(len(logs))
     return (f"{100 * (1 - math.exp(mean)):.1f} % ({100 * (1 - math.exp(mean + half)):.1f}.."
-            f"{100 * (1 - math.exp(mean - half)):.1f}, {len(logs)} rounds)")
+            f"{100 * (1 - math.exp(mean - half)):.1f}, {len(logs)} rounds; median "
+            f"{100 * (1 - math.exp(statistics.median(logs))):.1f} %)")
 
 
 #: Hosts simulated for the rule's error rates: the fast noise of one run's
