@@ -458,7 +458,7 @@ def knobs(path):
 
 
 def _tables(rows, ok):
-    out = [f"{len(rows)} comparisons ({len(rows) - len(ok)} failed runs), "
+    out = [f"{len(rows)} comparisons ({sum('error' in r for r in rows)} failed runs), "
            f"{rows[0]['started']} .. {rows[-1]['started']} UTC, load average "
            f"{min(r['load'] for r in rows):.1f}-{max(r['load'] for r in rows):.1f}", ""]
     out += ["### False alarms: identical sides", "",
