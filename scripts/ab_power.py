@@ -649,10 +649,9 @@ def _ship(path, made):
 
     def setting(e):
         return e.get("rule", "mean"), e.get("alpha", 0.05), e["budget_s"]
+    held = {mode: [e] if isinstance(e, dict) else e for mode, e in held.items()}
     for mode, entry in made.items():
-        entries = held.get(mode) or []
-        entries = [entries] if isinstance(entries, dict) else entries
-        held[mode] = [e for e in entries if setting(e) != setting(entry)] + [entry]
+        held[mode] = [e for e in held.get(mode, []) if setting(e) != setting(entry)] + [entry]
     with open(path, "w") as f:
         json.dump(held, f, indent=1)
         f.write("\n")

@@ -450,7 +450,8 @@ def test_ctrl_c_in_a_duet_stops_both_workers(monkeypatch, tmp_path):
 
 #: The records whose rates ab_measured.json ships: (record, its truth cells,
 #: the rule and the budget whose comparisons count; None: the record's own).
-RECORDS_SHIPPED = [("ab-power-2cpu.jsonl", "ab-power-truth-2cpu.jsonl", None, None)]
+RECORDS_SHIPPED = [("ab-power-2cpu.jsonl", "ab-power-truth-2cpu.jsonl", None, None),
+                   ("ab-power-robust-live-2cpu.jsonl", "ab-knobs-2cpu.jsonl", "median", 60.0)]
 
 
 def test_every_verdict_states_the_rates_measured_for_its_mode():
@@ -527,7 +528,9 @@ def test_a_verdict_reads_no_file_when_printed(monkeypatch):
         raise AssertionError(f"str() opened {args[0]}")
     monkeypatch.setattr(builtins, "open", no_open)
     text = str(r)
-    assert "rule median" in text and "do not apply" in text, text
+    # The default budget, 300 s: no setting measured so (its rates come from
+    # the package data read when the result was made, not from a file now).
+    assert "budget 300 s" in text and "do not apply" in text, text
     assert "confidence sequence on rounds' median" in text, text
 
 
