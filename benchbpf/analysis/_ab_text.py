@@ -46,11 +46,16 @@ def _differences(m, rule, alpha, budget_s, names):
     return differs
 
 
+def _settings(measured):
+    """measured_rates()'s list, from it, one of its dicts or None."""
+    return [measured] if isinstance(measured, dict) else list(measured or ())
+
+
 def applicable(measured, rule=None, alpha=None, budget_s=None, names=()):
     """Of measured (measured_rates(mode): a list, or one dict, or None) the
     setting measured as the comparison was asked, or None."""
-    ms = [measured] if isinstance(measured, dict) else list(measured or ())
-    return next((m for m in ms if not _differences(m, rule, alpha, budget_s, names)), None)
+    return next((m for m in _settings(measured)
+                 if not _differences(m, rule, alpha, budget_s, names)), None)
 
 
 _PATH_NAMES = {"user": "in user space", "bpf": "on the BPF path"}
@@ -90,7 +95,7 @@ def rates_text(mode, measured, rule=None, alpha=None, budget_s=None, names=()):
     rule, alpha, budget_s or benchmark names, None: not asked, differ from
     every setting's), the words say that the rates do not apply, how the
     nearest setting differs, and print none."""
-    ms = [measured] if isinstance(measured, dict) else list(measured or ())
+    ms = _settings(measured)
     if not ms:
         return f"error rates of {mode} comparisons not measured"
     m = applicable(ms, rule, alpha, budget_s, names)
