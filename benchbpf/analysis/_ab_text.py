@@ -29,8 +29,7 @@ def measured_rates(mode):
             got = json.load(f).get(mode)
     except (OSError, ValueError):
         return None
-    # One setting, as the file held before it held several.
-    return None if not got else [got] if isinstance(got, dict) else list(got)
+    return list(got) if got else None
 
 
 def _differences(m, rule, alpha, budget_s, names):
