@@ -118,7 +118,9 @@ def test_an_ab_records_both_sides(store, capsys):
     assert cli.main(["ab", "--history", store, "-w", "0", "-d", "0.2", "--interval", "0.05",
                      "--max-rounds", "8", "--min-rounds", "8", "-q", "count-local", "--",
                      "count-local", "--work-per-hit", "10"]) == 0
-    a, b = rows(store)
+    # Rows come oldest first, and a round runs its sides in a random order.
+    side = {r["source"].split(" of ")[0]: r for r in rows(store)}
+    a, b = side["ab side A"], side["ab side B"]
     assert '"work_per_hit":0' in a["params"] and '"work_per_hit":10' in b["params"]
     assert a["source"].startswith("ab side A of interleaved A/B") and "8 rounds" in a["source"]
     assert b["median_mps"] < a["median_mps"]
