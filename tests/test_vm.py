@@ -17,12 +17,14 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 import pytest
 
 import benchbpf
 from benchbpf import vm
+from benchbpf.harness._children import reap
 from benchbpf.harness.features import requirements
 from conftest import REQUIRED_PARAMS, copy_package
 
@@ -328,6 +330,56 @@ def test_signal_during_guest_run_stops_the_vm(sig, status):
 
 
 # ---- host side: no guest needed ----
+
+def _held(proc):
+    """proc as an exception from a signal handler inside Popen.poll() can
+    leave it: its waitpid lock taken for good (how CI once hung on SIGTERM)."""
+    assert proc._waitpid_lock.acquire(False)
+    return proc
+
+
+def _in_thread(fn, limit_s=120):
+    """fn() in a thread: whether it returned within limit_s (a hang fails,
+    it does not stall the suite)."""
+    t = threading.Thread(target=fn, daemon=True)
+    t.start()
+    t.join(limit_s)
+    return not t.is_alive()
+
+
+def test_reap_does_without_popens_lock():
+    p = _held(subprocess.Popen(["sleep", "60"]))
+    assert reap(p, 0) is None and reap(p, 0.05) is None and p.returncode is None
+    p.kill()
+    assert _in_thread(lambda: reap(p)) and p.returncode == -signal.SIGKILL
+    assert reap(p) == -signal.SIGKILL        # once reaped, stays so
+    q = subprocess.Popen([sys.executable, "-c", "raise SystemExit(7)"])
+    assert reap(q) == 7 and q.poll() == 7
+
+
+def test_stopping_a_guest_after_an_interrupted_poll_returns():
+    """vng and its group, stopped after Ctrl-C or SIGTERM hit Popen.poll():
+    reaped all the same, its whole process group gone."""
+    p = _held(subprocess.Popen(["sh", "-c", "sleep 60 & sleep 60; wait"],
+                               start_new_session=True))
+    assert _in_thread(lambda: vm._stop(p))
+    assert p.returncode == -signal.SIGTERM
+    assert _live_in_group(p.pid) == []
+
+
+def _live_in_group(pgid):
+    """Processes of group pgid that are not zombies (whose reaping is init's)."""
+    live = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == pgid and fields[0] != "Z":
+            live.append(int(pid))
+    return live
+
 
 def test_guest_side_runs_jobs_on_this_host(tmp_path):
     """The guest's half (benchbpf.guests._guest) run here: jobs in, answers out."""

@@ -19,6 +19,7 @@ import sys
 import time
 
 from ..harness import _errors, _runner
+from ..harness._children import reap
 from ..results.result import Result
 
 #: How long after both sides have loaded they start, ns: enough for the
@@ -114,7 +115,7 @@ class _Worker:
         """End the worker: asked to quit, or (interrupt) with SIGINT, which
         stops a run and tears it down first; killed if it does not end."""
         proc = self.proc
-        if proc.poll() is None:
+        if reap(proc, 0) is None:   # not poll(): this runs after Ctrl-C (_children)
             try:
                 if interrupt:
                     proc.send_signal(signal.SIGINT)
@@ -122,11 +123,9 @@ class _Worker:
                     self.send({"cmd": "quit"})
             except (OSError, ValueError):
                 pass
-            try:
-                proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
+            if reap(proc, 30) is None:
                 proc.kill()
-                proc.wait()
+                reap(proc)
         for f in (proc.stdin, proc.stdout):
             try:
                 f.close()
@@ -224,7 +223,7 @@ class Duet:
 def _answer(worker):
     line = worker.proc.stdout.readline()
     if not line:
-        code = worker.proc.wait()
+        code = reap(worker.proc)
         raise RuntimeError(f"duet: a side's worker ended without an answer (status {code})")
     return json.loads(line)
 

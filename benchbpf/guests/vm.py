@@ -37,6 +37,7 @@ import tempfile
 import time
 
 from ..harness import _errors, _precision, _runner
+from ..harness._children import reap
 from .._core import UnsupportedError
 # Kernel packages are _kernels' job; these names are vm's public ones too.
 from ._kernels import Kernel, VMError, cache_dir, fetch_package, package_for, resolve_kernel
@@ -305,12 +306,9 @@ class _ServingGuest:
 
     def close(self):
         try:
-            if self.proc is not None and self.proc.poll() is None:
+            if self.proc is not None and reap(self.proc, 0) is None:
                 self._ask_file({"kind": "quit"})
-                try:
-                    self.proc.wait(10)
-                except subprocess.TimeoutExpired:
-                    pass
+                reap(self.proc, 10)
         except OSError:
             pass
         finally:
@@ -397,24 +395,23 @@ def _tail(path, n=15):
 
 
 def _stop(proc):
-    """Stop vng and its qemu (its process group), and reap them."""
+    """Stop vng and its qemu (its process group), and reap them; reaped by
+    _children.reap, since this runs after Ctrl-C or SIGTERM."""
     for sig, wait in ((signal.SIGTERM, 5), (signal.SIGKILL, 5)):
-        if proc.poll() is not None:
+        if reap(proc, 0) is not None:
             break
         try:
             os.killpg(proc.pid, sig)
         except ProcessLookupError:
             break
-        try:
-            proc.wait(wait)
-        except subprocess.TimeoutExpired:
-            continue
+        if reap(proc, wait) is not None:
+            break
     # qemu may outlive vng in the group: make sure nothing of it is left.
     try:
         os.killpg(proc.pid, signal.SIGKILL)
     except ProcessLookupError:
         pass
-    proc.wait()
+    reap(proc)
 
 
 # ---- jobs and results ----
