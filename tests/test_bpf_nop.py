@@ -39,7 +39,9 @@ def test_batches_are_the_samples(no_leaks):
     assert meta["iqr"]["samples"] + meta["iqr"]["removed"] == meta["raw"]["samples"]
     cal = meta["calibration"]
     assert cal["seed_iters"] == 100 and cal["seed_ns"] > 0 and not cal["defaulted"]
-    assert cal["n_ns"] > 0 and cal["2n_ns"] > cal["n_ns"]
+    # Not 2n > n: a burst during the n batch can reverse them, which the
+    # proportionality warning then reports.
+    assert cal["n_ns"] > 0 and cal["2n_ns"] > 0
     assert cal["ratio_2n_n"] == cal["2n_ns"] / cal["n_ns"]
     assert (cal["warning"] is None) == (cal["proportionality_error_pct"] <= 5.0)
     assert LINE.match(r.summary()), r.summary()
