@@ -507,6 +507,8 @@ def test_every_verdict_states_the_rates_measured_for_its_mode():
                     assert " and ".join(f"{c['measured_pct']:g} % "
                                         f"{share(c['slower'], c['comparisons'])}"
                                         for c in below + above) + f" {where}" in text, text
+            # Only identical sides measured at this setting: power not claimed.
+            assert ("finds a slowdown: not measured" in text) == (not m["power"]), text
             # Asked otherwise: no rates, and how the nearest setting differs.
             for asked, words in (((("huber", alpha, budget, {name}), "rule huber")),
                                  ((rule, 0.01, budget, {name}), "alpha 0.01"),

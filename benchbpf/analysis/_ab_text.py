@@ -114,7 +114,8 @@ def rates_text(mode, measured, rule=None, alpha=None, budget_s=None, names=()):
                                       f"{_share(c['slower'], c['comparisons'])}"
                                       for c in near) + f" {_PATH_NAMES.get(path, path)}")
     power = (f"; slowdowns found, of those measured nearest 5 %: {'; '.join(found)}"
-             if found else "")
+             if found else "" if m["power"] else "; how often it finds a slowdown: "
+             "not measured at this setting")
     return (f"measured for {mode} comparisons on {m['machine']} at {at} (95 % intervals): "
             f"false alarms {_share(m['false_alarms'], m['comparisons'])}{power}")
 
