@@ -404,8 +404,7 @@ def _stop(proc):
             os.killpg(proc.pid, sig)
         except ProcessLookupError:
             break
-        if reap(proc, wait) is not None:
-            break
+        reap(proc, wait)
     # qemu may outlive vng in the group: make sure nothing of it is left.
     try:
         os.killpg(proc.pid, signal.SIGKILL)
