@@ -46,8 +46,14 @@ after the other.  Calibration of the knobs first:
 --summarize replays every rule on its rounds, with and without disturbed
 rounds set aside, at its budget and at each shorter one of REPLAY_BUDGETS:
 the rounds a comparison takes do not depend on its rule, only where it
-stops does (results/ab-power-robust-2cpu.md, "Amended")."""
+stops does (results/ab-power-robust-2cpu.md, "Amended").
+
+--busy PROFILE makes the machine busy during each comparison on a seeded
+schedule (scripts/_busy.py), records which rounds the busy windows covered,
+and --summarize sets the disturbed-round rule against them (the method:
+results/ab-power-robust-2cpu.md, "Stage 4")."""
 import argparse
+import contextlib
 import fnmatch
 import inspect
 import json
@@ -58,7 +64,9 @@ import statistics
 import sys
 import time
 import warnings
+import zlib
 
+import _busy
 import _record
 import benchbpf
 from benchbpf import ab as ab_module
@@ -184,24 +192,25 @@ def _host(result):
     return None if d is None else {k: v for k, v in d.items() if k != "watch_ns_per_sample"}
 
 
-def _ab(task, budget, truth_rounds=TRUTH_ROUNDS):
+def _ab(task, budget, truth_rounds=TRUTH_ROUNDS, on_round=None):
     aside = bool(task.get("set_aside_disturbed"))
     if task["kind"] in ("truth", "calib"):
         r = benchbpf.ab(task["a"], task["b"], budget=None, max_rounds=truth_rounds,
                         min_rounds=truth_rounds, rule=task.get("rule") or ab_module.RULE,
                         threshold=ab_module.MIN_THRESHOLD, precision=ab_module.MIN_PRECISION,
-                        progress=False, set_aside_disturbed=aside)
+                        progress=False, set_aside_disturbed=aside, on_round=on_round)
     elif task.get("rule") == SERIES:
         # No verdict stops it (min_rounds past any budget): the rounds a
         # comparison takes do not depend on its rule, so each rule's stop is
         # replayed on them (replay_series).
         r = benchbpf.ab(task["a"], task["b"], mode=task["method"], budget=budget,
                         rule=ab_module.RULE, progress=False, different_benchmarks=False,
-                        min_rounds=ab_module.MAX_ROUNDS)
+                        min_rounds=ab_module.MAX_ROUNDS, on_round=on_round)
     else:
         r = benchbpf.ab(task["a"], task["b"], mode=task["method"], budget=budget,
                         rule=task.get("rule") or ab_module.RULE, progress=False,
-                        different_benchmarks=False, set_aside_disturbed=aside)
+                        different_benchmarks=False, set_aside_disturbed=aside,
+                        on_round=on_round)
     logs = [math.log(x) for x in r.ratios]
     return dict(verdict=r.verdict, beyond=r.beyond_threshold, ratio=r.ratio, low=r.low,
                 high=r.high, rounds=len(r.rounds), wall_s=r.wall_s, measured_s=r.measured_s,
@@ -209,6 +218,8 @@ def _ab(task, budget, truth_rounds=TRUTH_ROUNDS):
                 planned_rounds=r.planned_rounds, threshold=r.threshold,
                 precision=r.precision,
                 round_starts_s=[x.started_s for x in r.rounds], rule=r.rule, alpha=r.alpha,
+                round_index=[x.index for x in r.rounds],
+                set_aside_index=[x.index for x in r.set_aside],
                 round_disturbed=[list(x.disturbed) for x in r.rounds],
                 round_host=[[_host(x.a), _host(x.b)] for x in r.rounds],
                 set_aside_log_ratios=[math.log(x.ratio) for x in r.set_aside if x.ratio > 0],
@@ -250,7 +261,11 @@ def _planned(args):
     tasks = _tasks(args.n_false, args.n_false_duet, args.n_power, args.n_compare)
     if args.truth_only:
         tasks = [t for t in tasks if t["kind"] == "truth"]
-    return _keyed(tasks, args.rule, SET_ASIDE[args.set_aside_disturbed], args.full_series)
+    tasks = _keyed(tasks, args.rule, SET_ASIDE[args.set_aside_disturbed], args.full_series)
+    if args.busy:
+        # Keyed apart from the quiet machine's comparisons of the same cells.
+        tasks = [dict(t, busy=args.busy, key=f"busy={args.busy}|{t['key']}") for t in tasks]
+    return tasks
 
 
 def _picked(tasks, patterns):
@@ -278,17 +293,42 @@ def run(args):
             break
         load = _loadavg()
         started = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        spans, marks = {}, []
+
+        def on_round(rnd, so_far):
+            # ab's clock starts at its own start: where that lies on ours.
+            marks.append(time.monotonic() - so_far.wall_s)
+            spans[rnd.index] = (rnd.started_s, so_far.wall_s)
+        busy = _busy.Busy(task["busy"], zlib.crc32(task["key"].encode())) \
+            if task.get("busy") else contextlib.nullcontext()
         try:
-            got = _compare(task, args.budget) if task["method"] == "compare" \
-                else _ab(task, args.budget, args.truth_rounds)
+            with busy:
+                got = _compare(task, args.budget) if task["method"] == "compare" \
+                    else _ab(task, args.budget, args.truth_rounds, on_round)
         except benchbpf.BenchmarkError as e:
             got = dict(error=str(e))
+        if task.get("busy"):
+            got.update(_busy_fields(busy, got, spans, marks))
         line = dict(task, started=started, load=load, budget_s=args.budget, **got)
         with open(args.out, "a") as f:
             f.write(json.dumps(line) + "\n")
         print(f"{i + 1}/{len(every)} {task['key']} {task['b']!r}: "
               f"{got.get('verdict', got.get('error'))} in {got.get('wall_s', 0):.0f} s",
               file=sys.stderr, flush=True)
+
+
+def _busy_fields(busy, got, spans, marks):
+    """What a comparison on a busy machine records of the busy windows: them,
+    from the comparison's start (ab's; the spinners' for compare), and per
+    round kept and set aside the seconds they covered of it."""
+    began = statistics.median(marks) if marks else busy.t0
+    windows = [(s - began, e - began) for s, e in busy.windows()]
+    out = dict(busy_seed=busy.seed,
+               busy_windows_s=[[round(s, 3), round(e, 3)] for s, e in windows])
+    for key, index in (("round_busy_s", "round_index"), ("set_aside_busy_s", "set_aside_index")):
+        if index in got:
+            out[key] = [round(_busy.overlap(spans[i], windows), 3) for i in got[index]]
+    return out
 
 
 # ---------------------------------------------------------------- summary
@@ -407,6 +447,8 @@ def summarize(path, truth_path=None):
     parts = [calib] if calib else []
     if series:
         parts.append(_series_check(series))
+    if any(r.get("busy") for r in series):
+        parts.append(_busy_table([r for r in series if r.get("busy")]))
     for rule, aside, budget in variants:
         rows_, ok_ = ([r for r in x if r["kind"] == "truth" or r["method"] == "compare"
                        or (*_variant(r), r["budget_s"]) == (rule, aside, budget)]
@@ -426,6 +468,54 @@ def _series_check(series):
     return (f"{len(series)} comparisons ran to the end of their budget (--full-series); "
             f"replayed at that budget, {same} of them end on the round the run ended on. "
             f"Rounds per comparison: {min(len(e) for e in ends)}-{max(len(e) for e in ends)}.")
+
+
+#: A round the busy windows covered for at least this long, s, was
+#: disturbed by them; one they did not touch was not (between: not judged).
+BUSY_HIT_S = 0.2
+#: The producers' CPU shares below which a replayed rule calls a round
+#: preempted (ab's rule: 0.9, with an involuntary switch).
+CPU_SHARE_CANDIDATES = (0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95)
+
+
+def _replayed_flag(hosts, cpu_share):
+    """Whether a round (its sides' recorded host figures) is disturbed with
+    the preemption threshold at cpu_share, the other reasons as ab's."""
+    return any(h and (h["steal_pct"] > 2.0 or h["late_samples"] or (
+        h["cpu_share"] is not None and h["cpu_share"] < cpu_share and h["involuntary"] > 0))
+        for h in hosts)
+
+
+def _busy_table(series):
+    """The disturbed-round rule against the known busy windows: of the rounds
+    they covered for BUSY_HIT_S or more, the share it flagged; of those they did
+    not touch, the share it flagged all the same; as ab ran it, and replayed at
+    each preemption threshold of CPU_SHARE_CANDIDATES."""
+    out = ["### The disturbed-round rule against the busy windows", "",
+           f"A round is covered when the windows took {BUSY_HIT_S:g} s or more of it, "
+           "untouched when they took none of it.", "",
+           "| profile | method | rule | rounds | covered | flagged of covered | "
+           "untouched | flagged of untouched |", "|---|---|---|---|---|---|---|---|"]
+    for profile in sorted({r["busy"] for r in series}):
+        for method in ("interleaved", "duet"):
+            rows = [r for r in series if r["busy"] == profile and r["method"] == method
+                    and "round_busy_s" in r]
+            rounds = [(busy, why, hosts) for r in rows for busy, why, hosts in
+                      zip(r["round_busy_s"], r["round_disturbed"], r["round_host"])]
+            if not rounds:
+                continue
+            covered = [x for x in rounds if x[0] >= BUSY_HIT_S]
+            untouched = [x for x in rounds if x[0] == 0]
+            rules = [("as ab ran it", lambda x: bool(x[1]))] + [
+                (f"cpu share < {t:g}", lambda x, t=t: _replayed_flag(x[2], t))
+                for t in CPU_SHARE_CANDIDATES]
+            for name, flag in rules:
+                hit = sum(map(flag, covered))
+                false = sum(map(flag, untouched))
+                out.append(f"| {profile} | {method} | {name} | {len(rounds)} | {len(covered)} | "
+                           f"{_pct(hit, len(covered)) if covered else '-'} | {len(untouched)} | "
+                           f"{_pct(false, len(untouched)) if untouched else '-'} |")
+    return "\n".join(out)
 
 
 def _calibration_table(cells):
@@ -686,6 +776,11 @@ def _arguments(ap):
                     metavar="PATTERNS",
                     help="only these cells (comma separated shell patterns, e.g. "
                          "'false:*,power:interleaved:*:0.05'; --list-cells names them)")
+    ap.add_argument("--busy", choices=tuple(_busy.PROFILES), default=None,
+                    help="make the machine busy during each comparison on a seeded schedule "
+                         "(scripts/_busy.py: bursts on every CPU now and then, or one CPU "
+                         "taken throughout), recording which rounds it covered; keyed apart "
+                         "from the quiet comparisons")
     ap.add_argument("--truth-rounds", type=int, default=TRUTH_ROUNDS,
                     help=f"rounds of a truth or calibration cell (default {TRUTH_ROUNDS})")
     for flag, what in (

@@ -12,6 +12,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 
 import pytest
 
@@ -454,22 +455,30 @@ RECORDS_SHIPPED = [("ab-power-2cpu.jsonl", "ab-power-truth-2cpu.jsonl", None, No
                    ("ab-power-robust-live-2cpu.jsonl", "ab-knobs-2cpu.jsonl", "median", 60.0)]
 
 
+def _ab_power_script():
+    """scripts/ab_power.py, imported as when it runs: its folder first on
+    sys.path, for its siblings."""
+    import importlib.util
+    folder = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                          "scripts")
+    spec = importlib.util.spec_from_file_location(
+        "ab_power", os.path.join(folder, "ab_power.py"))
+    script = importlib.util.module_from_spec(spec)
+    sys.path.insert(0, folder)
+    try:
+        spec.loader.exec_module(script)
+    finally:
+        sys.path.remove(folder)
+    return script
+
+
 def test_every_verdict_states_the_rates_measured_for_its_mode():
     """What a verdict states is what the records of RECORDS_SHIPPED hold,
     summed by the script that took them, each rate with its Clopper-Pearson
     interval and what it was measured at: the setting measured as the
     comparison was asked, or none, and how the nearest differs."""
-    import importlib.util
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    spec = importlib.util.spec_from_file_location(
-        "ab_power", os.path.join(root, "scripts", "ab_power.py"))
-    script = importlib.util.module_from_spec(spec)
-    # As when run: the script's folder first on sys.path, for its sibling _record.
-    sys.path.insert(0, os.path.join(root, "scripts"))
-    try:
-        spec.loader.exec_module(script)
-    finally:
-        sys.path.remove(os.path.join(root, "scripts"))
+    script = _ab_power_script()
     with open(ab_module.MEASURED_PATH) as f:
         shipped = json.load(f)
 
@@ -519,6 +528,80 @@ def test_every_verdict_states_the_rates_measured_for_its_mode():
                 assert "do not apply" in text and f"({words})" in text, text
                 assert "false alarms" not in text and not re.search(r"\d/\d", text), text
     assert "not measured" in _ab_text.rates_text("kernels", ab_module.measured_rates("kernels"))
+
+
+def test_a_busy_machine_spins_in_its_windows_and_leaves_nothing_behind():
+    """ab_power.py --busy: the spinners take CPU time in the windows the
+    schedule gives, which the parent knows without being told, and are
+    reaped when the block ends, however it ends."""
+    script = _ab_power_script()
+    busy = script._busy
+    before = os.times()
+    with pytest.raises(KeyboardInterrupt):
+        with busy.Busy("steady", seed=1) as b:
+            procs = list(b._procs)
+            deadline = time.monotonic() + 0.5
+            while time.monotonic() < deadline:
+                time.sleep(0.05)
+            raise KeyboardInterrupt
+    after = os.times()
+    assert all(p.returncode is not None for p in procs) and not b._procs
+    # One spinner for half a second: some CPU time even on a busy machine.
+    assert (after.children_user + after.children_system) - \
+        (before.children_user + before.children_system) > 0.05
+    assert b.windows() == [(b.t0, b.t1)]
+    # The same seed and start: the same windows, whoever draws them.
+    first = busy.Busy("bursts", seed=7)
+    first.t0, first.t1 = 100.0, 160.0
+    windows = first.windows()
+    drawn = [w for _, w in zip(windows, busy.schedule("bursts", 7, 100.0))]
+    assert len(windows) > 2 and drawn[:-1] == windows[:-1]
+    assert all(s >= 100.0 and e <= 160.0 for s, e in first.windows())
+    assert busy.overlap((1.0, 3.0), [(0.0, 1.5), (2.5, 9.0)]) == 1.0
+    with pytest.raises(ValueError, match="profile='idle'"):
+        busy.Busy("idle", seed=1)
+
+
+def test_busy_rounds_are_placed_on_abs_own_clock():
+    """Each round's share of the busy windows is read on ab's clock, which
+    starts where on_round says (the parent's clock less the comparison's
+    time so far), for the rounds kept and those set aside alike."""
+    script = _ab_power_script()
+
+    class Known:
+        t0, seed = 50.0, 3
+
+        def windows(self):
+            return [(101.0, 102.0), (106.5, 107.0)]
+    spans = {0: (0.0, 3.0), 1: (3.0, 6.0), 2: (6.0, 9.0)}
+    got = dict(round_index=[0, 2], set_aside_index=[1])
+    out = script._busy_fields(Known(), got, spans, marks=[100.0, 100.002, 99.998])
+    assert out["busy_windows_s"] == [[1.0, 2.0], [6.5, 7.0]]
+    assert out["round_busy_s"] == [1.0, 0.5] and out["set_aside_busy_s"] == [0.0]
+
+
+def test_the_busy_campaigns_replay_follows_abs_disturbed_rule():
+    """The thresholds the busy campaign replays (ab_power.py's
+    _replayed_flag) at ab's own preemption threshold flag what ab flags:
+    on a grid of host figures, and on every round of the stored live
+    record.  A change to ab's rule must be followed there."""
+    from types import SimpleNamespace
+    from benchbpf.analysis import _ab_rule
+    script = _ab_power_script()
+    share = _ab_rule.DISTURBED_CPU_SHARE
+    grid = [dict(steal_pct=steal, late_samples=late, cpu_share=cpu, involuntary=inv)
+            for steal in (0.0, 1.0, 3.0) for late in (0, 1) for inv in (0, 2)
+            for cpu in (None, 0.3, share - 0.01, share, share + 0.01, 1.0)]
+    for h in grid:
+        ab_says = bool(_ab_rule.disturbances_of(SimpleNamespace(disturbances=h)))
+        assert script._replayed_flag([h, None], share) == ab_says, h
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    rows = [json.loads(line) for line in
+            open(os.path.join(root, "results", "ab-power-robust-live-2cpu.jsonl"))]
+    pairs = [(bool(why), hosts) for r in rows
+             for why, hosts in zip(r["round_disturbed"], r["round_host"])]
+    assert len(pairs) > 1000
+    assert all(script._replayed_flag(hosts, share) == why for why, hosts in pairs)
 
 
 def test_a_verdict_reads_no_file_when_printed(monkeypatch):
