@@ -23,6 +23,10 @@
 
 #define BENCH_MAX_PARAMS 16
 #define BENCH_MAX_EXTRA 4
+/* Kernel features one benchmark declares it needs (struct bench.needs). */
+#define BENCH_MAX_NEEDS 4
+/* .needs in a macro's argument: BENCH_NEEDS("fentry", "fexit"). */
+#define BENCH_NEEDS(...) { __VA_ARGS__ }
 #define BENCH_MAX_THREADS 256
 #define BENCH_MSG_LEN 1024
 /* Warm-up plus kept samples of one run: bounds the sample array. */
@@ -61,6 +65,9 @@ struct bench_param_def {
 	 * NULL: every benchmark of the table.  The others neither list it nor
 	 * accept it, so their help and validation follow this one field. */
 	const char *const *only;
+	/* BENCH_PARAM_CHOICE, optional: per choice (as choices) the kernel
+	 * feature that choice needs besides the benchmark's own, or NULL. */
+	const char *const *choice_needs;
 };
 
 /* One sampling interval.  Counters are deltas over the interval. */
@@ -180,6 +187,12 @@ struct bench {
 	 * (a hooked kernel function, a tracepoint, a uprobe on a shared file):
 	 * two runs at once would count each other's, so a duet refuses it. */
 	bool sees_other_processes;
+	/* The kernel features it cannot run without, by their names in
+	 * features.c's probes ("fentry", "lpm_trie"); unused slots NULL.
+	 * missing_features() names those a kernel lacks, before a run.  A
+	 * benchmark whose trigger falls back (trigger "auto": fentry where it
+	 * loads, else a tracepoint) declares neither. */
+	const char *needs[BENCH_MAX_NEEDS];
 
 	/* Cross-parameter checks, before anything is loaded.  -EINVAL + msg. */
 	int (*validate)(struct bench_ctx *ctx);

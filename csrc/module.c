@@ -74,46 +74,61 @@ static PyObject *string_tuple(const char *const *strings)
 
 static PyObject *describe_param(const struct bench_param_def *p)
 {
-	PyObject *choices = NULL, *choice_help = NULL, *d = NULL;
+	PyObject *choices = NULL, *choice_help = NULL, *choice_needs = NULL, *d = NULL;
 	bool choice = p->type == BENCH_PARAM_CHOICE;
 
 	choices = string_tuple(choice ? p->choices : NULL);
 	choice_help = string_tuple(choice ? p->choice_help : NULL);
-	if (!choices || !choice_help)
+	choice_needs = string_tuple(choice ? p->choice_needs : NULL);
+	if (!choices || !choice_help || !choice_needs)
 		goto cleanup;
 	if (p->type == BENCH_PARAM_STRING)
-		d = Py_BuildValue("{s:s,s:s,s:s,s:s,s:L,s:L,s:O,s:O,s:s,s:O,s:O}",
+		d = Py_BuildValue("{s:s,s:s,s:s,s:s,s:L,s:L,s:O,s:O,s:O,s:s,s:O,s:O}",
 				  "name", p->name, "cli", p->cli ? p->cli : "",
 				  "type", param_type_name(p->type),
 				  "default", p->def_str ? p->def_str : "", "min", (long long)p->min,
 				  "max", (long long)p->max, "choices", choices,
-				  "choice_help", choice_help, "help", p->help ? p->help : "",
+				  "choice_help", choice_help, "choice_needs", choice_needs,
+				  "help", p->help ? p->help : "",
 				  "choice_flags", p->choice_flags ? Py_True : Py_False,
 				  "required", p->required ? Py_True : Py_False);
 	else
-		d = Py_BuildValue("{s:s,s:s,s:s,s:L,s:L,s:L,s:O,s:O,s:s,s:O,s:O}",
+		d = Py_BuildValue("{s:s,s:s,s:s,s:L,s:L,s:L,s:O,s:O,s:O,s:s,s:O,s:O}",
 				  "name", p->name, "cli", p->cli ? p->cli : "",
 				  "type", param_type_name(p->type),
 				  "default", (long long)p->def, "min", (long long)p->min,
 				  "max", (long long)p->max, "choices", choices,
-				  "choice_help", choice_help, "help", p->help ? p->help : "",
+				  "choice_help", choice_help, "choice_needs", choice_needs,
+				  "help", p->help ? p->help : "",
 				  "choice_flags", p->choice_flags ? Py_True : Py_False,
 				  "required", p->required ? Py_True : Py_False);
 cleanup:
 	Py_XDECREF(choices);
 	Py_XDECREF(choice_help);
+	Py_XDECREF(choice_needs);
 	return d;
 }
 
 static PyObject *describe_bench(const struct bench *b)
 {
-	PyObject *params = NULL, *extra = NULL, *d = NULL, *item;
+	PyObject *params = NULL, *extra = NULL, *needs = NULL, *d = NULL, *item;
 	int i;
 
 	params = PyList_New(0);
 	extra = PyList_New(0);
-	if (!params || !extra)
+	needs = PyList_New(0);
+	if (!params || !extra || !needs)
 		goto cleanup;
+	for (i = 0; i < BENCH_MAX_NEEDS; i++) {
+		if (!b->needs[i])
+			continue;
+		item = PyUnicode_FromString(b->needs[i]);
+		if (!item || PyList_Append(needs, item) < 0) {
+			Py_XDECREF(item);
+			goto cleanup;
+		}
+		Py_DECREF(item);
+	}
 	for (i = 0; b->params && b->params[i].name; i++) {
 		if (!bench_param_applies(b, &b->params[i]))
 			continue;
@@ -132,8 +147,8 @@ static PyObject *describe_bench(const struct bench *b)
 		}
 		Py_DECREF(item);
 	}
-	d = Py_BuildValue("{s:s,s:s,s:s,s:s,s:O,s:O,s:i,s:i,s:i,s:O,s:O,s:O}",
-			  "name", b->name, "family", b->family,
+	d = Py_BuildValue("{s:s,s:s,s:O,s:s,s:s,s:O,s:O,s:i,s:i,s:i,s:O,s:O,s:O}",
+			  "name", b->name, "family", b->family, "needs", needs,
 			  "report", b->report ? b->report : "hits_drops",
 			  "help", b->help ? b->help : "", "params", params,
 			  "extra", extra, "default_consumers", b->default_consumers,
@@ -145,6 +160,7 @@ static PyObject *describe_bench(const struct bench *b)
 cleanup:
 	Py_XDECREF(params);
 	Py_XDECREF(extra);
+	Py_XDECREF(needs);
 	return d;
 }
 

@@ -59,6 +59,28 @@ def test_every_feature_is_probed(feats):
         assert f.detail and f.detail[0].islower()
 
 
+def test_every_declared_need_is_a_probed_feature(feats):
+    """What the C tables declare a benchmark needs (and a choice adds) are
+    names features() probes, so missing_features() can tell; a table naming
+    no feature of its own is one of those that need none."""
+    from benchbpf.harness.features import requirements
+    from benchbpf.harness._runner import describe
+    declared = set()
+    for name in benchbpf.list_benchmarks():
+        info = describe(name)
+        declared.update(info.needs)
+        for p in info.params.values():
+            if p.choice_needs is not None:
+                assert len(p.choice_needs) == len(p.choices), (name, p.name)
+                declared.update(n for n in p.choice_needs if n)
+                for value, need in zip(p.choices, p.choice_needs):
+                    got = requirements(name, **{p.name: value})
+                    assert (need in got) if need else got == info.needs, (name, value, got)
+    assert declared and declared <= set(feats), declared - set(feats)
+    with pytest.raises(ValueError, match="no-such-bench"):
+        requirements("no-such-bench")
+
+
 def test_errno_and_detail_agree_with_verdict(feats):
     for f in feats.values():
         if f.supported:

@@ -50,9 +50,11 @@ class ParamInfo:
     choice's values (else None); help: one line.
     choice_help: for a choice, a line describing each choice (or None).
     choice_flags: each choice is its own CLI flag (--rx-pass).
-    required: an int or choice with no default, which every run must give."""
+    required: an int or choice with no default, which every run must give.
+    choice_needs: for a choice whose values need kernel features of their
+    own, the feature each needs ("" none), as choices (else None)."""
     __slots__ = ("name", "cli", "type", "default", "min", "max", "choices", "help",
-                 "choice_help", "choice_flags", "required")
+                 "choice_help", "choice_flags", "required", "choice_needs")
 
     def __init__(self, d):
         for k in self.__slots__:
@@ -128,7 +130,9 @@ class BenchmarkInfo:
     extra (the names of its Sample.extra counters), default_consumers,
     max_consumers (0: takes none), max_producers, needs_bpf (loads BPF
     programs: needs privileges), always_pinned (threads pinned whatever
-    `affinity` says), params (ParamInfo by name, read-only)."""
+    `affinity` says), needs (the kernel features it cannot run without,
+    names of features(); a choice parameter may add one, its
+    choice_needs), params (ParamInfo by name, read-only)."""
 
     def __init__(self, d):
         self.name = d["name"]
@@ -140,6 +144,7 @@ class BenchmarkInfo:
         self.max_consumers = d["max_consumers"]
         self.max_producers = d["max_producers"]
         self.needs_bpf = d["needs_bpf"]
+        self.needs = tuple(d["needs"])
         # The kernel bench requires -a: threads are pinned whatever `affinity` says.
         self.always_pinned = d["always_pinned"]
         # Its programs count every process's events: a duet refuses it.

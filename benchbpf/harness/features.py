@@ -15,6 +15,7 @@ from collections import namedtuple
 from collections.abc import Mapping
 
 from .. import _core
+from ._runner import describe
 
 __all__ = ["Feature", "Features", "features", "requirements", "missing_features"]
 
@@ -120,62 +121,19 @@ def features(refresh=False):
         return _cache
 
 
-# What each benchmark needs from the kernel, by name: the first matching
-# rule wins.  Benchmarks with trigger="auto" fall back to a tracepoint where
-# fentry is refused, so they need only that.
-_NEEDS = (
-    (r"^lpm-trie-free$", ("fentry", "fexit", "lpm_trie")),
-    (r"^lpm-trie-", ("lpm_trie", "bpf_loop")),
-    (r"^bpf-nop$", ("may_goto",)),
-    (r"^bpf-for$", ("bpf_iter_num", "bpf_loop", "tracepoint")),
-    (r"^crypto-", ("bpf_crypto",)),
-    (r"-k(ret)?probe-multi(-all)?$", ("kprobe_multi",)),
-    # a uprobe on a multi-byte nop is the kernel's instruction decoder's call
-    (r"^trig-u(ret)?probe-multi-nop5$", ("uprobe_multi", "uprobe_nop5")),
-    (r"^trig-u(ret)?probe-multi-nop10$", ("uprobe_multi", "uprobe_nop10")),
-    (r"^trig-uretprobe-nop5$", ("uretprobe", "uprobe_nop5")),
-    (r"^trig-uretprobe-nop10$", ("uretprobe", "uprobe_nop10")),
-    (r"^trig-uprobe-nop5$", ("uprobe", "uprobe_nop5")),
-    (r"^trig-uprobe-nop10$", ("uprobe", "uprobe_nop10")),
-    (r"-kretprobe$", ("kretprobe",)),
-    (r"-kprobe$", ("kprobe",)),
-    (r"-fentry$", ("fentry",)),
-    (r"-fexit$", ("fexit",)),
-    # The driver of these calls a kfunc of Linux 6.10 (trigger.h).
-    (r"^trig-fmodret$", ("fmod_ret", "trigger_kfunc")),
-    (r"^trig-(tp|rawtp)$", ("prog_test_run_raw_tp", "trigger_kfunc")),
-    (r"^trig-uretprobe-multi-", ("uprobe_multi",)),
-    (r"^trig-uprobe-multi-", ("uprobe_multi",)),
-    (r"^trig-uretprobe-", ("uretprobe",)),
-    (r"^trig-(uprobe-|usdt-)", ("uprobe",)),
-    (r"^trig-kernel-count$", ("prog_test_run_raw_tp",)),
-    (r"^rename-rawtp$", ("raw_tp",)),
-    (r"^rb-", ("ringbuf", "tracepoint")),
-    (r"^pb-", ("perf_event_array", "tracepoint")),
-    (r"^bloom-", ("bloom_filter", "tracepoint")),
-    (r"^hashmap-with-bloom$", ("bloom_filter", "hash", "tracepoint")),
-    (r"^hashmap-", ("hash", "tracepoint")),
-    (r"^bpf-loop$", ("bpf_loop", "tracepoint")),
-    (r"^strncmp-helper$", ("bpf_strncmp", "tracepoint")),
-    (r"^strncmp-", ("tracepoint",)),
-    (r"^selftest$", ("tracepoint",)),
-    (r"^xdp-lb$", ("prog_test_run_xdp", "may_goto")),
-)
-
-
 def requirements(name, **params):
-    """The features (names of features()) benchmark `name` needs, with
-    `params` where they matter (local-storage-create's storage_type)."""
-    import re
-    if name == "local-storage-create":
-        # socket storage, the default, comes from a BPF LSM program
-        if params.get("storage_type", "socket") == "socket":
-            return ("bpf_lsm", "tp_btf")
-        return ("task_storage", "tp_btf")
-    for pattern, needs in _NEEDS:
-        if re.search(pattern, name):
-            return needs
-    return ()
+    """The features (names of features()) benchmark `name` needs, as its C
+    table declares them: those a choice in `params` (else the choice's
+    default) adds, then its own (local-storage-create's storage_type
+    "socket" adds bpf_lsm).  ValueError for an unknown name."""
+    info = describe(name)
+    chosen = []
+    for p in info.params.values():
+        if p.choice_needs is not None:
+            value = params.get(p.name, p.default)
+            if value in p.choices and p.choice_needs[p.choices.index(value)]:
+                chosen.append(p.choice_needs[p.choices.index(value)])
+    return tuple(chosen) + info.needs
 
 
 def missing_features(name, probed=None, **params):

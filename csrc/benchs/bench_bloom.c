@@ -459,7 +459,7 @@ static void bloom_measure(struct bench_ctx *ctx, struct bench_sample *s)
 	}
 }
 
-#define BLOOM_BENCH(bname, rep, text)					\
+#define BLOOM_BENCH(bname, rep, text, ...)				\
 	{								\
 		.name = bname,						\
 		.family = "bloom",					\
@@ -473,25 +473,27 @@ static void bloom_measure(struct bench_ctx *ctx, struct bench_sample *s)
 		.producer = bench_getpgid_producer,				\
 		.measure = bloom_measure,				\
 		.teardown = bloom_teardown,				\
+		.needs = { __VA_ARGS__ },				\
 	}
 
 const struct bench bench_bloom_lookup = BLOOM_BENCH("bloom-lookup", "hits_drops",
 	"bloom filter peeks: every element of an array of nr_entries random values "
-	"per getpgid()");
+	"per getpgid()", "bloom_filter", "tracepoint");
 const struct bench bench_bloom_update = BLOOM_BENCH("bloom-update", "hits_drops",
 	"bloom filter pushes: every element of an array of nr_entries random values "
-	"per getpgid()");
+	"per getpgid()", "bloom_filter", "tracepoint");
 const struct bench bench_bloom_false_positive = BLOOM_BENCH("bloom-false-positive",
 	"false_hits",
 	"bloom filter false positive rate: 1024 random keys per getpgid() checked in "
-	"the filter, then in a hashmap of nr_entries keys");
+	"the filter, then in a hashmap of nr_entries keys", "bloom_filter", "tracepoint");
 const struct bench bench_hashmap_without_bloom = BLOOM_BENCH("hashmap-without-bloom",
 	"hits_drops",
-	"hashmap lookups of 1024 random (absent) keys per getpgid(), no bloom filter");
+	"hashmap lookups of 1024 random (absent) keys per getpgid(), no bloom filter",
+	"hash", "tracepoint");
 const struct bench bench_hashmap_with_bloom = BLOOM_BENCH("hashmap-with-bloom",
 	"hits_drops",
 	"hashmap lookups of 1024 random keys per getpgid(), each asked to a bloom "
-	"filter first");
+	"filter first", "bloom_filter", "hash", "tracepoint");
 
 BENCH_REGISTER(bench_bloom_lookup);
 BENCH_REGISTER(bench_bloom_update);

@@ -100,6 +100,7 @@ static void bpf_for_measure(struct bench_ctx *ctx, struct bench_sample *s)
 
 const struct bench bench_bpf_for = {
 	.name = "bpf-for",
+	.needs = { "bpf_iter_num", "bpf_loop", "tracepoint" },
 	.family = "bpf_for",
 	.report = "ops",
 	.help = "bpf_for() iterations (open-coded numeric iterator) of an empty body, "

@@ -154,6 +154,7 @@ static void bpf_loop_measure(struct bench_ctx *ctx, struct bench_sample *s)
 
 const struct bench bench_bpf_loop = {
 	.name = "bpf-loop",
+	.needs = { "bpf_loop", "tracepoint" },
 	.family = "bpf_loop",
 	.report = "ops",
 	.help = "bpf_loop() iterations of an empty callback, 1000 calls of nr_loops "

@@ -98,6 +98,7 @@ static void bpf_nop_teardown(struct bench_ctx *ctx)
 
 const struct bench bench_bpf_nop = {
 	.name = "bpf-nop",
+	.needs = { "may_goto" },
 	.family = "bpf_nop",
 	.report = "bpf_timing",
 	.help = "the empty BPF-timed loop, run by BPF_PROG_TEST_RUN: the floor of "

@@ -224,6 +224,7 @@ static void crypto_teardown(struct bench_ctx *ctx)
 		.producer = crypto_producer,				\
 		.measure = crypto_measure,				\
 		.teardown = crypto_teardown,				\
+		.needs = { "bpf_crypto" },				\
 	}
 
 CRYPTO_BENCH(bench_crypto_encrypt, "crypto-encrypt",

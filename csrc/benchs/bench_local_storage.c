@@ -68,6 +68,8 @@
 
 enum { STORAGE_SOCKET, STORAGE_TASK };
 static const char *const storage_choices[] = { "socket", "task", NULL };
+/* Socket storage comes from a BPF LSM program; task storage is its own map. */
+static const char *const storage_needs[] = { "bpf_lsm", "task_storage", NULL };
 
 enum ls_variant { LS_SEQ, LS_INT, LS_HASH };
 
@@ -95,7 +97,8 @@ static const struct bench_param_def cache_params[] = {
 static const struct bench_param_def create_params[] = {
 	{ "storage_type", "--storage-type", BENCH_PARAM_CHOICE, STORAGE_SOCKET, 0, 1,
 	  storage_choices,
-	  "socket: storage per new socket (needs BPF LSM); task: per new thread" },
+	  "socket: storage per new socket (needs BPF LSM); task: per new thread",
+	  .choice_needs = storage_needs },
 	{ "batch_size", "--batch-size", BENCH_PARAM_INT, 32, 1, CREATE_MAX_BATCH, NULL,
 	  "threads or sockets each producer creates before it frees them" },
 	{ 0 },
@@ -568,6 +571,7 @@ static void create_measure(struct bench_ctx *ctx, struct bench_sample *s)
 
 const struct bench bench_local_storage_create = {
 	.name = "local-storage-create",
+	.needs = { "tp_btf" },
 	.family = "local_storage",
 	.report = "creates",
 	.help = "task or socket local storage created per second, one per new thread or socket",

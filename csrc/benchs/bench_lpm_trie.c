@@ -318,7 +318,7 @@ static void lpm_teardown(struct bench_ctx *ctx)
 	ctx->priv = NULL;
 }
 
-#define LPM_BENCH(var, op_name, rep, max_prod, what)			\
+#define LPM_BENCH(var, op_name, rep, max_prod, what, ...)		\
 	const struct bench var = {					\
 		.name = "lpm-trie-" op_name,				\
 		.family = "lpm_trie",					\
@@ -333,22 +333,28 @@ static void lpm_teardown(struct bench_ctx *ctx)
 		.producer = lpm_producer,				\
 		.measure = lpm_measure,					\
 		.teardown = lpm_teardown,				\
+		.needs = { __VA_ARGS__ },				\
 	}
 
 LPM_BENCH(bench_lpm_trie_noop, "noop", "ops", 0,
-	  "LPM trie harness overhead: bpf_loop() of empty callbacks (M ops/s, ns/op)");
+	  "LPM trie harness overhead: bpf_loop() of empty callbacks (M ops/s, ns/op)",
+	  "lpm_trie", "bpf_loop");
 LPM_BENCH(bench_lpm_trie_baseline, "baseline", "ops", 0,
-	  "LPM trie key generation alone, the baseline of lookup and update (M ops/s, ns/op)");
+	  "LPM trie key generation alone, the baseline of lookup and update (M ops/s, ns/op)",
+	  "lpm_trie", "bpf_loop");
 LPM_BENCH(bench_lpm_trie_lookup, "lookup", "ops", 0,
-	  "lookups of existing keys in a full LPM trie (M ops/s, ns/op)");
+	  "lookups of existing keys in a full LPM trie (M ops/s, ns/op)", "lpm_trie", "bpf_loop");
 LPM_BENCH(bench_lpm_trie_insert, "insert", "lpm_trie_frac", 1,
-	  "inserts of new keys into an empty LPM trie, per BPF-timed second (M ops/s, ns/op)");
+	  "inserts of new keys into an empty LPM trie, per BPF-timed second (M ops/s, ns/op)",
+	  "lpm_trie", "bpf_loop");
 LPM_BENCH(bench_lpm_trie_update, "update", "ops", 0,
-	  "updates of existing keys in a full LPM trie (M ops/s, ns/op)");
+	  "updates of existing keys in a full LPM trie (M ops/s, ns/op)", "lpm_trie", "bpf_loop");
 LPM_BENCH(bench_lpm_trie_delete, "delete", "lpm_trie_frac", 1,
-	  "deletes of existing keys from a full LPM trie, per BPF-timed second (M ops/s, ns/op)");
+	  "deletes of existing keys from a full LPM trie, per BPF-timed second (M ops/s, ns/op)",
+	  "lpm_trie", "bpf_loop");
 LPM_BENCH(bench_lpm_trie_free, "free", "lpm_trie_free", 1,
-	  "frees of a full LPM trie, timed with fentry/fexit (K ops/s, ms/op)");
+	  "frees of a full LPM trie, timed with fentry/fexit (K ops/s, ms/op)",
+	  "fentry", "fexit", "lpm_trie");
 
 BENCH_REGISTER(bench_lpm_trie_noop);
 BENCH_REGISTER(bench_lpm_trie_baseline);

@@ -244,7 +244,7 @@ static void rename_measure(struct bench_ctx *ctx, struct bench_sample *s)
 	s->hits = atomic_exchange(&st->hits, 0);
 }
 
-#define RENAME_BENCH(suffix, kind_setup, text, nobpf)			\
+#define RENAME_BENCH(suffix, kind_setup, text, nobpf, ...)		\
 	{								\
 		.name = "rename-" suffix,				\
 		.family = "rename",					\
@@ -259,20 +259,21 @@ static void rename_measure(struct bench_ctx *ctx, struct bench_sample *s)
 		.producer = rename_producer,				\
 		.measure = rename_measure,				\
 		.teardown = rename_teardown,				\
+		.needs = { __VA_ARGS__ },				\
 	}
 
 const struct bench bench_rename_base = RENAME_BENCH("base", rename_setup_base,
 	"renames through /proc comm writes, nothing attached", true);
 const struct bench bench_rename_kprobe = RENAME_BENCH("kprobe", rename_setup_kprobe,
-	"renames with a kprobe on __set_task_comm", false);
+	"renames with a kprobe on __set_task_comm", false, "kprobe");
 const struct bench bench_rename_kretprobe = RENAME_BENCH("kretprobe", rename_setup_kretprobe,
-	"renames with a kretprobe on __set_task_comm", false);
+	"renames with a kretprobe on __set_task_comm", false, "kretprobe");
 const struct bench bench_rename_rawtp = RENAME_BENCH("rawtp", rename_setup_rawtp,
-	"renames with a raw_tp program on task_rename", false);
+	"renames with a raw_tp program on task_rename", false, "raw_tp");
 const struct bench bench_rename_fentry = RENAME_BENCH("fentry", rename_setup_fentry,
-	"renames with an fentry program on __set_task_comm", false);
+	"renames with an fentry program on __set_task_comm", false, "fentry");
 const struct bench bench_rename_fexit = RENAME_BENCH("fexit", rename_setup_fexit,
-	"renames with an fexit program on __set_task_comm", false);
+	"renames with an fexit program on __set_task_comm", false, "fexit");
 
 BENCH_REGISTER(bench_rename_base);
 BENCH_REGISTER(bench_rename_kprobe);

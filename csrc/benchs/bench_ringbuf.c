@@ -625,7 +625,7 @@ static void bufs_measure(struct bench_ctx *ctx, struct bench_sample *s)
 	st->polls_last = v;
 }
 
-#define BUFS_BENCH(bname, text, ptable)				\
+#define BUFS_BENCH(bname, text, ptable, map_feature)			\
 	{								\
 		.name = bname,						\
 		.family = "ringbuf",					\
@@ -642,20 +642,21 @@ static void bufs_measure(struct bench_ctx *ctx, struct bench_sample *s)
 		.stop = bufs_stop,					\
 		.measure = bufs_measure,				\
 		.teardown = bufs_teardown,				\
+		.needs = { map_feature, "tracepoint" },		\
 	}
 
 const struct bench bench_rb_libbpf = BUFS_BENCH("rb-libbpf",
 	"BPF ring buffer, read with libbpf's ring_buffer API",
-	rb_params);
+	rb_params, "ringbuf");
 const struct bench bench_rb_custom = BUFS_BENCH("rb-custom",
 	"BPF ring buffer, read by a minimal mmap + epoll reader",
-	rb_params);
+	rb_params, "ringbuf");
 const struct bench bench_pb_libbpf = BUFS_BENCH("pb-libbpf",
 	"perf buffer (bpf_perf_event_output), read with libbpf's perf_buffer API",
-	pb_params);
+	pb_params, "perf_event_array");
 const struct bench bench_pb_custom = BUFS_BENCH("pb-custom",
 	"perf buffer (bpf_perf_event_output), read by walking the mmapped per-CPU rings",
-	pb_params);
+	pb_params, "perf_event_array");
 
 BENCH_REGISTER(bench_rb_libbpf);
 BENCH_REGISTER(bench_rb_custom);

@@ -354,6 +354,7 @@ static void selftest_measure(struct bench_ctx *ctx, struct bench_sample *s)
 
 const struct bench bench_selftest = {
 	.name = "selftest",
+	.needs = { "tracepoint" },
 	.family = "selftest",
 	.report = "hits_drops",
 	.help = "exists to test the harness, not a measurement: two tracepoint programs "

@@ -130,7 +130,7 @@ static void strncmp_measure(struct bench_ctx *ctx, struct bench_sample *s)
 	s->hits = __atomic_exchange_n(&skel->bss->hits, 0, __ATOMIC_RELAXED);
 }
 
-#define STRNCMP_BENCH(bench_name, text)					\
+#define STRNCMP_BENCH(bench_name, text, ...)				\
 	{								\
 		.name = bench_name,					\
 		.family = "strncmp",					\
@@ -142,12 +142,15 @@ static void strncmp_measure(struct bench_ctx *ctx, struct bench_sample *s)
 		.producer = bench_getpgid_producer,				\
 		.measure = strncmp_measure,				\
 		.teardown = strncmp_teardown,				\
+		.needs = { __VA_ARGS__ },				\
 	}
 
 const struct bench bench_strncmp_no_helper = STRNCMP_BENCH("strncmp-no-helper",
-	"compare cmp_str_len characters with a BPF byte loop on each getpgid()");
+	"compare cmp_str_len characters with a BPF byte loop on each getpgid()",
+	"tracepoint");
 const struct bench bench_strncmp_helper = STRNCMP_BENCH("strncmp-helper",
-	"compare cmp_str_len characters with bpf_strncmp() on each getpgid()");
+	"compare cmp_str_len characters with bpf_strncmp() on each getpgid()",
+	"bpf_strncmp", "tracepoint");
 
 BENCH_REGISTER(bench_strncmp_no_helper);
 BENCH_REGISTER(bench_strncmp_helper);

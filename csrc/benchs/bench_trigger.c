@@ -1107,12 +1107,16 @@ static const struct bench_param_def hook_params[] = {
 	};								\
 	BENCH_REGISTER(bench_trig_##id)
 
-#define TRIG_KERNEL_BENCH(id, NAME, HELP, FEATURE, DRIVER, HOOK, ...)	\
+#define TRIG_KERNEL_BENCH(id, NAME, HELP, FEATURE, DRIVER, HOOK, NEEDS, ...) \
 	TRIG_VARIANT(id, .mode = TRIG_KERNEL, .feature = FEATURE,	\
 		     .driver = DRIVER, .hook = HOOK, __VA_ARGS__)	\
 	TRIG_BENCH(id, NAME, HELP, batch_producer, hook_params, false,	\
 		   .measure = trig_batch_measure, .extra = batch_extra,	\
-		   .sees_other_processes = true)
+		   .sees_other_processes = true, .needs = NEEDS)
+
+/* A probe on a multi-byte nop is the kernel's instruction decoder's call. */
+#define TRIG_SITE_NEED(TARGET)						\
+	((TARGET) == TRIG_NOP5 ? "uprobe_nop5" : (TARGET) == TRIG_NOP10 ? "uprobe_nop10" : NULL)
 
 #define TRIG_UPROBE_BENCH(id, NAME, PROBE, TARGET, KIND, SHAPE, RET, MULTI) \
 	TRIG_VARIANT(id, .mode = TRIG_UPROBE,				\
@@ -1122,7 +1126,9 @@ static const struct bench_param_def hook_params[] = {
 		     .target = TARGET, .retprobe = RET, .multi = MULTI)	\
 	TRIG_BENCH(id, NAME, PROBE " on the kernel bench's '" KIND		\
 		   "' target (" SHAPE "), called in a loop",			\
-		   uprobe_producer, NULL, false, .sees_other_processes = true)
+		   uprobe_producer, NULL, false, .sees_other_processes = true, \
+		   .needs = BENCH_NEEDS(MULTI ? "uprobe_multi" : RET ? "uretprobe" : "uprobe", \
+					TRIG_SITE_NEED(TARGET)))
 
 TRIG_VARIANT(syscall_count, .mode = TRIG_USER_SYSCALL)
 TRIG_BENCH(syscall_count, "trig-syscall-count",
@@ -1139,47 +1145,53 @@ TRIG_VARIANT(kernel_count, .mode = TRIG_KERNEL, .feature = "raw_tp test runs",
 TRIG_BENCH(kernel_count, "trig-kernel-count",
 	   "the raw_tp driver only counts its own iterations: the in-kernel ceiling",
 	   batch_producer, batch_params, false,
-	   .measure = trig_batch_measure, .extra = batch_extra);
+	   .measure = trig_batch_measure, .extra = batch_extra,
+	   .needs = BENCH_NEEDS("prog_test_run_raw_tp"));
 TRIG_KERNEL_BENCH(tp, "trig-tp",
 		  "tracepoint program on bpf_test_run:bpf_trigger_tp, fired by the driver's kfunc calls",
-		  "tracepoint programs", "trig_driver_kfunc", "trig_tp", .needs_tracefs = true,
+		  "tracepoint programs", "trig_driver_kfunc", "trig_tp",
+		  BENCH_NEEDS("prog_test_run_raw_tp", "trigger_kfunc"), .needs_tracefs = true,
 		  .kfunc = TRIG_DRIVER_KFUNC);
 TRIG_KERNEL_BENCH(rawtp, "trig-rawtp",
 		  "raw tracepoint program on bpf_trigger_tp, fired by the driver's kfunc calls",
 		  "raw tracepoint programs", "trig_driver_kfunc", "trig_rawtp",
+		  BENCH_NEEDS("prog_test_run_raw_tp", "trigger_kfunc"),
 		  .kfunc = TRIG_DRIVER_KFUNC);
 TRIG_KERNEL_BENCH(kprobe, "trig-kprobe",
 		  "kprobe on bpf_get_numa_node_id, called by the driver",
-		  "kprobes", "trig_driver", "trig_kprobe");
+		  "kprobes", "trig_driver", "trig_kprobe", BENCH_NEEDS("kprobe"));
 TRIG_KERNEL_BENCH(kretprobe, "trig-kretprobe",
 		  "kretprobe on bpf_get_numa_node_id, called by the driver",
-		  "kretprobes", "trig_driver", "trig_kretprobe");
+		  "kretprobes", "trig_driver", "trig_kretprobe", BENCH_NEEDS("kretprobe"));
 TRIG_KERNEL_BENCH(kprobe_multi, "trig-kprobe-multi",
 		  "kprobe-multi link on bpf_get_numa_node_id, called by the driver",
-		  "kprobe-multi links", "trig_driver", "trig_kprobe_multi");
+		  "kprobe-multi links", "trig_driver", "trig_kprobe_multi",
+		  BENCH_NEEDS("kprobe_multi"));
 TRIG_KERNEL_BENCH(kretprobe_multi, "trig-kretprobe-multi",
 		  "kretprobe-multi link on bpf_get_numa_node_id, called by the driver",
-		  "kretprobe-multi links", "trig_driver", "trig_kretprobe_multi");
+		  "kretprobe-multi links", "trig_driver", "trig_kretprobe_multi",
+		  BENCH_NEEDS("kprobe_multi"));
 TRIG_KERNEL_BENCH(kprobe_multi_all, "trig-kprobe-multi-all",
 		  "kprobe-multi link on bpf_get_numa_node_id, called by the driver, while an "
 		  "empty kprobe-multi program is attached to every other traceable kernel function",
 		  "kprobe-multi links", "trig_driver", "trig_kprobe_multi",
-		  .all_empty = "trig_kprobe_multi_empty", .needs_tracefs = true);
+		  BENCH_NEEDS("kprobe_multi"), .all_empty = "trig_kprobe_multi_empty", .needs_tracefs = true);
 TRIG_KERNEL_BENCH(kretprobe_multi_all, "trig-kretprobe-multi-all",
 		  "kretprobe-multi link on bpf_get_numa_node_id, called by the driver, while an "
 		  "empty kretprobe-multi program is attached to every other traceable kernel function",
 		  "kretprobe-multi links", "trig_driver", "trig_kretprobe_multi",
-		  .all_empty = "trig_kretprobe_multi_empty", .retprobe = true,
+		  BENCH_NEEDS("kprobe_multi"), .all_empty = "trig_kretprobe_multi_empty", .retprobe = true,
 		  .needs_tracefs = true);
 TRIG_KERNEL_BENCH(fentry, "trig-fentry",
 		  "fentry program on bpf_get_numa_node_id, called by the driver",
-		  "fentry programs", "trig_driver", "trig_fentry");
+		  "fentry programs", "trig_driver", "trig_fentry", BENCH_NEEDS("fentry"));
 TRIG_KERNEL_BENCH(fexit, "trig-fexit",
 		  "fexit program on bpf_get_numa_node_id, called by the driver",
-		  "fexit programs", "trig_driver", "trig_fexit");
+		  "fexit programs", "trig_driver", "trig_fexit", BENCH_NEEDS("fexit"));
 TRIG_KERNEL_BENCH(fmodret, "trig-fmodret",
 		  "fmod_ret program on the bpf_modify_return_test_tp kfunc, called by the driver",
 		  "fmod_ret programs", "trig_driver_kfunc", "trig_fmodret",
+		  BENCH_NEEDS("fmod_ret", "trigger_kfunc"),
 		  .kfunc = TRIG_DRIVER_KFUNC);
 
 TRIG_UPROBE_BENCH(uprobe_nop, "trig-uprobe-nop", "uprobe", TRIG_NOP, "nop", "nop; ret", false, false);
@@ -1209,7 +1221,8 @@ TRIG_UPROBE_BENCH(uretprobe_multi_nop10, "trig-uretprobe-multi-nop10", "uretprob
 #define TRIG_USDT_BENCH(id, NAME, TARGET, HELP)				\
 	TRIG_VARIANT(id, .mode = TRIG_USDT, .feature = "USDT probes",	\
 		     .hook = "trig_usdt", .target = TARGET)		\
-	TRIG_BENCH(id, NAME, HELP, usdt_producer, NULL, false)
+	TRIG_BENCH(id, NAME, HELP, usdt_producer, NULL, false,		\
+		   .needs = BENCH_NEEDS("uprobe"))
 
 TRIG_USDT_BENCH(usdt_nop, "trig-usdt-nop", TRIG_NOP,
 		"BPF USDT program on a nop probe site, called in a loop");

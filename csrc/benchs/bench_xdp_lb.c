@@ -866,6 +866,7 @@ static void xdp_lb_teardown(struct bench_ctx *ctx)
 
 const struct bench bench_xdp_lb = {
 	.name = "xdp-lb",
+	.needs = { "prog_test_run_xdp", "may_goto" },
 	.family = "xdp_lb",
 	.report = "bpf_timing",
 	.help = "a Katran-style XDP load balancer over one built packet per scenario, "
