@@ -127,13 +127,9 @@ def requirements(name, **params):
     default) adds, then its own (local-storage-create's storage_type
     "socket" adds bpf_lsm).  ValueError for an unknown name."""
     info = describe(name)
-    chosen = []
-    for p in info.params.values():
-        if p.choice_needs is not None:
-            value = params.get(p.name, p.default)
-            if value in p.choices and p.choice_needs[p.choices.index(value)]:
-                chosen.append(p.choice_needs[p.choices.index(value)])
-    return tuple(chosen) + info.needs
+    chosen = (dict(zip(p.choices, p.choice_needs)).get(params.get(p.name, p.default))
+              for p in info.params.values() if p.choice_needs is not None)
+    return tuple(need for need in chosen if need) + info.needs
 
 
 def missing_features(name, probed=None, **params):
