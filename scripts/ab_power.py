@@ -481,9 +481,7 @@ CPU_SHARE_CANDIDATES = (0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95)
 def _replayed_flag(hosts, cpu_share):
     """Whether a round (its sides' recorded host figures) is disturbed with
     the preemption threshold at cpu_share, the other reasons as ab's."""
-    return any(h and (h["steal_pct"] > 2.0 or h["late_samples"] or (
-        h["cpu_share"] is not None and h["cpu_share"] < cpu_share and h["involuntary"] > 0))
-        for h in hosts)
+    return any(ab_module.disturbed_why(h, cpu_share) for h in hosts)
 
 
 def _busy_table(series):

@@ -261,13 +261,18 @@ DISTURBANCES = ("steal", "preemption", "late sample")
 def disturbances_of(result):
     """Why the host disturbed one run (a Result), as a tuple of DISTURBANCES
     (empty: not disturbed, or recorded before runs said)."""
-    d = result.disturbances
+    return disturbed_why(result.disturbances)
+
+
+def disturbed_why(d, cpu_share=DISTURBED_CPU_SHARE):
+    """disturbances_of() from a run's recorded figures (Result.disturbances,
+    or None), with the preemption threshold at cpu_share."""
     if d is None:
         return ()
     why = set()
     if d["steal_pct"] > DISTURBED_STEAL_PCT:
         why.add("steal")
-    if d["cpu_share"] is not None and d["cpu_share"] < DISTURBED_CPU_SHARE \
+    if d["cpu_share"] is not None and d["cpu_share"] < cpu_share \
             and d["involuntary"] > 0:
         why.add("preemption")
     if d["late_samples"]:

@@ -71,7 +71,7 @@ from ..results.result import JsonFile, Result, _Picklable, _thawed
 __all__ = ["ab", "ABResult", "Round", "Side", "simulate", "SimulatedRates", "MODES",
            "VERDICTS", "round_seconds", "measured_rates", "simulated_log_ratios", "RULE",
            "RULES", "replay", "simulate_fitted", "Contamination", "FITTED", "planned_rounds",
-           "budget_rounds", "FAIL_ON"]
+           "budget_rounds", "disturbed_why", "FAIL_ON"]
 
 #: How the sides of a comparison run: in turns here, both at once, or in guests.
 MODES = ("interleaved", "duet", "kernels")
@@ -529,6 +529,17 @@ def budget_rounds(round_ends_s, budget):
         if _runner.next_would_overrun(budget, spent, done):
             return done
     return len(round_ends_s)
+
+
+def disturbed_why(disturbances, cpu_share=None):
+    """Why the host disturbed a run, from what it recorded (a Result's
+    disturbances, as a dict, or None): a tuple of "steal", "preemption",
+    "late sample" (empty: not disturbed), by the rule each Round's
+    `disturbed` follows.  cpu_share: the producers' CPU share below which a
+    run that was switched out counts as preempted (None: ab's own); a
+    replay of stored runs may try others."""
+    return _ab_rule.disturbed_why(
+        disturbances, _ab_rule.DISTURBED_CPU_SHARE if cpu_share is None else cpu_share)
 
 
 def _check_options(mode, precision, threshold, alpha, budget, max_rounds, warmup,
