@@ -273,13 +273,47 @@ def _picked(tasks, patterns):
                                                      for p in patterns)]
 
 
+#: What a row says of the machine that ran it: a knob's size and a rule's
+#: rates belong to it (stage 2c read the AMD VM's BPF knobs 3-4x larger on
+#: an Intel one).
+MACHINE_KEYS = ("cpu_model", "nr_cpus", "kernel_release")
+
+
+def _machine():
+    fp = benchbpf.results.fingerprint.fingerprint()
+    return {k: fp[k] for k in MACHINE_KEYS}
+
+
+def other_machines(rows, here):
+    """The machines, other than `here`, that rows name (rows of records
+    taken before rows named theirs name none)."""
+    out = []
+    for r in rows:
+        m = r.get("machine")
+        if m is not None and m != here and m not in out:
+            out.append(m)
+    return out
+
+
+def _machine_text(m):
+    return f"{m['cpu_model']}, {m['nr_cpus']} CPUs, kernel {m['kernel_release']}"
+
+
 def run(args):
     every = _planned(args)
     tasks = _picked(every, args.cells)
-    done = set()
+    done, here = set(), _machine()
     if os.path.exists(args.out):
         with open(args.out) as f:
-            done = {json.loads(line).get("key") for line in f if line.strip()}
+            held = [json.loads(line) for line in f if line.strip()]
+        done = {r.get("key") for r in held}
+        others = other_machines(held, here)
+        if others:
+            sys.exit(f"--out {args.out}: its rows were measured on "
+                     f"{_machine_text(others[0])}, this machine is {_machine_text(here)}; "
+                     "a record holds one machine's comparisons: name another --out "
+                     "(and calibrate --knobs here)")
+    print(f"measured on {_machine_text(here)}", file=sys.stderr)
     print(f"{len(tasks)} comparisons planned, {sum(t['key'] in done for t in tasks)} "
           f"already in {args.out}", file=sys.stderr)
     warnings.simplefilter("ignore")
@@ -309,7 +343,8 @@ def run(args):
             got = dict(error=str(e))
         if task.get("busy"):
             got.update(_busy_fields(busy, got, spans, marks))
-        line = dict(task, started=started, load=load, budget_s=args.budget, **got)
+        line = dict(task, started=started, load=load, budget_s=args.budget, machine=here,
+                    **got)
         with open(args.out, "a") as f:
             f.write(json.dumps(line) + "\n")
         print(f"{i + 1}/{len(every)} {task['key']} {task['b']!r}: "
@@ -696,7 +731,13 @@ def package_data(path, truth_path=None, rule=None, budget=None):
     budget = budget or (ruled[0]["budget_s"] if ruled else None)
     ok = [r for r in ok if r["kind"] not in ("false", "power") or r["method"] == "compare"
           or (_variant(r) == want and r["budget_s"] == budget)]
-    cpu = benchbpf.results.fingerprint.fingerprint()
+    # The machine the rows name; rows taken before rows named theirs: this
+    # one's, so package them on the machine that took them.
+    named = other_machines(rows, None)
+    if len(named) > 1:
+        raise ValueError(f"{path}: its rows name {len(named)} machines: "
+                         + "; ".join(map(_machine_text, named)))
+    cpu = named[0] if named else _machine()
     machine = f"a {cpu['nr_cpus']}-CPU {cpu['cpu_model'].split()[0]} machine, kernel " \
               f"{cpu['kernel_release'].split('-')[0]}"
     out = {}

@@ -472,6 +472,29 @@ def _ab_power_script():
     return script
 
 
+def test_a_record_holds_one_machines_comparisons(tmp_path):
+    """ab_power.py's rows name their machine: a knob's size belongs to it.
+    Appending another machine's rows is refused, and a record whose rows name
+    two machines cannot be packaged as one machine's rates."""
+    script = _ab_power_script()
+    here = script._machine()
+    there = dict(here, cpu_model="Other CPU", nr_cpus=here["nr_cpus"] + 2)
+    assert script.other_machines([{}, {"machine": here}], here) == []
+    assert script.other_machines([{"machine": there}, {"machine": there}], here) == [there]
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    with open(os.path.join(root, "results", "ab-power-robust-live-2cpu.jsonl")) as f:
+        rows = [json.loads(line) for line in f if line.strip()][:4]
+    record = tmp_path / "mixed.jsonl"
+    record.write_text("".join(json.dumps(dict(r, machine=m)) + "\n"
+                              for r, m in zip(rows, (here, there, here, there))))
+    with pytest.raises(ValueError, match="name 2 machines"):
+        script.package_data(str(record))
+    args = script.argparse.Namespace(out=str(record), cells=None)
+    script._planned = lambda args: []
+    with pytest.raises(SystemExit, match="Other CPU"):
+        script.run(args)
+
+
 def test_every_verdict_states_the_rates_measured_for_its_mode():
     """What a verdict states is what the records of RECORDS_SHIPPED hold,
     summed by the script that took them, each rate with its Clopper-Pearson
