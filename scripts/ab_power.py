@@ -274,7 +274,7 @@ def _picked(tasks, patterns):
 
 
 #: What a row says of the machine that ran it: a knob's size and a rule's
-#: rates belong to it (stage 2c read the AMD VM's BPF knobs 3-4x larger on
+#: rates belong to it (stage 2c read the AMD VM's BPF knobs 3-6x larger on
 #: an Intel one).
 MACHINE_KEYS = ("cpu_model", "nr_cpus", "kernel_release")
 
