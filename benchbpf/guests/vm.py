@@ -112,6 +112,17 @@ def _vng():
     return beside if os.access(beside, os.X_OK) else shutil.which("vng")
 
 
+def _vng_env():
+    """The environment vng runs in: vng starts virtme-run through the shell, by
+    name, so the folder vng is in leads PATH (a virtual environment's bin/
+    need not be on it)."""
+    env = dict(os.environ)
+    vng = _vng()
+    if vng:
+        env["PATH"] = os.pathsep.join(p for p in (os.path.dirname(vng), env.get("PATH")) if p)
+    return env
+
+
 def tools_missing():
     """What is missing to boot a guest, as a sentence, or None."""
     missing = [] if _vng() else ["vng"]
@@ -179,7 +190,7 @@ class _Guest:
             with open(log_path, "w") as log:
                 proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=log,
                                         stderr=subprocess.STDOUT, start_new_session=True,
-                                        cwd=rundir)
+                                        cwd=rundir, env=_vng_env())
             outcome = self._wait(proc, rundir, started)
             if outcome is None:
                 tail = _tail(log_path)
@@ -246,7 +257,7 @@ class _ServingGuest:
         with open(os.path.join(self.rundir, "vng.log"), "w") as log:
             self.proc = subprocess.Popen(
                 cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                start_new_session=True, cwd=self.rundir,
+                start_new_session=True, cwd=self.rundir, env=_vng_env(),
                 preexec_fn=lambda: os.sched_setaffinity(0, cpus))
 
     def _progress(self):
