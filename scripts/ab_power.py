@@ -874,8 +874,12 @@ def _other(args):
             json.dump(knobs(args.summarize), f, indent=1)
             f.write("\n")
     if args.summarize and args.package_data:
-        _ship(args.package_data, package_data(args.summarize, args.truth, args.package_rule,
-                                              args.package_budget))
+        try:
+            made = package_data(args.summarize, args.truth, args.package_rule,
+                                args.package_budget)
+        except ValueError as e:   # a record of two machines: a line, not a traceback
+            sys.exit(f"--package-data {args.package_data}: {e}")
+        _ship(args.package_data, made)
     if args.summarize and args.truth:
         print(summarize(args.summarize, args.truth))
         return True

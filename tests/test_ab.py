@@ -489,6 +489,13 @@ def test_a_record_holds_one_machines_comparisons(tmp_path):
                               for r, m in zip(rows, (here, there, here, there))))
     with pytest.raises(ValueError, match="name 2 machines"):
         script.package_data(str(record))
+    shipped = tmp_path / "measured.json"
+    asked = script.argparse.Namespace(
+        simulate=False, list_cells=False, summarize=str(record), write_knobs=None,
+        package_data=str(shipped), truth=None, package_rule=None, package_budget=None)
+    with pytest.raises(SystemExit, match="--package-data .*name 2 machines"):
+        script._other(asked)
+    assert not shipped.exists()
     args = script.argparse.Namespace(out=str(record), cells=None)
     script._planned = lambda args: []
     with pytest.raises(SystemExit, match="Other CPU"):
