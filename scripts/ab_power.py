@@ -89,19 +89,23 @@ IDENTICAL = {"interleaved": ("count-local", "trig-rawtp", "rb-libbpf", "selftest
              "duet": ("count-local", "selftest")}
 TRUTH_ROUNDS = 60
 #: What --calibrate measures at length, (A, B) pairs per path: settings
-#: around the 2, 5 and 10 % the campaign needs.  count-local's steps from a
-#: base of 40 come in about 2.5-5 % each, so a base of 100 gives finer ones;
-#: selftest's bpf_work_every spreads bpf_work's steps over hits (about its
-#: slowdown over k), finer than one step where the first steps hide in the
-#: syscall.
+#: around the 2, 5 and 10 % the campaign needs, on each machine it ran on
+#: (--cells picks a machine's; a knob's size belongs to its machine).
+#: count-local's steps from a base of 40 come in about 2.5-5 % each, so
+#: bases of 60 and 100 give finer ones; selftest's bpf_work_every spreads
+#: bpf_work's steps over hits, finer than one step where the first steps
+#: hide in the syscall.  On the Intel VM of stage 2c a BPF step costs 3-6x
+#: what it does on the AMD one: bpf_work 5-20 are its candidates.
 CANDIDATES = {
     "user": [("count-local --work-per-hit 40", f"count-local --work-per-hit {k}")
-             for k in (41, 42, 44, 45)] +
+             for k in (41, 42, 44, 45, 43)] +
             [("count-local --work-per-hit 100", f"count-local --work-per-hit {k}")
-             for k in (101, 102)],
+             for k in (101, 102)] +
+            [("count-local --work-per-hit 60", "count-local --work-per-hit 61")],
     "bpf": [("selftest", f"selftest --bpf-work {k}") for k in (25, 35, 50, 70, 90)] +
            [("selftest", f"selftest --bpf-work {n} --bpf-work-every {k}")
-            for n, k in ((50, 2), (100, 2), (100, 3), (100, 4))],
+            for n, k in ((50, 2), (100, 2), (100, 3), (100, 4))] +
+           [("selftest", f"selftest --bpf-work {k}") for k in (5, 8, 10, 12, 15, 20)],
 }
 #: --set-aside-disturbed: the ways each ab comparison runs.
 SET_ASIDE = {"no": (False,), "yes": (True,), "both": (False, True)}
