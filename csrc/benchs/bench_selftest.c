@@ -304,49 +304,36 @@ static int selftest_consumer(struct bench_ctx *ctx, int idx)
 	return 0;
 }
 
-static unsigned long long swap_slots(struct selftest_bpf *skel)
+/* A program's hits, swapped out; worked (if not NULL): the sum of its
+ * slots' worked counts, which only grow (only the BPF side writes them).
+ * Both are read slot by slot: a hit bumps both counts of its slot, so only
+ * a hit in flight on that one line falls between them, not every hit
+ * during a pass over all the slots. */
+static unsigned long long swap_slots(struct selftest_bpf *skel, unsigned long long *worked)
 {
 	unsigned long long sum = 0;
 	int i;
 
 	if (!skel)
 		return 0;
-	for (i = 0; i < SELFTEST_NR_SLOTS; i++)
-		sum += __atomic_exchange_n(&skel->bss->hits[i].value, 0, __ATOMIC_RELAXED);
-	return sum;
-}
-
-/* The first program's hits, swapped out, and the hits that ran the bpf_work
- * steps since the last call (those counts only grow; only the BPF side
- * writes them). Both are read slot by slot: a hit bumps both counts of its
- * slot, so only a hit in flight on that one line falls between them, not
- * every hit during a pass over all the slots. */
-static unsigned long long swap_first(struct selftest_state *st, uint64_t *worked)
-{
-	unsigned long long hits = 0, sum = 0;
-	struct selftest_slot *slot;
-	int i;
-
-	*worked = 0;
-	if (!st->first)
-		return 0;
 	for (i = 0; i < SELFTEST_NR_SLOTS; i++) {
-		slot = &st->first->bss->hits[i];
-		hits += __atomic_exchange_n(&slot->value, 0, __ATOMIC_RELAXED);
-		sum += __atomic_load_n(&slot->worked, __ATOMIC_RELAXED);
+		sum += __atomic_exchange_n(&skel->bss->hits[i].value, 0, __ATOMIC_RELAXED);
+		if (worked)
+			*worked += __atomic_load_n(&skel->bss->hits[i].worked, __ATOMIC_RELAXED);
 	}
-	*worked = sum - st->worked;
-	st->worked = sum;
-	return hits;
+	return sum;
 }
 
 static void selftest_measure(struct bench_ctx *ctx, struct bench_sample *s)
 {
 	struct selftest_state *st = ctx->priv;
+	unsigned long long worked = 0;
 	int i;
 
-	s->hits = swap_first(st, &s->extra[2]);
-	s->extra[0] = swap_slots(st->second);
+	s->hits = swap_slots(st->first, &worked);
+	s->extra[2] = worked - st->worked;
+	st->worked = worked;
+	s->extra[0] = swap_slots(st->second, NULL);
 	for (i = 0; i < ctx->env.producer_cnt; i++)
 		s->extra[1] += atomic_exchange(&st->calls[i].value, 0);
 	if (bench_param(ctx, "fault") == FAULT_MEASURE && fault_due(ctx, st) &&
