@@ -590,6 +590,7 @@ def _tables(rows, ok):
     out = [f"{len(rows)} comparisons ({sum('error' in r for r in rows)} failed runs), "
            f"{rows[0]['started']} .. {rows[-1]['started']} UTC, load average "
            f"{min(r['load'] for r in rows):.1f}-{max(r['load'] for r in rows):.1f}", ""]
+    head = len(out)
     out += ["### False alarms: identical sides", "",
             "| method | benchmark | slower or faster | beyond the threshold | same | "
             "undecided | median time | spread of a round's log ratio within comparisons: "
@@ -617,7 +618,10 @@ def _tables(rows, ok):
                    f"{sum(r['verdict'] == 'same' for r in cell)} | "
                    f"{sum(r['verdict'] == 'undecided' for r in cell)} | | "
                    f"{_spread(cell)} | {_disturbed_share(cell)} |")
+    if not pooled:
+        out[head + 2:] = ["No identical-side comparisons in this record."]
     truth = {(r["path"], r["effect"]): r for r in ok if r["kind"] == "truth"}
+    head = len(out) + 3
     out += ["", "### Power: B slower by a known amount", "",
             "| path | nominal | measured slowdown (truth cell) | over all its interleaved "
             "rounds | method | called slower | faster | median time to verdict | "
@@ -646,6 +650,8 @@ def _tables(rows, ok):
                            f"| {path} | {100 * effect:g} % | {true} | {method} | "
                            f"{_pct(slower, len(cell))} | {faster} | - | ")
                 out[-1] += f"{statistics.median(rounds):g} | {100 * share:.0f} % |"
+    if len(out) == head + 2:
+        out[head:] = ["No comparisons of a known slowdown in this record."]
     return "\n".join(out)
 
 

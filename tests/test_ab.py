@@ -560,6 +560,22 @@ def test_every_verdict_states_the_rates_measured_for_its_mode():
     assert "not measured" in _ab_text.rates_text("kernels", ab_module.measured_rates("kernels"))
 
 
+def test_a_summary_says_which_comparisons_a_record_lacks(tmp_path):
+    """A record of one kind of comparison prints no empty table for the other."""
+    script = _ab_power_script()
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    with open(os.path.join(root, "results", "ab-power-robust-live-2cpu.jsonl")) as f:
+        rows = [json.loads(line) for line in f if line.strip()]
+    false_head, power_head = "| method | benchmark |", "| path | nominal |"
+    for kind, lacks, empty, full in (
+            ("power", "No identical-side comparisons", false_head, power_head),
+            ("false", "No comparisons of a known slowdown", power_head, false_head)):
+        record = tmp_path / f"{kind}.jsonl"
+        record.write_text("".join(json.dumps(r) + "\n" for r in rows if r["kind"] == kind))
+        text = script.summarize(str(record))
+        assert lacks in text and empty not in text and full in text, text
+
+
 def test_a_busy_machine_spins_in_its_windows_and_leaves_nothing_behind():
     """ab_power.py --busy: the spinners take CPU time in the windows the
     schedule gives, which the parent knows without being told, and are
