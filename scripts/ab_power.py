@@ -750,7 +750,8 @@ def package_data(path, truth_path=None, rule=None, budget=None):
         raise ValueError(f"{path}: its rows name {len(named)} machines: "
                          + "; ".join(map(_machine_text, named)))
     cpu = named[0] if named else _machine()
-    machine = f"a {cpu['nr_cpus']}-CPU {cpu['cpu_model'].split()[0]} machine, kernel " \
+    vendor = cpu["cpu_model"].split()[0].replace("(R)", "")
+    machine = f"a {cpu['nr_cpus']}-CPU {vendor} machine, kernel " \
               f"{cpu['kernel_release'].split('-')[0]}"
     out = {}
     for mode in ("interleaved", "duet"):
@@ -775,13 +776,18 @@ def package_data(path, truth_path=None, rule=None, budget=None):
                          machine=machine, taken=rows[0]["started"][:10],
                          rule=want[0], alpha=same[0].get("alpha", 0.05),
                          benchmarks=sorted(names))
+        # Rows that name their machine let a verdict on it state them first;
+        # rows that name none are packaged where they were taken, but nothing
+        # in them shows it, so their entry claims no machine to match.
+        if named:
+            out[mode].update(cpu_model=cpu["cpu_model"], nr_cpus=cpu["nr_cpus"])
     return out
 
 
 def _ship(path, made):
     """Write what package_data made into the package's file at path, beside
-    the settings (rule, alpha, budget) of other records it holds: a mode's
-    entry of the same setting is replaced, others are kept."""
+    the settings (machine, rule, alpha, budget) of other records it holds: a
+    mode's entry of the same setting is replaced, others are kept."""
     try:
         with open(path) as f:
             held = json.load(f)
@@ -789,7 +795,7 @@ def _ship(path, made):
         held = {}
 
     def setting(e):
-        return e.get("rule", "mean"), e.get("alpha", 0.05), e["budget_s"]
+        return e["machine"], e.get("rule", "mean"), e.get("alpha", 0.05), e["budget_s"]
     held = {mode: [e] if isinstance(e, dict) else e for mode, e in held.items()}
     for mode, entry in made.items():
         held[mode] = [e for e in held.get(mode, []) if setting(e) != setting(entry)] + [entry]

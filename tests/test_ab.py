@@ -515,6 +515,10 @@ def test_every_verdict_states_the_rates_measured_for_its_mode():
     def plain(entry):
         return {k: v for k, v in entry.items() if k != "machine"}
 
+    def machine_of(entry):
+        # Each entry asked on the machine it names (none: asked nowhere).
+        return entry if "cpu_model" in entry else None
+
     # Each record's setting is shipped, as the script sums it, and nothing else is.
     made = []
     for record, truth, rule, budget in RECORDS_SHIPPED:
@@ -531,7 +535,8 @@ def test_every_verdict_states_the_rates_measured_for_its_mode():
             rule, alpha, budget, name = m["rule"], m["alpha"], m["budget_s"], m["benchmarks"][0]
             # Asked as they were measured: the rates, with their intervals.
             text = _ab_text.rates_text(mode, ab_module.measured_rates(mode), rule, alpha,
-                                       budget, {name})
+                                       budget, {name}, machine_of(m))
+            assert f"on {m['machine']} at" in text, text
             assert f"at {rule} rule, alpha {alpha:g}, {budget:g} s budget (95 %" in text, text
             k, n = m["false_alarms"], m["comparisons"]
             lo, hi = benchbpf.results.stats.clopper_pearson(k, n)
@@ -554,7 +559,8 @@ def test_every_verdict_states_the_rates_measured_for_its_mode():
                                  ((rule, alpha, 999.0, {name}), "budget 999 s"),
                                  ((rule, alpha, budget, {"bloom-lookup"}),
                                   "benchmark bloom-lookup")):
-                text = _ab_text.rates_text(mode, ab_module.measured_rates(mode), *asked)
+                text = _ab_text.rates_text(mode, ab_module.measured_rates(mode), *asked,
+                                           machine_of(m))
                 assert "do not apply" in text and f"({words})" in text, text
                 assert "false alarms" not in text and not re.search(r"\d/\d", text), text
     assert "not measured" in _ab_text.rates_text("kernels", ab_module.measured_rates("kernels"))
@@ -574,6 +580,50 @@ def test_a_summary_says_which_comparisons_a_record_lacks(tmp_path):
         record.write_text("".join(json.dumps(r) + "\n" for r in rows if r["kind"] == kind))
         text = script.summarize(str(record))
         assert lacks in text and empty not in text and full in text, text
+
+
+def test_a_verdict_states_the_rates_of_its_own_machine(tmp_path):
+    """Where several machines were measured at a setting, a verdict states
+    the rates of the machine it ran on; elsewhere those of the records that
+    named no machine, then the first; packaging one machine's keeps the
+    others'."""
+    script = _ab_power_script()
+    amd = dict(false_alarms=0, comparisons=100, power={}, budget_s=60.0, rule="median",
+               alpha=0.05, benchmarks=["count-local"], taken="2026-12-05",
+               machine="a 2-CPU AMD machine, kernel 6.18.44")
+    intel = dict(amd, false_alarms=3, machine="a 2-CPU Intel machine, kernel 6.18.44",
+                 cpu_model="Intel(R) Xeon(R) Processor", nr_cpus=2)
+    other = dict(amd, false_alarms=7, machine="a 4-CPU Other machine, kernel 6.18.44",
+                 cpu_model="Other CPU", nr_cpus=4)
+    measured = [other, amd, intel]
+    asked = ("median", 0.05, 60.0, {"count-local"})
+    for machine, expected in (({"cpu_model": "Intel(R) Xeon(R) Processor", "nr_cpus": 2}, intel),
+                              ({"cpu_model": "Other CPU", "nr_cpus": 4}, other),
+                              ({"cpu_model": "Intel(R) Xeon(R) Processor", "nr_cpus": 4}, amd),
+                              (None, amd)):
+        assert _ab_text.applicable(measured, *asked, machine) is expected
+        text = _ab_text.rates_text("interleaved", measured, *asked, machine)
+        assert f"on {expected['machine']} at" in text, text
+        assert f"false alarms {expected['false_alarms']}/100" in text, text
+    # Asked otherwise, on the Intel machine: its settings, not the others'.
+    text = _ab_text.rates_text("interleaved", [amd, dict(intel, rule="mean")], "huber", 0.05,
+                               60.0, {"count-local"}, intel)
+    assert "do not apply" in text and "mean rule" in text and "median rule" not in text, text
+    # A result carries its machine in its metadata.
+    rounds = [_fake_round(i, 30, 15) for i in range(8)]
+    r = ab_module.ABResult(ab_module.Side("count-local", {}), ab_module.Side("count-local", {}),
+                           "interleaved", rounds, "decided", 20.0, budget_s=60.0, rule="median",
+                           metadata={"cpu_model": "Other CPU", "nr_cpus": 4},
+                           measured=measured)
+    assert r.outcome.rates == other and "false alarms 7/100" in str(r)
+    # One machine's entry replaces only its own setting.
+    shipped = tmp_path / "measured.json"
+    script._ship(str(shipped), {"interleaved": amd})
+    script._ship(str(shipped), {"interleaved": intel})
+    script._ship(str(shipped), {"interleaved": dict(intel, false_alarms=4)})
+    held = json.loads(shipped.read_text())["interleaved"]
+    assert [(e["machine"], e["false_alarms"]) for e in held] == \
+        [(amd["machine"], 0), (intel["machine"], 4)]
 
 
 def test_a_busy_machine_spins_in_its_windows_and_leaves_nothing_behind():

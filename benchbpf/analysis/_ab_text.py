@@ -11,19 +11,19 @@ from ..results import stats
 from ._ab_rule import DISTURBANCES
 
 
-#: Error rates measured on the project's machine for each mode
-#: (scripts/ab_power.py --package-data; results/ab-power-2cpu.md).
+#: Error rates measured on the project's machines for each mode
+#: (scripts/ab_power.py --package-data; results/ab-power-robust-2cpu.md).
 MEASURED_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "ab_measured.json")
 
 
 def measured_rates(mode):
-    """What was measured of `mode` on the project's machine: a list, one
-    dict per rule, alpha and budget measured, each with "false_alarms" and
-    "comparisons" (identical sides), "power" (path, "user" or "bpf" ->
-    nominal slowdown -> {"slower", "comparisons", "measured_pct": the
-    slowdown the cell's rounds measured}), "rule", "alpha", "budget_s",
-    "benchmarks", "machine" and "taken"; None where that mode was not
-    measured."""
+    """What was measured of `mode` on the project's machines: a list, one
+    dict per machine, rule, alpha and budget measured, each with
+    "false_alarms" and "comparisons" (identical sides), "power" (path, "user"
+    or "bpf" -> nominal slowdown -> {"slower", "comparisons", "measured_pct":
+    the slowdown the cell's rounds measured}), "rule", "alpha", "budget_s",
+    "benchmarks", "machine" (in words), "taken", and where the records named
+    it, "cpu_model" and "nr_cpus"; None where that mode was not measured."""
     try:
         with open(MEASURED_PATH) as f:
             got = json.load(f).get(mode)
@@ -50,10 +50,27 @@ def _settings(measured):
     return [measured] if isinstance(measured, dict) else list(measured or ())
 
 
-def applicable(measured, rule=None, alpha=None, budget_s=None, names=()):
+def _nearness(m, machine):
+    """0 for a setting measured on `machine` (a mapping with "cpu_model" and
+    "nr_cpus", or None: not known), 1 for one whose records named no
+    machine, 2 for one measured on another: this machine's rates first."""
+    if "cpu_model" not in m:
+        return 1
+    mine = machine and (machine.get("cpu_model"), machine.get("nr_cpus"))
+    return 0 if mine == (m["cpu_model"], m.get("nr_cpus")) else 2
+
+
+def _ranked(measured, machine):
+    ms = _settings(measured)
+    return sorted(ms, key=lambda m: _nearness(m, machine))
+
+
+def applicable(measured, rule=None, alpha=None, budget_s=None, names=(), machine=None):
     """Of measured (measured_rates(mode): a list, or one dict, or None) the
-    setting measured as the comparison was asked, or None."""
-    return next((m for m in _settings(measured)
+    setting measured as the comparison was asked, or None; where several
+    machines were, the one measured on `machine` (a mapping with "cpu_model"
+    and "nr_cpus", as a result's metadata has them), or else the first."""
+    return next((m for m in _ranked(measured, machine)
                  if not _differences(m, rule, alpha, budget_s, names)), None)
 
 
@@ -86,23 +103,25 @@ def _at(m):
     return f"{m_rule} rule, alpha {m_alpha:g}, {m_budget:g} s budget"
 
 
-def rates_text(mode, measured, rule=None, alpha=None, budget_s=None, names=()):
+def rates_text(mode, measured, rule=None, alpha=None, budget_s=None, names=(), machine=None):
     """The error rates measured of `mode` (measured: measured_rates(mode),
     one of its dicts, or None), in words, each with its Clopper-Pearson 95 %
-    interval and the rule, alpha and budget they were measured at: those of
-    the setting measured as the comparison was asked.  When none was (its
-    rule, alpha, budget_s or benchmark names, None: not asked, differ from
-    every setting's), the words say that the rates do not apply, how the
-    nearest setting differs, and print none."""
-    ms = _settings(measured)
+    interval and the machine, rule, alpha and budget they were measured at:
+    those of the setting measured as the comparison was asked (applicable:
+    on `machine` where it was measured there).  When none was (its rule,
+    alpha, budget_s or benchmark names, None: not asked, differ from every
+    setting's), the words say that the rates do not apply, how the nearest
+    setting differs, and print none."""
+    ms = _ranked(measured, machine)
     if not ms:
         return f"error rates of {mode} comparisons not measured"
-    m = applicable(ms, rule, alpha, budget_s, names)
+    m = applicable(ms, rule, alpha, budget_s, names, machine)
     if m is None:
         near = min(ms, key=lambda x: len(_differences(x, rule, alpha, budget_s, names)))
         differs = _differences(near, rule, alpha, budget_s, names)
         return (f"error rates measured for {mode} comparisons on {near['machine']} at "
-                f"{' and at '.join(_at(x) for x in ms)} do not apply to this one "
+                f"{' and at '.join(_at(x) for x in ms if x['machine'] == near['machine'])} "
+                "do not apply to this one "
                 f"({'; '.join(differs)}): results/ab-power-robust-2cpu.md has the "
                 "simulated rates of each rule")
     at = _at(m)

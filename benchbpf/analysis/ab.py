@@ -273,7 +273,8 @@ class ABResult(JsonFile, _Picklable):
     asked for; metadata: where and how it ran (fingerprint, kernel, run
     lengths); measured: the error rates measured for this mode, one
     entry per setting (measured_rates, read once when the result is made;
-    None where not measured; the outcome states the one that applies);
+    None where not measured; the outcome states the one that applies,
+    measured on the machine in metadata where one was);
     rule: the sequential rule that made the interval (one of RULES; "mean"
     for comparisons saved before rules had names);
     set_aside_disturbed: whether rounds the host disturbed were set aside
@@ -350,12 +351,11 @@ class ABResult(JsonFile, _Picklable):
         against the threshold and the rates measured for this mode."""
         r, lo, hi = self._interval
         verdict, beyond = verdict_of(lo, hi, self.threshold)
+        asked = (self.rule, self.alpha, self.budget_s, {self.a.name, self.b.name},
+                 self.metadata if "cpu_model" in self.metadata else None)
         return Outcome(r, lo, hi, 1 - self.alpha, _ab_rule.METHODS[self.rule], verdict, beyond,
-                       self.threshold,
-                       _ab_text.applicable(self.measured, self.rule, self.alpha, self.budget_s,
-                                           {self.a.name, self.b.name}),
-                       _ab_text.rates_text(self.mode, self.measured, self.rule, self.alpha,
-                                           self.budget_s, {self.a.name, self.b.name}),
+                       self.threshold, _ab_text.applicable(self.measured, *asked),
+                       _ab_text.rates_text(self.mode, self.measured, *asked),
                        "" if r is not None else
                        f"{len(self.rounds)} rounds, too few for an interval")
 
