@@ -352,7 +352,7 @@ class ABResult(JsonFile, _Picklable):
         r, lo, hi = self._interval
         verdict, beyond = verdict_of(lo, hi, self.threshold)
         asked = (self.rule, self.alpha, self.budget_s, {self.a.name, self.b.name},
-                 self.metadata if "cpu_model" in self.metadata else None)
+                 self.metadata)
         return Outcome(r, lo, hi, 1 - self.alpha, _ab_rule.METHODS[self.rule], verdict, beyond,
                        self.threshold, _ab_text.applicable(self.measured, *asked),
                        _ab_text.rates_text(self.mode, self.measured, *asked),
