@@ -70,8 +70,12 @@ def applicable(measured, rule=None, alpha=None, budget_s=None, names=(), machine
     setting measured as the comparison was asked, or None; where several
     machines were, the one measured on `machine` (a mapping with "cpu_model"
     and "nr_cpus", as a result's metadata has them), or else the first."""
-    return next((m for m in _ranked(measured, machine)
-                 if not _differences(m, rule, alpha, budget_s, names)), None)
+    return _first_applicable(_ranked(measured, machine), rule, alpha, budget_s, names)
+
+
+def _first_applicable(ranked, rule, alpha, budget_s, names):
+    return next((m for m in ranked if not _differences(m, rule, alpha, budget_s, names)),
+                None)
 
 
 _PATH_NAMES = {"user": "in user space", "bpf": "on the BPF path"}
@@ -115,7 +119,7 @@ def rates_text(mode, measured, rule=None, alpha=None, budget_s=None, names=(), m
     ms = _ranked(measured, machine)
     if not ms:
         return f"error rates of {mode} comparisons not measured"
-    m = applicable(ms, rule, alpha, budget_s, names, machine)
+    m = _first_applicable(ms, rule, alpha, budget_s, names)
     if m is None:
         near = min(ms, key=lambda x: len(_differences(x, rule, alpha, budget_s, names)))
         differs = _differences(near, rule, alpha, budget_s, names)
