@@ -96,6 +96,21 @@ def test_a_saved_baseline_decides_as_the_runs_it_was_saved_from():
     assert b.base.mean == pytest.approx(a.base.mean, rel=1e-6)
 
 
+def test_show_reads_a_baseline_as_the_gate_does(tmp_path):
+    # One reader for both: what show states is what a check compares with,
+    # at the file's own alpha.
+    runs = [_run([20 + (i * 7 + k) % 13 for i in range(300)]) for k in range(5)]
+    base = Baseline(runs, alpha=0.05)
+    path = tmp_path / "k.json"
+    path.write_text(json.dumps(base.as_dict()))
+    shown = show.load(path)
+    assert isinstance(shown, Baseline) and shown.alpha == 0.05
+    assert shown.reference == _saved(base).reference == pytest.approx(base.reference, rel=1e-6)
+    first = show.text(shown).splitlines()[0]
+    assert f"reference {base.as_dict()['reference_mps']} M/s " in first
+    assert "lower bound at alpha 0.05), from 5 runs" in first
+
+
 def test_a_baseline_saved_as_a_result_set_still_loads(tmp_path):
     # The layout of the version before: a ResultSet of the runs, every sample.
     runs = [_run([30 + (i + k) % 3 for i in range(200)]) for k in range(5)]

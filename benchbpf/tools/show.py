@@ -9,41 +9,33 @@ In Python, load(path) reads any of them (KINDS lists what it knows) and
 text(obj) says what show prints."""
 import argparse
 import json
+import math
 import statistics
 import sys
 
 from ..analysis import ab as _ab
 from ..results import result as _result, resultset as _resultset
 from ..results.stats import median_ci
-from ._gate_file import BASELINE_FORMAT, BASELINE_VERSION
+from ._gate_file import BASELINE_FORMAT, BASELINE_VERSION, Baseline, rounded
 
-__all__ = ["KINDS", "GateBaseline", "load", "text", "main"]
+__all__ = ["KINDS", "load", "text", "main"]
 
 
-class GateBaseline:
-    """A pytest gate baseline file as show reads it: the first run (a
-    Result without samples: what it was a run of, and where) and the
-    file's summary of every run (the plugin itself needs pytest)."""
+def _baseline(d):
+    """A gate baseline file's Baseline, as the gate reads it at the file's
+    own counter, share and alpha."""
+    return Baseline.from_dict(d, d["counter"], d["top_pct"], d["alpha"])
 
-    def __init__(self, d):
-        self.first = _result.Result.from_dict(d["first"])
-        self.runs = list(d["runs"])
-        self.counter, self.top_pct = d["counter"], d["top_pct"]
-        self.per_cpu, self.alpha = bool(d["per_cpu"]), d["alpha"]
-        self.reference_mps, self.spread_pct = d["reference_mps"], d["spread_pct"]
-        self.speeds_mps = [x for x in d["speeds_mps"] if x is not None]
-        self.metadata = self.first.metadata
 
-    def lines(self):
-        """What show prints of it."""
-        unit = "M/s per producer CPU-second" if self.per_cpu else "M/s"
-        speeds = (f"{min(self.speeds_mps):.3f}..{max(self.speeds_mps):.3f} {unit}"
-                  if self.speeds_mps else "none usable")
-        return [f"a pytest gate baseline of {self.first.name}: reference "
-                f"{self.reference_mps} {unit} ({self.counter}, the fastest {self.top_pct} %, "
-                f"lower bound at alpha {self.alpha}), from {len(self.runs)} runs",
-                f"run speeds {speeds}, spread {self.spread_pct} %",
-                f"parameters: {_params(self.first.params)}", _where(self.metadata)]
+def _baseline_lines(b):
+    unit = "M/s per producer CPU-second" if b.per_cpu else "M/s"
+    speeds = [x for x in b.speeds if not math.isnan(x)]
+    shown = f"{min(speeds):.3f}..{max(speeds):.3f} {unit}" if speeds else "none usable"
+    return [f"a pytest gate baseline of {b.first.name}: reference {rounded(b.reference)} "
+            f"{unit} ({b.counter}, the fastest {b.top_pct} %, lower bound at alpha "
+            f"{b.alpha}), from {len(b.runs)} runs",
+            f"run speeds {shown}, spread {b.spread_pct:.1f} %",
+            f"parameters: {_params(b.first.params)}", _where(b.first.metadata)]
 
 #: The files benchbpf writes, by their "format" field: (what writes them,
 #: the format version this benchbpf reads, the reader of the file's dict).
@@ -56,7 +48,7 @@ KINDS = {
     _ab.FORMAT: ("an A/B comparison (benchbpf ab --json, ABResult.save)",
                  _ab.FORMAT_VERSION, _ab.ABResult.from_dict),
     BASELINE_FORMAT: ("a pytest gate baseline (--benchbpf-save)", BASELINE_VERSION,
-                      GateBaseline),
+                      _baseline),
 }
 
 
@@ -67,7 +59,8 @@ def _expected():
 
 def load(path):
     """What the JSON file at `path` holds, as its "format" field says: a
-    Result, a ResultSet, an ABResult or a GateBaseline.  ValueError naming the file and
+    Result, a ResultSet, an ABResult or a gate Baseline
+    (benchbpf.tools.pytest_plugin.Baseline).  ValueError naming the file and
     what was expected when it is not JSON, not a kind benchbpf writes, or
     of another format version (a newer benchbpf's); OSError when it cannot
     be read."""
@@ -182,25 +175,27 @@ def _ab_lines(c):
 
 
 def _fingerprint_of(obj):
+    if isinstance(obj, Baseline):
+        return obj.first.metadata.get("fingerprint")
     if isinstance(obj, _resultset.ResultSet):
         return obj[0].metadata.get("fingerprint") if len(obj) else None
     return obj.metadata.get("fingerprint")
 
 
 def text(obj, metadata=False):
-    """What `benchbpf show` prints of obj (a Result, ResultSet, ABResult or GateBaseline,
+    """What `benchbpf show` prints of obj (a Result, ResultSet, ABResult or Baseline,
     as load() returns them); metadata=True adds the machine's fingerprint
     it was measured with."""
     if isinstance(obj, _ab.ABResult):
         lines = _ab_lines(obj)
-    elif isinstance(obj, GateBaseline):
-        lines = obj.lines()
+    elif isinstance(obj, Baseline):
+        lines = _baseline_lines(obj)
     elif isinstance(obj, _resultset.ResultSet):
         lines = _set_lines(obj)
     elif isinstance(obj, _result.Result):
         lines = _result_lines(obj)
     else:
-        raise TypeError(f"text(): a Result, ResultSet, ABResult or GateBaseline, not {type(obj).__name__}")
+        raise TypeError(f"text(): a Result, ResultSet, ABResult or Baseline, not {type(obj).__name__}")
     if metadata:
         lines += ["fingerprint:", *_fingerprint(_fingerprint_of(obj))]
     return "\n".join(lines)
