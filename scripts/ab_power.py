@@ -471,6 +471,13 @@ def _disturbed_share(cell):
     return f"{sum(1 for why in said if why)}/{len(said)}"
 
 
+def _setting(r):
+    """What a comparison's rates belong to: (rule, set aside, budget, busy
+    profile or ""). A busy profile is a setting of its own, never pooled
+    with a quiet machine's or another profile's."""
+    return (*_variant(r), r["budget_s"], r.get("busy") or "")
+
+
 def summarize(path, truth_path=None):
     """The record's tables: calibration cells, then per rule (and with or
     without disturbed rounds set aside) the false alarms and the power."""
@@ -481,7 +488,7 @@ def summarize(path, truth_path=None):
     rows, ok = ([r for r in x if r["kind"] != "calib"] for x in (rows, ok))
     if not rows:
         return calib
-    variants = sorted({(*_variant(r), r["budget_s"]) for r in ok
+    variants = sorted({_setting(r) for r in ok
                        if r["kind"] in ("false", "power") and r["method"] != "compare"})
     if len(variants) <= 1:
         return "\n\n".join(x for x in (calib, _tables(rows, ok)) if x)
@@ -490,12 +497,13 @@ def summarize(path, truth_path=None):
         parts.append(_series_check(series))
     if any(r.get("busy") for r in series):
         parts.append(_busy_table([r for r in series if r.get("busy")]))
-    for rule, aside, budget in variants:
+    for rule, aside, budget, busy in variants:
         rows_, ok_ = ([r for r in x if r["kind"] == "truth" or r["method"] == "compare"
-                       or (*_variant(r), r["budget_s"]) == (rule, aside, budget)]
+                       or _setting(r) == (rule, aside, budget, busy)]
                       for x in (rows, ok))
         parts.append(f"## Rule {rule}, budget {budget:g} s"
                      + (", disturbed rounds set aside" if aside else "")
+                     + (f", machine busy ({busy})" if busy else "")
                      + "\n\n" + _tables(rows_, ok_))
     return "\n\n".join(parts)
 
@@ -738,6 +746,8 @@ def package_data(path, truth_path=None, rule=None, budget=None):
     is replayed at several; default: its first's)."""
     rows, ok = _records(path, truth_path)
     rows, ok = _replayed(rows), _replayed(ok)
+    # A verdict states a quiet machine's rates: busy comparisons are not packaged.
+    ok = [r for r in ok if not r.get("busy")]
     ruled = [r for r in ok if r["kind"] in ("false", "power") and r["method"] != "compare"]
     want = (rule, False) if rule else _variant(ruled[0]) if ruled else None
     budget = budget or (ruled[0]["budget_s"] if ruled else None)

@@ -584,6 +584,24 @@ def test_a_summary_says_which_comparisons_a_record_lacks(tmp_path):
         assert lacks in text and empty not in text and full in text, text
 
 
+def test_a_busy_profile_is_read_apart_and_never_packaged():
+    """Each busy profile's comparisons get tables of their own, never pooled
+    with another profile's, and a verdict's packaged rates leave them out."""
+    script = _ab_power_script()
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    record = os.path.join(root, "results", "ab-power-busy-2cpu.jsonl")
+    with open(record) as f:
+        rows = [json.loads(line) for line in f if line.strip()]
+    text = script.summarize(record)
+    for profile in ("bursts", "steady"):
+        mine = [r for r in rows if r["busy"] == profile and r["method"] == "interleaved"
+                and r["a"] == "count-local"]
+        part = text.split(f"## Rule median, budget 60 s, machine busy ({profile})")[1]
+        part = part.split("\n## ")[0]
+        assert f"| interleaved | count-local | 0/{len(mine)} " in part, part
+    assert script.package_data(record) == {}
+
+
 def test_a_verdict_states_the_rates_of_its_own_machine(tmp_path):
     """Where several machines were measured at a setting, a verdict states
     the rates of the machine it ran on; elsewhere those of the records that
