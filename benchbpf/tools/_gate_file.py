@@ -110,7 +110,7 @@ class Baseline:
                     "started": r.metadata.get("started"),
                     "fastest_mps": [rounded(x) for x in tops],
                     "speeds_mps": [rounded(run_speed(u, self.counter, self.per_cpu,
-                                                      self.top_pct)) for u in r.runs()],
+                                                     self.top_pct)) for u in r.runs()],
                     "samples": len(rates), "median_mps": rounded(_median(rates)),
                     "mean_mps": rounded(r.mean) if r.samples else None,
                     "span_s": r._span_s() if r.samples else 0.0,
