@@ -746,8 +746,9 @@ def package_data(path, truth_path=None, rule=None, budget=None):
     is replayed at several; default: its first's)."""
     rows, ok = _records(path, truth_path)
     rows, ok = _replayed(rows), _replayed(ok)
-    # A verdict states a quiet machine's rates: busy comparisons are not packaged.
-    ok = [r for r in ok if not r.get("busy")]
+    # A verdict states a quiet machine's rates: busy comparisons are not
+    # packaged, nor do they name the machine or the day.
+    rows, ok = ([r for r in x if not r.get("busy")] for x in (rows, ok))
     ruled = [r for r in ok if r["kind"] in ("false", "power") and r["method"] != "compare"]
     want = (rule, False) if rule else _variant(ruled[0]) if ruled else None
     budget = budget or (ruled[0]["budget_s"] if ruled else None)

@@ -602,6 +602,26 @@ def test_a_busy_profile_is_read_apart_and_never_packaged():
     assert script.package_data(record) == {}
 
 
+def test_busy_rows_in_a_record_change_nothing_packaged(tmp_path):
+    """A record that holds busy comparisons beside quiet ones packages what
+    its quiet ones alone give: the busy rows name neither the machine nor
+    the day the rates were taken."""
+    script = _ab_power_script()
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+    def lines(name):
+        return [line for line in open(os.path.join(root, "results", name)) if line.strip()]
+    quiet, mixed = tmp_path / "quiet.jsonl", tmp_path / "mixed.jsonl"
+    quiet.write_text("".join(lines("ab-power-robust-live-2cpu.jsonl")))
+    busy = lines("ab-power-busy-2cpu.jsonl")
+    first = json.loads(lines("ab-power-robust-live-2cpu.jsonl")[0])
+    assert json.loads(busy[0])["started"][:10] != first["started"][:10]
+    mixed.write_text("".join(busy[:5]) + quiet.read_text())
+    truth = os.path.join(root, "results", "ab-knobs-2cpu.jsonl")
+    assert script.package_data(str(mixed), truth, "median", 60.0) == \
+        script.package_data(str(quiet), truth, "median", 60.0) != {}
+
+
 def test_a_verdict_states_the_rates_of_its_own_machine(tmp_path):
     """Where several machines were measured at a setting, a verdict states
     the rates of the machine it ran on; elsewhere those of the records that
