@@ -483,6 +483,8 @@ def summarize(path, truth_path=None):
     without disturbed rounds set aside) the false alarms and the power."""
     rows, ok = _records(path, truth_path)
     series = [r for r in ok if _is_series(r)]
+    quiet = [r for r in ok if r["kind"] in ("false", "power") and not r.get("busy")
+             and r.get("round_host")]
     rows, ok = _replayed(rows), _replayed(ok)
     calib = _calibration_table([r for r in ok if r["kind"] == "calib"])
     rows, ok = ([r for r in x if r["kind"] != "calib"] for x in (rows, ok))
@@ -497,6 +499,8 @@ def summarize(path, truth_path=None):
         parts.append(_series_check(series))
     if any(r.get("busy") for r in series):
         parts.append(_busy_table([r for r in series if r.get("busy")]))
+    if quiet:
+        parts.append(_quiet_flag_table(quiet))
     for rule, aside, budget, busy in variants:
         rows_, ok_ = ([r for r in x if r["kind"] == "truth" or r["method"] == "compare"
                        or _setting(r) == (rule, aside, budget, busy)]
@@ -533,35 +537,108 @@ def _replayed_flag(hosts, cpu_share):
     return any(ab_module.disturbed_why(h, cpu_share) for h in hosts)
 
 
+#: Per-side candidates: a side's round is preempted when its producers'
+#: share falls below its own median share so far by more than this
+#: fraction (or below ab's fixed share); results/ab-power-robust-2cpu.md,
+#: "A per-side disturbed-share rule".
+RELATIVE_CANDIDATES = (0.02, 0.03, 0.05, 0.08)
+
+
+def _relative_flags(rounds, d, hindsight=False):
+    """Whether each of a comparison's rounds (round_host: each side's
+    recorded host figures) is disturbed by the per-side rule: ab's rule, or
+    a side switched out involuntarily whose share is below (1 - d) times
+    that side's median share over the rounds so far, this one included (with
+    hindsight: over all of them)."""
+    shares = [[h["cpu_share"] for h in side if h and h["cpu_share"] is not None]
+              for side in zip(*rounds)] if rounds else []
+    seen = [[] for _ in shares]
+    out = []
+    for hosts in rounds:
+        flag = False
+        for side, h in enumerate(hosts):
+            if h is None:
+                continue
+            share = h["cpu_share"]
+            if share is not None:
+                seen[side].append(share)
+            if ab_module.disturbed_why(h):
+                flag = True
+            elif share is not None and h["involuntary"] > 0:
+                ref = statistics.median(shares[side] if hindsight else seen[side])
+                flag = flag or share < ref * (1 - d)
+        out.append(flag)
+    return out
+
+
+def _flag_rules():
+    """(name, flags of one comparison's rounds) for ab's fixed shares and
+    the per-side candidates, as the busy and quiet tables replay them."""
+    fixed = [(f"cpu share < {t:g}",
+              lambda r, t=t: [_replayed_flag(h, t) for h in r["round_host"]])
+             for t in CPU_SHARE_CANDIDATES]
+    rel = [(f"rel {d:g}", lambda r, d=d: _relative_flags(r["round_host"], d))
+           for d in RELATIVE_CANDIDATES]
+    hind = [(f"rel {d:g}, hindsight",
+             lambda r, d=d: _relative_flags(r["round_host"], d, hindsight=True))
+            for d in RELATIVE_CANDIDATES]
+    return ([("as ab ran it", lambda r: [bool(w) for w in r["round_disturbed"]])]
+            + fixed + rel + hind)
+
+
 def _busy_table(series):
     """The disturbed-round rule against the known busy windows: of the rounds
     they covered for BUSY_HIT_S or more, the share it flagged; of those they did
-    not touch, the share it flagged all the same; as ab ran it, and replayed at
-    each preemption threshold of CPU_SHARE_CANDIDATES."""
+    not touch, the share it flagged all the same; as ab ran it, replayed at
+    each preemption threshold of CPU_SHARE_CANDIDATES, and by the per-side
+    candidates; over all of a profile's comparisons and, in turns, over
+    those in the first and the last half of them in the record's order."""
     out = ["### The disturbed-round rule against the busy windows", "",
            f"A round is covered when the windows took {BUSY_HIT_S:g} s or more of it, "
            "untouched when they took none of it.", "",
-           "| profile | method | rule | rounds | covered | flagged of covered | "
-           "untouched | flagged of untouched |", "|---|---|---|---|---|---|---|---|"]
+           "| profile | method | comparisons | rule | rounds | covered | flagged of covered | "
+           "untouched | flagged of untouched |", "|---|---|---|---|---|---|---|---|---|"]
     for profile in sorted({r["busy"] for r in series}):
+        profiled = [r for r in series if r["busy"] == profile and "round_busy_s" in r]
+        half = len(profiled) // 2
         for method in ("interleaved", "duet"):
-            rows = [r for r in series if r["busy"] == profile and r["method"] == method
-                    and "round_busy_s" in r]
-            rounds = [(busy, why, hosts) for r in rows for busy, why, hosts in
-                      zip(r["round_busy_s"], r["round_disturbed"], r["round_host"])]
-            if not rounds:
-                continue
-            covered = [x for x in rounds if x[0] >= BUSY_HIT_S]
-            untouched = [x for x in rounds if x[0] == 0]
-            rules = [("as ab ran it", lambda x: bool(x[1]))] + [
-                (f"cpu share < {t:g}", lambda x, t=t: _replayed_flag(x[2], t))
-                for t in CPU_SHARE_CANDIDATES]
-            for name, flag in rules:
-                hit = sum(map(flag, covered))
-                false = sum(map(flag, untouched))
-                out.append(f"| {profile} | {method} | {name} | {len(rounds)} | {len(covered)} | "
-                           f"{_pct(hit, len(covered)) if covered else '-'} | {len(untouched)} | "
-                           f"{_pct(false, len(untouched)) if untouched else '-'} |")
+            parts = [("all", profiled)]
+            if method == "interleaved" and half:
+                parts += [(f"first {half}", profiled[:half]),
+                          (f"last {len(profiled) - half}", profiled[half:])]
+            for part, rows in parts:
+                mine = [r for r in rows if r["method"] == method]
+                if not mine:
+                    continue
+                for name, flags in _flag_rules():
+                    rounds = [(busy, flag) for r in mine
+                              for busy, flag in zip(r["round_busy_s"], flags(r))]
+                    covered = [f for busy, f in rounds if busy >= BUSY_HIT_S]
+                    untouched = [f for busy, f in rounds if busy == 0]
+                    out.append(
+                        f"| {profile} | {method} | {part} | {name} | {len(rounds)} | "
+                        f"{len(covered)} | "
+                        f"{_pct(sum(covered), len(covered)) if covered else '-'} | "
+                        f"{len(untouched)} | "
+                        f"{_pct(sum(untouched), len(untouched)) if untouched else '-'} |")
+    return "\n".join(out)
+
+
+def _quiet_flag_table(series):
+    """On a quiet machine, the share of each cell's rounds (by benchmark and
+    method, identical sides and power cells pooled) that ab's rule, each
+    fixed share and each per-side candidate flags."""
+    out = ["### The disturbed-round rule on a quiet machine", "",
+           "Rounds flagged, by benchmark and method (identical sides and known "
+           "slowdowns pooled).", "",
+           "| benchmark | method | rounds | rule | flagged |", "|---|---|---|---|---|"]
+    cells = sorted({(r["a"].split()[0], r["method"]) for r in series})
+    for bench, method in cells:
+        mine = [r for r in series if r["method"] == method and r["a"].split()[0] == bench]
+        for name, flags in _flag_rules():
+            flagged = [f for r in mine for f in flags(r)]
+            out.append(f"| {bench} | {method} | {len(flagged)} | {name} | "
+                       f"{_pct(sum(flagged), len(flagged))} |")
     return "\n".join(out)
 
 

@@ -734,10 +734,45 @@ def test_the_busy_campaigns_replay_follows_abs_disturbed_rule():
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     rows = [json.loads(line) for line in
             open(os.path.join(root, "results", "ab-power-robust-live-2cpu.jsonl"))]
-    pairs = [(bool(why), hosts) for r in rows
+    pairs = [(bool(why), hosts) for r in rows if "round_host" in r
              for why, hosts in zip(r["round_disturbed"], r["round_host"])]
     assert len(pairs) > 1000
     assert all(script._replayed_flag(hosts, share) == why for why, hosts in pairs)
+
+
+def test_the_per_side_candidates_judge_a_side_by_its_own_share():
+    """The per-side rule the busy campaign replays (_relative_flags) flags a
+    side preempted below its own median share so far, whatever that share
+    is, keeps ab's fixed rule, looks at no later round, and with a
+    tolerance no share can cross flags exactly what ab flagged on every
+    round of the stored live record."""
+    script = _ab_power_script()
+
+    def host(share, involuntary=5):
+        return dict(steal_pct=0.0, late_samples=0, cpu_share=share, involuntary=involuntary)
+    quiet = [0.949, 0.951, 0.950, 0.948, 0.952]
+    rounds = [[host(s), host(0.99)] for s in quiet]
+    # rb-libbpf-like: a quiet side below ab's 0.95 is never flagged by its own median.
+    assert script._relative_flags(rounds, 0.02) == [False] * 5
+    dip = rounds + [[host(0.91), host(0.99)]]       # 4 % below its median, above 0.9
+    assert script._relative_flags(dip, 0.03)[-1] is True
+    assert script._relative_flags(dip, 0.05)[-1] is False
+    # Switched out of its own accord only (no involuntary switch): not preempted.
+    assert script._relative_flags(rounds + [[host(0.91, 0), host(0.99)]], 0.03)[-1] is False
+    # Below ab's fixed share: flagged whatever the median says.
+    assert script._relative_flags([[host(0.85), host(0.85)]] * 4, 0.08) == [True] * 4
+    # Causal: a dip in the first round is its own reference; hindsight sees it.
+    early = [[host(0.91), host(0.99)]] + rounds
+    assert script._relative_flags(early, 0.03)[0] is False
+    assert script._relative_flags(early, 0.03, hindsight=True)[0] is True
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    rows = [json.loads(line) for line in
+            open(os.path.join(root, "results", "ab-power-robust-live-2cpu.jsonl"))]
+    rows = [r for r in rows if r.get("round_host")]
+    assert sum(len(r["round_host"]) for r in rows) > 1000
+    for r in rows:
+        assert script._relative_flags(r["round_host"], 1.0) == \
+            [bool(why) for why in r["round_disturbed"]], r["key"]
 
 
 def test_a_verdict_reads_no_file_when_printed(monkeypatch):
