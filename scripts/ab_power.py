@@ -875,7 +875,8 @@ def package_data(path, truth_path=None, rule=None, budget=None):
 def _ship(path, made):
     """Write what package_data made into the package's file at path, beside
     the settings (machine, rule, alpha, budget) of other records it holds: a
-    mode's entry of the same setting is replaced, others are kept."""
+    mode's entry of the same setting is replaced where it stands, others are
+    kept, since their order decides what a verdict on another machine states."""
     try:
         with open(path) as f:
             held = json.load(f)
@@ -886,7 +887,10 @@ def _ship(path, made):
         return e["machine"], e.get("rule", "mean"), e.get("alpha", 0.05), e["budget_s"]
     held = {mode: [e] if isinstance(e, dict) else e for mode, e in held.items()}
     for mode, entry in made.items():
-        held[mode] = [e for e in held.get(mode, []) if setting(e) != setting(entry)] + [entry]
+        entries = held.get(mode, [])
+        at = next((i for i, e in enumerate(entries) if setting(e) == setting(entry)),
+                  len(entries))
+        held[mode] = entries[:at] + [entry] + entries[at + 1:]
     with open(path, "w") as f:
         json.dump(held, f, indent=1)
         f.write("\n")

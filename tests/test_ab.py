@@ -664,6 +664,12 @@ def test_a_verdict_states_the_rates_of_its_own_machine(tmp_path):
     held = json.loads(shipped.read_text())["interleaved"]
     assert [(e["machine"], e["false_alarms"]) for e in held] == \
         [(amd["machine"], 0), (intel["machine"], 4)]
+    # Re-packaging the first keeps it first: the order is what another
+    # machine's verdict falls back on.
+    script._ship(str(shipped), {"interleaved": dict(amd, false_alarms=2)})
+    held = json.loads(shipped.read_text())["interleaved"]
+    assert [(e["machine"], e["false_alarms"]) for e in held] == \
+        [(amd["machine"], 2), (intel["machine"], 4)]
 
 
 def test_a_busy_machine_spins_in_its_windows_and_leaves_nothing_behind():
