@@ -56,6 +56,20 @@ def drift(sd=0.03, windows=20):
                                benchmarks=("count-local",), runs=500)
 
 
+def test_a_calibration_applies_only_on_its_own_machine_and_kernel(tmp_path):
+    """Another guest of the same image and CPU (another machine id), or
+    another kernel, does not take this machine's drift, also once saved."""
+    here, d = fingerprint(), drift()
+    assert d.applies_to(here)
+    for key, other in (("machine_id", "machine-id:0000000000000000"),
+                       ("kernel_release", "0.0.0-other"), ("nr_cpus", 1024)):
+        assert not d.applies_to(dict(here, **{key: other})), key
+    path = tmp_path / "drift.json"
+    path.write_text(json.dumps(d.as_dict()))
+    assert hostdrift.load(str(path), here) == d
+    assert hostdrift.load(str(path), dict(here, machine_id="machine-id:0000000000000000")) is None
+
+
 def test_widening_adds_the_drift_in_quadrature():
     ci = stats.MeanInterval(100.0, 99.0, 101.0, 0.95, 5, "runs")
     assert drift(0.0).widen(ci, 30.0).half_width == pytest.approx(1.0)

@@ -23,8 +23,10 @@ MIN_MINUTES, MAX_MINUTES = 0.1, 240.0
 WINDOWS_S = (5.0, 10.0, 20.0, 40.0, 80.0, 160.0, 320.0, 640.0, 1280.0)
 #: A window's mean counts when it has at least this many runs of a benchmark.
 MIN_RUNS_PER_WINDOW = 2
-#: What must match for a calibration to apply to a run.
-MACHINE_KEYS = ("kernel_release", "machine", "cpu_model", "nr_cpus")
+#: What must match for a calibration to apply to a run.  machine_id keeps a
+#: calibration copied to another guest of the same image and CPU (its
+#: ~/.cache with it) from applying there: its host is another's.
+MACHINE_KEYS = ("kernel_release", "machine", "cpu_model", "nr_cpus", "machine_id")
 #: The environment variable naming the calibration file (default_path()).
 ENV_PATH = "BENCHBPF_HOST_DRIFT"
 #: The environment variable naming the history file (default_history_path()).
