@@ -550,9 +550,10 @@ def _relative_flags(rounds, d, hindsight=False):
     a side switched out involuntarily whose share is below (1 - d) times
     that side's median share over the rounds so far, this one included (with
     hindsight: over all of them)."""
+    sides = list(zip(*rounds))
     shares = [[h["cpu_share"] for h in side if h and h["cpu_share"] is not None]
-              for side in zip(*rounds)] if rounds else []
-    seen = [[] for _ in shares]
+              for side in sides] if hindsight else None
+    seen = [[] for _ in sides]
     out = []
     for hosts in rounds:
         flag = False
@@ -598,21 +599,25 @@ def _busy_table(series):
            "untouched when they took none of it.", "",
            "| profile | method | comparisons | rule | rounds | covered | flagged of covered | "
            "untouched | flagged of untouched |", "|---|---|---|---|---|---|---|---|---|"]
+    rules = _flag_rules()
     for profile in sorted({r["busy"] for r in series}):
         profiled = [r for r in series if r["busy"] == profile and "round_busy_s" in r]
         half = len(profiled) // 2
+        # Each comparison's flags once per rule, whichever parts it is read in.
+        flagged = {name: [flags(r) for r in profiled] for name, flags in rules}
         for method in ("interleaved", "duet"):
-            parts = [("all", profiled)]
+            parts = [("all", range(len(profiled)))]
             if method == "interleaved" and half:
-                parts += [(f"first {half}", profiled[:half]),
-                          (f"last {len(profiled) - half}", profiled[half:])]
-            for part, rows in parts:
-                mine = [r for r in rows if r["method"] == method]
+                parts += [(f"first {half}", range(half)),
+                          (f"last {len(profiled) - half}", range(half, len(profiled)))]
+            for part, indices in parts:
+                mine = [i for i in indices if profiled[i]["method"] == method]
                 if not mine:
                     continue
-                for name, flags in _flag_rules():
-                    rounds = [(busy, flag) for r in mine
-                              for busy, flag in zip(r["round_busy_s"], flags(r))]
+                for name, _ in rules:
+                    rounds = [(busy, flag) for i in mine
+                              for busy, flag in zip(profiled[i]["round_busy_s"],
+                                                    flagged[name][i])]
                     covered = [f for busy, f in rounds if busy >= BUSY_HIT_S]
                     untouched = [f for busy, f in rounds if busy == 0]
                     out.append(
