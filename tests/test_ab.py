@@ -612,10 +612,9 @@ def test_busy_rows_in_a_record_change_nothing_packaged(tmp_path):
     def lines(name):
         return [line for line in open(os.path.join(root, "results", name)) if line.strip()]
     quiet, mixed = tmp_path / "quiet.jsonl", tmp_path / "mixed.jsonl"
-    quiet.write_text("".join(lines("ab-power-robust-live-2cpu.jsonl")))
-    busy = lines("ab-power-busy-2cpu.jsonl")
-    first = json.loads(lines("ab-power-robust-live-2cpu.jsonl")[0])
-    assert json.loads(busy[0])["started"][:10] != first["started"][:10]
+    live, busy = lines("ab-power-robust-live-2cpu.jsonl"), lines("ab-power-busy-2cpu.jsonl")
+    quiet.write_text("".join(live))
+    assert json.loads(busy[0])["started"][:10] != json.loads(live[0])["started"][:10]
     mixed.write_text("".join(busy[:5]) + quiet.read_text())
     truth = os.path.join(root, "results", "ab-knobs-2cpu.jsonl")
     assert script.package_data(str(mixed), truth, "median", 60.0) == \
