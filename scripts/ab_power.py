@@ -226,6 +226,8 @@ def _ab(task, budget, truth_rounds=TRUTH_ROUNDS, on_round=None):
                 set_aside_index=[x.index for x in r.set_aside],
                 round_disturbed=[list(x.disturbed) for x in r.rounds],
                 round_host=[[_host(x.a), _host(x.b)] for x in r.rounds],
+                round_cpu_share_median=[[x.a_cpu_share_median, x.b_cpu_share_median]
+                                        for x in r.rounds],
                 set_aside_log_ratios=[math.log(x.ratio) for x in r.set_aside if x.ratio > 0],
                 set_aside_disturbed_why=[list(x.disturbed) for x in r.set_aside],
                 disturbed=r.disturbances)
@@ -546,28 +548,22 @@ RELATIVE_CANDIDATES = (0.02, 0.03, 0.05, 0.08)
 
 def _relative_flags(rounds, d, hindsight=False):
     """Whether each of a comparison's rounds (round_host: each side's
-    recorded host figures) is disturbed by the per-side rule: ab's rule, or
-    a side switched out involuntarily whose share is below (1 - d) times
-    that side's median share over the rounds so far, this one included (with
-    hindsight: over all of them)."""
+    recorded host figures) is disturbed by ab's rule with the per-side
+    tolerance at d: a side switched out involuntarily whose share is below
+    ab's fixed share or below (1 - d) times that side's median share over
+    the rounds so far, this one included (with hindsight: over all of
+    them)."""
     sides = list(zip(*rounds))
-    shares = [[h["cpu_share"] for h in side if h and h["cpu_share"] is not None]
-              for side in sides] if hindsight else None
+    whole = [ab_module.share_median([h and h["cpu_share"] for h in side])
+             for side in sides]
     seen = [[] for _ in sides]
     out = []
     for hosts in rounds:
         flag = False
         for side, h in enumerate(hosts):
-            if h is None:
-                continue
-            share = h["cpu_share"]
-            if share is not None:
-                seen[side].append(share)
-            if ab_module.disturbed_why(h):
-                flag = True
-            elif share is not None and h["involuntary"] > 0:
-                ref = statistics.median(shares[side] if hindsight else seen[side])
-                flag = flag or share < ref * (1 - d)
+            seen[side].append(h and h["cpu_share"])
+            ref = whole[side] if hindsight else ab_module.share_median(seen[side])
+            flag = flag or bool(ab_module.disturbed_why(h, share_median=ref, share_drop=d))
         out.append(flag)
     return out
 

@@ -723,9 +723,11 @@ def test_busy_rounds_are_placed_on_abs_own_clock():
 
 def test_the_busy_campaigns_replay_follows_abs_disturbed_rule():
     """The thresholds the busy campaign replays (ab_power.py's
-    _replayed_flag) at ab's own preemption threshold flag what ab flags:
-    on a grid of host figures, and on every round of the stored live
-    record.  A change to ab's rule must be followed there."""
+    _replayed_flag) at ab's own preemption threshold flag what ab's fixed
+    share flags: on a grid of host figures, and on every round of the
+    stored live record that ab judged by the fixed share alone (recorded
+    before ab kept each side's median share).  A change to ab's rule must
+    be followed there."""
     from types import SimpleNamespace
     from benchbpf.analysis import _ab_rule
     script = _ab_power_script()
@@ -739,7 +741,8 @@ def test_the_busy_campaigns_replay_follows_abs_disturbed_rule():
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     rows = [json.loads(line) for line in
             open(os.path.join(root, "results", "ab-power-robust-live-2cpu.jsonl"))]
-    pairs = [(bool(why), hosts) for r in rows if "round_host" in r
+    pairs = [(bool(why), hosts) for r in rows
+             if "round_host" in r and "round_cpu_share_median" not in r
              for why, hosts in zip(r["round_disturbed"], r["round_host"])]
     assert len(pairs) > 1000
     assert all(script._replayed_flag(hosts, share) == why for why, hosts in pairs)
@@ -773,11 +776,78 @@ def test_the_per_side_candidates_judge_a_side_by_its_own_share():
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     rows = [json.loads(line) for line in
             open(os.path.join(root, "results", "ab-power-robust-live-2cpu.jsonl"))]
-    rows = [r for r in rows if r.get("round_host")]
+    rows = [r for r in rows if r.get("round_host") and "round_cpu_share_median" not in r]
     assert sum(len(r["round_host"]) for r in rows) > 1000
     for r in rows:
         assert script._relative_flags(r["round_host"], 1.0) == \
             [bool(why) for why in r["round_disturbed"]], r["key"]
+
+
+def _share_host(share, involuntary=5):
+    return dict(steal_pct=0.0, late_samples=0, cpu_share=share, involuntary=involuntary)
+
+
+def test_a_round_judges_each_side_by_its_own_median_share():
+    """ab's rule (Round.disturbed): a side preempted more than
+    DISTURBED_SHARE_DROP below its own median share so far is disturbed,
+    above the fixed share too; a quiet side whose producers run below the
+    fixed-share candidates (rb-libbpf, about 0.95) is not; a round without
+    the medians (recorded before ab kept them) is judged as before, by the
+    fixed share alone; the medians survive a save."""
+    rule = ab_module._ab_rule
+    drop = rule.DISTURBED_SHARE_DROP
+    assert 0 < drop < 1 - rule.DISTURBED_CPU_SHARE
+
+    def side(share, involuntary=5):
+        return _host_result(30, cpu_share=share, involuntary=involuntary)
+
+    median = 0.95
+    dip = median * (1 - drop) - 0.005       # above the fixed share, below its own
+    assert dip > rule.DISTURBED_CPU_SHARE
+    quiet = ab_module.Round(0, side(median - 0.002), side(0.99), a_cpu_share_median=median,
+                            b_cpu_share_median=0.99)
+    assert quiet.disturbed == ()
+    for rnd in (ab_module.Round(0, side(dip), side(0.99), a_cpu_share_median=median,
+                                b_cpu_share_median=0.99),
+                ab_module.Round(0, side(0.99), side(dip), a_cpu_share_median=0.99,
+                                b_cpu_share_median=median)):
+        assert rnd.disturbed == ("preemption",)
+        again = ab_module.Round.from_dict(json.loads(json.dumps(rnd.as_dict())))
+        assert again.disturbed == ("preemption",) and again.as_dict() == rnd.as_dict()
+    # Switched out of its own accord only: not preempted, whatever its share.
+    assert ab_module.Round(0, side(dip, 0), side(0.99), a_cpu_share_median=median).disturbed == ()
+    # Without the medians, the fixed share alone: the dip passes, as it did.
+    assert ab_module.Round(0, side(dip), side(0.99)).disturbed == ()
+    old = ab_module.Round(0, side(dip), side(0.99)).as_dict()
+    del old["a_cpu_share_median"], old["b_cpu_share_median"]
+    assert ab_module.Round.from_dict(old).disturbed == ()
+    # The median is the reference, not the share a caller passes alone.
+    assert ab_module.share_median([None, 0.9, 0.95, 0.99]) == 0.95
+    assert ab_module.share_median([None, None]) is None
+    assert ab_module.disturbed_why(_share_host(dip), share_median=median) == ("preemption",)
+    assert ab_module.disturbed_why(_share_host(dip), share_median=median,
+                                   share_drop=0.05) == ()
+
+
+def test_the_per_side_replay_is_abs_rule():
+    """The busy campaign's per-side replay at ab's own tolerance flags what
+    Round.disturbed flags on the same rounds with the medians ab keeps: one
+    rule, in one place."""
+    script = _ab_power_script()
+    rule = ab_module._ab_rule
+    shares = [0.95, 0.951, 0.93, 0.949, 1.0, 0.85, 0.952, 0.91]
+    rounds, kept = [], ([], [])
+    for i, s in enumerate(shares):
+        a = _host_result(30, cpu_share=s, involuntary=5)
+        b = _host_result(30, cpu_share=0.99, involuntary=5)
+        for side, r in zip(kept, (a, b)):
+            side.append(rule.cpu_share_of(r.disturbances))
+        rounds.append(ab_module.Round(i, a, b, None, 0.0, None, None, None, "hits",
+                                      *map(ab_module.share_median, kept)))
+    hosts = [[r.a.disturbances, r.b.disturbances] for r in rounds]
+    flags = [bool(r.disturbed) for r in rounds]
+    assert flags == script._relative_flags(hosts, rule.DISTURBED_SHARE_DROP)
+    assert True in flags and False in flags
 
 
 def test_a_verdict_reads_no_file_when_printed(monkeypatch):
@@ -937,6 +1007,12 @@ def test_set_aside_disturbed_replaces_disturbed_rounds():
     assert r.set_aside_disturbed and r.stopped_by == "max_rounds"
     assert all(not rnd.disturbed for rnd in r.rounds)
     assert all(rnd.disturbed for rnd in r.set_aside)
-    taken = sorted(rnd.index for rnd in r.rounds + r.set_aside)
-    assert taken == list(range(len(taken)))
+    taken = sorted(r.rounds + r.set_aside, key=lambda rnd: rnd.index)
+    assert [rnd.index for rnd in taken] == list(range(len(taken)))
     assert r.disturbances["set_aside"] == len(r.set_aside)
+    # Each side is judged against its own median share over every round
+    # taken so far, set aside or not, this one included.
+    for k, rnd in enumerate(taken):
+        for key in ("a", "b"):
+            so_far = [getattr(x, key).disturbances["cpu_share"] for x in taken[:k + 1]]
+            assert getattr(rnd, f"{key}_cpu_share_median") == ab_module.share_median(so_far)

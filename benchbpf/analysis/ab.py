@@ -71,7 +71,7 @@ from ..results.result import JsonFile, Result, _Picklable, _thawed
 __all__ = ["ab", "ABResult", "Round", "Side", "simulate", "SimulatedRates", "MODES",
            "VERDICTS", "round_seconds", "measured_rates", "simulated_log_ratios", "RULE",
            "RULES", "replay", "simulate_fitted", "Contamination", "FITTED", "planned_rounds",
-           "budget_rounds", "disturbed_why", "FAIL_ON"]
+           "budget_rounds", "disturbed_why", "share_median", "FAIL_ON"]
 
 #: How the sides of a comparison run: in turns here, both at once, or in guests.
 MODES = ("interleaved", "duet", "kernels")
@@ -200,7 +200,11 @@ class Round(_Picklable):
     index: 0, 1, ...; first: "a" or "b", the side that ran first
     (interleaved, kernels), None when both ran at once (duet); started_s:
     when the round began, s from the comparison's start; a_cpus, b_cpus:
-    the CPUs each side had (duet), else None."""
+    the CPUs each side had (duet), else None; a_cpu_share_median,
+    b_cpu_share_median: each side's median producers' CPU share over the
+    comparison's rounds up to this one (set aside or not), which `disturbed`
+    judges the side's share by (None: not kept, as before ab kept it; the
+    fixed share alone then)."""
     index: int
     a: Result
     b: Result
@@ -210,6 +214,8 @@ class Round(_Picklable):
     b_cpus: object = None
     per_cpu: object = None
     counter: str = "hits"
+    a_cpu_share_median: object = None
+    b_cpu_share_median: object = None
 
     @property
     def a_mps(self):
@@ -234,8 +240,12 @@ class Round(_Picklable):
         """Why the host disturbed this round, a tuple of
         _ab_rule.DISTURBANCES ("steal", "preemption", "late sample") that
         either side's run showed; empty when neither was (or the runs were
-        recorded before they said)."""
-        why = set(_ab_rule.disturbances_of(self.a)) | set(_ab_rule.disturbances_of(self.b))
+        recorded before they said).  A side was preempted when switched out
+        involuntarily with its producers' CPU share below the fixed
+        _ab_rule.DISTURBED_CPU_SHARE or _ab_rule.DISTURBED_SHARE_DROP below
+        its own median so far."""
+        why = set(_ab_rule.disturbances_of(self.a, self.a_cpu_share_median)) | \
+            set(_ab_rule.disturbances_of(self.b, self.b_cpu_share_median))
         return tuple(w for w in _ab_rule.DISTURBANCES if w in why)
 
     def as_dict(self):
@@ -244,6 +254,8 @@ class Round(_Picklable):
                 "a_cpus": list(self.a_cpus) if self.a_cpus is not None else None,
                 "b_cpus": list(self.b_cpus) if self.b_cpus is not None else None,
                 "per_cpu": self.per_cpu, "counter": self.counter,
+                "a_cpu_share_median": self.a_cpu_share_median,
+                "b_cpu_share_median": self.b_cpu_share_median,
                 # Derived, for readers of the file; from_dict recomputes it.
                 "disturbed": list(self.disturbed),
                 "a": self.a.as_dict(), "b": self.b.as_dict()}
@@ -255,7 +267,8 @@ class Round(_Picklable):
                    d.get("first"), d.get("started_s", 0.0),
                    tuple(d["a_cpus"]) if d.get("a_cpus") is not None else None,
                    tuple(d["b_cpus"]) if d.get("b_cpus") is not None else None,
-                   d.get("per_cpu"), d.get("counter", "hits"))
+                   d.get("per_cpu"), d.get("counter", "hits"),
+                   d.get("a_cpu_share_median"), d.get("b_cpu_share_median"))
 
 
 #: ABResult's measured when not given: read from the package data.
@@ -531,15 +544,27 @@ def budget_rounds(round_ends_s, budget):
     return len(round_ends_s)
 
 
-def disturbed_why(disturbances, cpu_share=None):
+def disturbed_why(disturbances, cpu_share=None, share_median=None, share_drop=None):
     """Why the host disturbed a run, from what it recorded (a Result's
     disturbances, as a dict, or None): a tuple of "steal", "preemption",
     "late sample" (empty: not disturbed), by the rule each Round's
     `disturbed` follows.  cpu_share: the producers' CPU share below which a
-    run that was switched out counts as preempted (None: ab's own); a
-    replay of stored runs may try others."""
+    run that was switched out counts as preempted (None: ab's own);
+    share_median: its side's median share over the rounds so far, this one
+    included (share_median(); None: the fixed share alone); share_drop: how
+    far below that median it counts as preempted (None: ab's own).  A replay
+    of stored runs may try other thresholds."""
     return _ab_rule.disturbed_why(
-        disturbances, _ab_rule.DISTURBED_CPU_SHARE if cpu_share is None else cpu_share)
+        disturbances, _ab_rule.DISTURBED_CPU_SHARE if cpu_share is None else cpu_share,
+        share_median,
+        _ab_rule.DISTURBED_SHARE_DROP if share_drop is None else share_drop)
+
+
+def share_median(shares):
+    """A side's median producers' CPU share over shares (one per round so
+    far, None where a run has none), the reference disturbed_why() judges
+    a run by; None where none is known."""
+    return _ab_rule.share_median(shares)
 
 
 def _check_options(mode, precision, threshold, alpha, budget, max_rounds, warmup,
@@ -769,6 +794,9 @@ def ab(a, b, *, mode="interleaved", rule=RULE, precision=PRECISION, threshold=TH
                     measured=measured_rates(mode), rule=rule,
                     set_aside_disturbed=set_aside_disturbed)
     rounds, set_aside, began = [], [], time.monotonic()
+    # Each side's producers' CPU shares over every round taken, set aside or
+    # not: a side is judged preempted against its own (Round.disturbed).
+    shares = ([], [])
 
     def result(stopped_by):
         return ABResult(a, b, mode, tuple(rounds), stopped_by,
@@ -785,8 +813,10 @@ def ab(a, b, *, mode="interleaved", rule=RULE, precision=PRECISION, threshold=TH
                 with _progress.step(f"round {taken + 1}"):
                     started_s = round(time.monotonic() - began, 3)
                     ra, rb, first, a_cpus, b_cpus = runner.round(taken)
+                    for side, r in zip(shares, (ra, rb)):
+                        side.append(_ab_rule.cpu_share_of(r.disturbances))
                     rnd = Round(taken, ra, rb, first, started_s, a_cpus, b_cpus, per_cpu,
-                                counter)
+                                counter, *map(_ab_rule.share_median, shares))
                 _check_figures(rnd)
                 (set_aside if set_aside_disturbed and rnd.disturbed else rounds).append(rnd)
                 so_far = result(None)
