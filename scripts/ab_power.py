@@ -756,14 +756,19 @@ def _spread(cell):
     return f"{100 * sd:.1f} %, {100 * mad:.1f} %"
 
 
-def _pooled_logs(rows, path, effect):
-    return [x for r in rows if r["kind"] in ("power", "truth") and r["method"] == "interleaved"
+def _pooled_logs(rows, path, effect, method="interleaved"):
+    """The round log ratios of a cell: in turns, its power and truth
+    comparisons'; in a duet, its own duets' (a knob's size moves with the
+    machine's day, and a duet's rounds are not the truth cell's)."""
+    kinds = ("power", "truth") if method == "interleaved" else ("power",)
+    return [x for r in rows if r["kind"] in kinds and r["method"] == method
             and r["path"] == path and r["effect"] == effect for x in r["round_log_ratios"]]
 
 
-def _pooled_slowdown(rows, path, effect):
-    """B's slowdown over every interleaved round of the cell, a fraction."""
-    return 1 - math.exp(statistics.fmean(_pooled_logs(rows, path, effect)))
+def _pooled_slowdown(rows, path, effect, method="interleaved"):
+    """B's slowdown over every round of the cell's comparisons of method
+    (interleaved: its truth cell's too), a fraction."""
+    return 1 - math.exp(statistics.fmean(_pooled_logs(rows, path, effect, method)))
 
 
 def _pooled(rows, path, effect):
@@ -817,8 +822,8 @@ def simulated(n=400, rounds=40):
 def package_data(path, truth_path=None, rule=None, budget=None):
     """What every A/B verdict states, per mode: the identical-side comparisons and
     their false alarms, and per path ("user", "bpf") and nominal slowdown how many
-    were called slower, and the slowdown measured over all the cell's
-    interleaved rounds (percent).  rule: the rule whose comparisons (none set
+    were called slower, and the slowdown measured over all the cell's rounds
+    of that mode (percent; interleaved: its truth cell's too).  rule: the rule whose comparisons (none set
     aside) count, where the record holds several (default: its first's);
     budget: the budget, s, whose comparisons count (a --full-series record
     is replayed at several; default: its first's)."""
@@ -856,7 +861,8 @@ def package_data(path, truth_path=None, rule=None, budget=None):
                     power.setdefault(path, {})[f"{effect:g}"] = dict(
                         slower=sum(r["verdict"] == "slower" for r in cell),
                         comparisons=len(cell),
-                        measured_pct=round(100 * _pooled_slowdown(ok, path, effect), 1))
+                        measured_pct=round(100 * _pooled_slowdown(ok, path, effect, mode),
+                                           1))
         # The rule and alpha the comparisons ran with (ab's defaults then),
         # and their benchmarks: where a verdict's differ, the rates do not apply.
         names = {r[side].split()[0] for r in ok if r["method"] == mode for side in "ab"}
