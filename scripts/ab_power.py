@@ -555,7 +555,7 @@ def _relative_flags(rounds, d, hindsight=False):
     them)."""
     sides = list(zip(*rounds))
     whole = [ab_module.share_median([h and h["cpu_share"] for h in side])
-             for side in sides]
+             for side in sides] if hindsight else None
     seen = [[] for _ in sides]
     out = []
     for hosts in rounds:
@@ -823,10 +823,11 @@ def package_data(path, truth_path=None, rule=None, budget=None):
     """What every A/B verdict states, per mode: the identical-side comparisons and
     their false alarms, and per path ("user", "bpf") and nominal slowdown how many
     were called slower, and the slowdown measured over all the cell's rounds
-    of that mode (percent; interleaved: its truth cell's too).  rule: the rule whose comparisons (none set
-    aside) count, where the record holds several (default: its first's);
-    budget: the budget, s, whose comparisons count (a --full-series record
-    is replayed at several; default: its first's)."""
+    of that mode (percent; interleaved: its truth cell's too).  rule: the
+    rule whose comparisons (none set aside) count, where the record holds
+    several (default: its first's); budget: the budget, s, whose comparisons
+    count (a --full-series record is replayed at several; default: its
+    first's)."""
     rows, ok = _records(path, truth_path)
     rows, ok = _replayed(rows), _replayed(ok)
     # A verdict states a quiet machine's rates: busy comparisons are not
