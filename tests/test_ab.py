@@ -515,10 +515,9 @@ def test_a_duet_cell_is_stated_at_the_size_its_own_duets_read():
     made = script.package_data(os.path.join(root, "results", "ab-power-robust-live-2cpu.jsonl"),
                                os.path.join(root, "results", "ab-knobs-2cpu.jsonl"),
                                "median", 60.0)
-    rows = [json.loads(line) for line in
-            open(os.path.join(root, "results", "ab-power-robust-live-2cpu.jsonl"))]
-    _, truth = script._records(os.path.join(root, "results", "ab-power-robust-live-2cpu.jsonl"),
-                               os.path.join(root, "results", "ab-knobs-2cpu.jsonl"))
+    rows, truth = script._records(
+        os.path.join(root, "results", "ab-power-robust-live-2cpu.jsonl"),
+        os.path.join(root, "results", "ab-knobs-2cpu.jsonl"))
     for path in ("user", "bpf"):
         duets = [x for r in rows if r.get("kind") == "power" and r["method"] == "duet"
                  and r["path"] == path and r["effect"] == 0.1 for x in r["round_log_ratios"]]
@@ -773,6 +772,10 @@ def test_the_busy_campaigns_replay_follows_abs_disturbed_rule():
     assert all(script._replayed_flag(hosts, share) == why for why, hosts in pairs)
 
 
+def _share_host(share, involuntary=5):
+    return dict(steal_pct=0.0, late_samples=0, cpu_share=share, involuntary=involuntary)
+
+
 def test_the_per_side_candidates_judge_a_side_by_its_own_share():
     """The per-side rule the busy campaign replays (_relative_flags) flags a
     side preempted below its own median share so far, whatever that share
@@ -780,9 +783,7 @@ def test_the_per_side_candidates_judge_a_side_by_its_own_share():
     tolerance no share can cross flags exactly what ab flagged on every
     round of the stored live record."""
     script = _ab_power_script()
-
-    def host(share, involuntary=5):
-        return dict(steal_pct=0.0, late_samples=0, cpu_share=share, involuntary=involuntary)
+    host = _share_host
     quiet = [0.949, 0.951, 0.950, 0.948, 0.952]
     rounds = [[host(s), host(0.99)] for s in quiet]
     # rb-libbpf-like: a quiet side below ab's 0.95 is never flagged by its own median.
@@ -806,10 +807,6 @@ def test_the_per_side_candidates_judge_a_side_by_its_own_share():
     for r in rows:
         assert script._relative_flags(r["round_host"], 1.0) == \
             [bool(why) for why in r["round_disturbed"]], r["key"]
-
-
-def _share_host(share, involuntary=5):
-    return dict(steal_pct=0.0, late_samples=0, cpu_share=share, involuntary=involuntary)
 
 
 def test_a_round_judges_each_side_by_its_own_median_share():
