@@ -46,7 +46,10 @@ after the other.  Calibration of the knobs first:
 --summarize replays every rule on its rounds, with and without disturbed
 rounds set aside, at its budget and at each shorter one of REPLAY_BUDGETS:
 the rounds a comparison takes do not depend on its rule, only where it
-stops does (results/ab-power-robust-2cpu.md, "Amended").
+stops does (results/ab-power-robust-2cpu.md, "Amended").  With
+--until-settled a series stops as soon as none of those replays can change
+(settled()): a 10 % cell decides in some 40 s, and 300 s of rounds past
+that would only be more of the same.
 
 --busy PROFILE makes the machine busy during each comparison on a seeded
 schedule (scripts/_busy.py), records which rounds the busy windows covered,
@@ -196,8 +199,31 @@ def _host(result):
     return None if d is None else {k: v for k, v in d.items() if k != "watch_ns_per_sample"}
 
 
-def _ab(task, budget, truth_rounds=TRUTH_ROUNDS, on_round=None):
+class _Settled(Exception):
+    """Raised by on_round to end a --full-series comparison whose every
+    replay is settled; `so_far` is the comparison up to there.  ab frees
+    all it loaded on the way out (its runner's context), as on Ctrl-C."""
+
+    def __init__(self, so_far):
+        super().__init__("settled")
+        self.so_far = so_far
+
+
+def _ab(task, budget, truth_rounds=TRUTH_ROUNDS, on_round=None, until_settled=False):
+    """One ab comparison of the task, as a record's fields.  until_settled
+    (a --full-series task): it stops after the first round at which every
+    replay of its rounds is settled (settled()), stopped_by "settled"."""
     aside = bool(task.get("set_aside_disturbed"))
+    if until_settled and task.get("rule") == SERIES:
+        def watched(rnd, so_far):
+            if on_round is not None:
+                on_round(rnd, so_far)
+            if settled(dict(task, budget_s=budget, **_fields(so_far))):
+                raise _Settled(so_far)
+        try:
+            return _ab(task, budget, truth_rounds, watched)
+        except _Settled as e:
+            return dict(_fields(e.so_far), stopped_by="settled")
     if task["kind"] in ("truth", "calib"):
         r = benchbpf.ab(task["a"], task["b"], budget=None, max_rounds=truth_rounds,
                         min_rounds=truth_rounds, rule=task.get("rule") or ab_module.RULE,
@@ -215,6 +241,11 @@ def _ab(task, budget, truth_rounds=TRUTH_ROUNDS, on_round=None):
                         rule=task.get("rule") or ab_module.RULE, progress=False,
                         different_benchmarks=False, set_aside_disturbed=aside,
                         on_round=on_round)
+    return _fields(r)
+
+
+def _fields(r):
+    """What a record keeps of an ABResult r (finished or so far)."""
     logs = [math.log(x) for x in r.ratios]
     return dict(verdict=r.verdict, beyond=r.beyond_threshold, ratio=r.ratio, low=r.low,
                 high=r.high, rounds=len(r.rounds), wall_s=r.wall_s, measured_s=r.measured_s,
@@ -346,7 +377,7 @@ def run(args):
             with busy:
                 got = _compare(task, args.budget) if task["method"] == "compare" \
                     else _ab(task, args.budget, args.truth_rounds,
-                             on_round if task.get("busy") else None)
+                             on_round if task.get("busy") else None, args.until_settled)
         except benchbpf.BenchmarkError as e:
             got = dict(error=str(e))
         if task.get("busy"):
@@ -438,6 +469,27 @@ def replay_series(row, rule, set_aside, budget):
                 set_aside=sum(1 for i in range(last + 1) if set_aside and disturbed[i]))
 
 
+def settled(row):
+    """Whether every replay of a --full-series comparison's rounds so far
+    (row, as its record's) is final: each rule, with and without disturbed
+    rounds set aside, at each budget _replayed() reads it at, has decided,
+    or that budget's check has stopped it before the last round.  More
+    rounds would change none of these verdicts, so a comparison stopped
+    here (--until-settled) replays as the one run to its budget would."""
+    ends = row["round_starts_s"][1:] + [row["wall_s"]]
+    for budget in _replay_budgets(row):
+        if budget < row["budget_s"] and ab_module.budget_rounds(ends, budget) < len(ends):
+            continue
+        if any(replay_series(row, rule, aside, budget)["stopped_by"] != "decided"
+               for rule in ab_module.RULES for aside in (False, True)):
+            return False
+    return True
+
+
+def _replay_budgets(row):
+    return sorted({b for b in REPLAY_BUDGETS if b <= row["budget_s"]} | {row["budget_s"]})
+
+
 def _is_series(r):
     """Whether a row is a --full-series comparison (its rule field is the
     one ab ran under; its key names it a series)."""
@@ -453,8 +505,8 @@ def _replayed(rows):
         if not _is_series(r) or "error" in r:
             out.append(r)
             continue
-        budgets = sorted({b for b in REPLAY_BUDGETS if b <= r["budget_s"]} | {r["budget_s"]})
-        out += [x for rule in ab_module.RULES for aside in (False, True) for b in budgets
+        out += [x for rule in ab_module.RULES for aside in (False, True)
+                for b in _replay_budgets(r)
                 if (x := replay_series(r, rule, aside, b)) is not None]
     return out
 
@@ -520,7 +572,10 @@ def _series_check(series):
     ends = [r["round_starts_s"][1:] + [r["wall_s"]] for r in series]
     same = sum(ab_module.budget_rounds(e, r["budget_s"]) == len(e)
                for e, r in zip(ends, series))
-    return (f"{len(series)} comparisons ran to the end of their budget (--full-series); "
+    cut = sum(r.get("stopped_by") == "settled" for r in series)
+    how = (f"{len(series) - cut} ran to the end of their budget, {cut} stopped once every "
+           "replay was settled (--until-settled)") if cut else "ran to the end of their budget"
+    return (f"{len(series)} comparisons {how} (--full-series); "
             f"replayed at that budget, {same} of them end on the round the run ended on. "
             f"Rounds per comparison: {min(len(e) for e in ends)}-{max(len(e) for e in ends)}.")
 
@@ -929,6 +984,11 @@ def _arguments(ap):
                          "number (rule \"series\"); --summarize replays every rule on its "
                          "rounds, with and without disturbed rounds set aside, at its "
                          "budget and each shorter one of 60 and 300 s")
+    ap.add_argument("--until-settled", action="store_true",
+                    help="with --full-series: a comparison stops at the first round after "
+                         "which every replay --summarize makes of it is final (each rule, "
+                         "set aside or not, at each budget: decided, or past that budget), "
+                         "stopped_by \"settled\"; its replays are the full series' own")
     ap.add_argument("--cells", type=lambda t: [p for p in t.split(",") if p], default=[],
                     metavar="PATTERNS",
                     help="only these cells (comma separated shell patterns, e.g. "

@@ -504,6 +504,76 @@ def test_a_record_holds_one_machines_comparisons(tmp_path):
         script.run(args)
 
 
+def _cut(script, row, k):
+    """A --full-series row as it stood after its first k rounds."""
+    starts = row["round_starts_s"]
+    end = starts[k] if k < len(starts) else row["wall_s"]
+    keys = ("round_log_ratios", "round_disturbed", "round_starts_s", "round_host",
+            "round_index", "round_cpu_share_median")
+    return dict(row, wall_s=end, measured_s=row["measured_s"] * end / row["wall_s"],
+                **{key: row[key][:k] for key in keys if key in row})
+
+
+def test_a_series_stopped_once_settled_replays_as_the_whole_series():
+    """ab_power.py --until-settled stops a --full-series comparison at the
+    first round where settled() says no replay can change.  On every stored
+    series, cut there, each rule's replay (set aside or not, at each
+    budget) gives the verdict, interval, rounds and time of the whole
+    series'.  A settled() that waited for nothing would fail the first
+    check; one that never said yes, the second."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    script = _ab_power_script()
+    keys = ("rule", "set_aside_disturbed", "budget_s", "verdict", "beyond", "ratio",
+            "low", "high", "rounds", "wall_s", "stopped_by", "set_aside")
+    n = cut = saved = 0
+    for name in ("ab-power-robust-live-2cpu.jsonl", "ab-power-robust-live-300-2cpu.jsonl",
+                 "ab-power-robust-live-300-intel-calibrated-2cpu.jsonl"):
+        rows, _ = script._records(os.path.join(root, "results", name))
+        for row in rows:
+            if not script._is_series(row) or "error" in row:
+                continue
+            # Settled stays settled as rounds come: the first such round by
+            # bisection, checked on both sides.
+            low, high = 0, len(row["round_log_ratios"])
+            while high - low > 1:
+                mid = (low + high) // 2
+                low, high = (low, mid) if script.settled(_cut(script, row, mid)) else (mid, high)
+            k, n = high, n + 1
+            if k == len(row["round_log_ratios"]):
+                continue
+            assert script.settled(_cut(script, row, k))
+            assert k == 1 or not script.settled(_cut(script, row, k - 1))
+            whole = [[x[key] for key in keys] for x in script._replayed([row])]
+            part = [[x[key] for key in keys] for x in script._replayed([_cut(script, row, k)])]
+            assert part == whole, (name, row["key"], k)
+            cut += 1
+            saved += row["wall_s"] - _cut(script, row, k)["wall_s"]
+    assert n > 300
+    # Most series settle well before their budget's end (the 10 % cells'
+    # in some 40 s of 300).
+    assert cut > n / 2 and saved > 3600 * 3, (n, cut, saved)
+
+
+def test_until_settled_stops_a_live_series_and_frees_what_it_loaded(monkeypatch):
+    script = _ab_power_script()
+    import leakcheck
+    before = leakcheck.snapshot()
+    looked = []
+
+    def after_two(row):
+        looked.append(len(row["round_log_ratios"]))
+        return len(row["round_log_ratios"]) >= 2
+    monkeypatch.setattr(script, "settled", after_two)
+    task = dict(kind="power", method="interleaved", a="count-local", b="count-local",
+                rule=script.SERIES)
+    got = script._ab(task, 60.0, until_settled=True)
+    assert looked == [1, 2]
+    assert got["stopped_by"] == "settled" and len(got["round_log_ratios"]) == 2
+    assert got["wall_s"] < 60 and len(got["round_starts_s"]) == 2
+    assert not leakcheck.snapshot().bpf_fds
+    assert leakcheck.snapshot().threads == before.threads
+
+
 def test_a_duet_cell_is_stated_at_the_size_its_own_duets_read():
     """A duet verdict's cells are stated at the slowdown their own duets'
     rounds read, not the interleaved truth cell's: on the AMD VM the 10 %
