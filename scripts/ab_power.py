@@ -574,8 +574,8 @@ def _series_check(series):
                for e, r in zip(ends, series))
     cut = sum(r.get("stopped_by") == "settled" for r in series)
     how = (f"{len(series) - cut} ran to the end of their budget, {cut} stopped once every "
-           "replay was settled (--until-settled)") if cut else "ran to the end of their budget"
-    return (f"{len(series)} comparisons {how} (--full-series); "
+           "replay was settled (--until-settled)") if cut else "all ran to the end of their budget"
+    return (f"{len(series)} comparisons (--full-series): {how}; "
             f"replayed at that budget, {same} of them end on the round the run ended on. "
             f"Rounds per comparison: {min(len(e) for e in ends)}-{max(len(e) for e in ends)}.")
 
