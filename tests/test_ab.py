@@ -525,12 +525,19 @@ def test_a_series_stopped_once_settled_replays_as_the_whole_series():
     script = _ab_power_script()
     keys = ("rule", "set_aside_disturbed", "budget_s", "verdict", "beyond", "ratio",
             "low", "high", "rounds", "wall_s", "stopped_by", "set_aside")
-    n = cut = saved = 0
+    n = cut = saved = live = 0
     for name in ("ab-power-robust-live-2cpu.jsonl", "ab-power-robust-live-300-2cpu.jsonl",
                  "ab-power-robust-live-300-intel-calibrated-2cpu.jsonl"):
         rows, _ = script._records(os.path.join(root, "results", name))
         for row in rows:
             if not script._is_series(row) or "error" in row:
+                continue
+            if row["stopped_by"] == "settled":
+                # Cut as it ran: on the first round settled() says so.
+                assert script.settled(row), row["key"]
+                k = len(row["round_log_ratios"])
+                assert not script.settled(_cut(script, row, k - 1)), row["key"]
+                live += 1
                 continue
             # Settled stays settled as rounds come: the first such round by
             # bisection, checked on both sides.
@@ -552,6 +559,7 @@ def test_a_series_stopped_once_settled_replays_as_the_whole_series():
     # Most series settle well before their budget's end (the 10 % cells'
     # in some 40 s of 300).
     assert cut > n / 2 and saved > 3600 * 3, (n, cut, saved)
+    assert live >= 58
 
 
 def test_until_settled_stops_a_live_series_and_frees_what_it_loaded(monkeypatch):
