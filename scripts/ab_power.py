@@ -201,12 +201,12 @@ def _host(result):
 
 class _Settled(Exception):
     """Raised by on_round to end a --full-series comparison whose every
-    replay is settled; `so_far` is the comparison up to there.  ab frees
-    all it loaded on the way out (its runner's context), as on Ctrl-C."""
+    replay is settled; `fields` are its record's fields up to there.  ab
+    frees all it loaded on the way out (its runner's context), as on Ctrl-C."""
 
-    def __init__(self, so_far):
+    def __init__(self, fields):
         super().__init__("settled")
-        self.so_far = so_far
+        self.fields = fields
 
 
 def _ab(task, budget, truth_rounds=TRUTH_ROUNDS, on_round=None, until_settled=False):
@@ -218,12 +218,13 @@ def _ab(task, budget, truth_rounds=TRUTH_ROUNDS, on_round=None, until_settled=Fa
         def watched(rnd, so_far):
             if on_round is not None:
                 on_round(rnd, so_far)
-            if settled(dict(task, budget_s=budget, **_fields(so_far))):
-                raise _Settled(so_far)
+            fields = _fields(so_far)
+            if settled(dict(task, budget_s=budget, **fields)):
+                raise _Settled(fields)
         try:
             return _ab(task, budget, truth_rounds, watched)
         except _Settled as e:
-            return dict(_fields(e.so_far), stopped_by="settled")
+            return dict(e.fields, stopped_by="settled")
     if task["kind"] in ("truth", "calib"):
         r = benchbpf.ab(task["a"], task["b"], budget=None, max_rounds=truth_rounds,
                         min_rounds=truth_rounds, rule=task.get("rule") or ab_module.RULE,
