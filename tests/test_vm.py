@@ -90,18 +90,9 @@ def _progress(line):
 
 
 def _run_batch(jobs, kernel):
-    """vm.run_many() of a batch, booted once more where the guest died without
-    reporting back: seen once, under a heavily loaded host, during
-    local-storage-tasks-trace in 6.12 (not understood yet; the first failure
-    is printed, and a second one fails the tier)."""
-    try:
-        return vm.run_many(jobs, kernel, progress=_progress, errors="return", probe=True)
-    except vm.VMError as e:
-        if "stopped without reporting back" not in str(e):
-            raise
-        print(f"{kernel} guest died without reporting back; booting it again: {e}",
-              file=sys.stderr)
-        return vm.run_many(jobs, kernel, progress=_progress, errors="return", probe=True)
+    """vm.run_many() of a batch, errors returned (a guest that dies is booted
+    once more by vm itself: test_a_guest_that_dies_*)."""
+    return vm.run_many(jobs, kernel, progress=_progress, errors="return", probe=True)
 
 
 @pytest.fixture(scope="module")
@@ -302,6 +293,55 @@ def test_matrix_host_and_612_by_path():
     assert {row["kernel"] for row in rows} == {os.uname().release, k.release}
     assert all(row["kernel_spec"] in ("host", k.vmlinuz) for row in rows)
     assert all(r.total_hits > 0 for r in rs)
+    guests = [r.metadata["vm"] for r in rs if "vm" in r.metadata]
+    assert len(guests) == 2 and all(g["boots"] in (1, 2) for g in guests), guests
+    assert all((g["boots"] == 2) == (g["reboot_reason"] is not None) for g in guests)
+
+
+def _panicking_first(boots_to_panic):
+    """vm._vng_command with the first `boots_to_panic` guests told to panic
+    (sysrq c) instead of running benchbpf: a guest that dies without
+    reporting back, as it would on a kernel bug."""
+    real, made = vm._vng_command, []
+
+    def command(*args, **kw):
+        cmd = real(*args, **kw)
+        made.append(cmd)
+        if len(made) > boots_to_panic:
+            return cmd
+        return cmd[:cmd.index("--") + 1] + ["sh", "-c", "echo c > /proc/sysrq-trigger"]
+    return command, made
+
+
+@needs_qemu
+def test_a_guest_that_dies_is_booted_once_more_and_says_so(monkeypatch, tmp_path):
+    command, made = _panicking_first(1)
+    monkeypatch.setattr(vm, "_vng_command", command)
+    lines = []
+    r, = vm.run_many([("count-local", QUICK)], "6.12", progress=lines.append)
+    assert len(made) == 2 and r.total_hits > 0
+    meta = r.metadata["vm"]
+    assert meta["boots"] == 2, meta
+    assert "stopped without reporting back" in meta["reboot_reason"]
+    # The console reaches the message: the first guest's panic is in it.
+    assert 'the kernel said "Kernel panic - not syncing: sysrq' in meta["reboot_reason"]
+    assert any("booting it once more" in line for line in lines), lines
+    r.to_json(str(tmp_path / "r.json"))
+    back = benchbpf.Result.from_json(str(tmp_path / "r.json")).metadata["vm"]
+    assert (back["boots"], back["reboot_reason"]) == (2, meta["reboot_reason"])
+
+
+@needs_qemu
+def test_a_guest_that_dies_twice_is_an_error_naming_both_boots(monkeypatch):
+    command, made = _panicking_first(2)
+    monkeypatch.setattr(vm, "_vng_command", command)
+    before, runs_before = _qemu_pids(), _runs_dir()
+    with pytest.raises(vm.VMError, match="on both boots; its console ended with") as e:
+        vm.run_many([("count-local", QUICK)], "6.12")
+    assert len(made) == 2
+    assert 'the kernel said "Kernel panic - not syncing: sysrq' in str(e.value), str(e.value)
+    assert _qemu_pids() - before == set()
+    assert _runs_dir() - runs_before == set()
 
 
 @needs_qemu
