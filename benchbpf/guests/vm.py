@@ -416,8 +416,8 @@ def _tail(path, n=15):
         return "(no console log)"
 
 
-#: How a guest kernel's console says it stopped working, in the order a
-#: failure prints them (a BUG or an oops is followed by the panic it caused).
+#: How a guest kernel's console says it stopped working; the first such line
+#: names the failure (a BUG or an oops comes before the panic it causes).
 _KERNEL_FAILURES = ("BUG:", "Oops:", "general protection fault", "Kernel panic")
 
 
