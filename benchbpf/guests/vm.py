@@ -166,7 +166,12 @@ def _new_rundir():
 
 
 class _GuestDied(VMError):
-    """The guest stopped before it wrote its answer (a panic, QEMU gone)."""
+    """The guest stopped before it wrote its answer (a panic, QEMU gone):
+    what stopped, with what its kernel said, and its console's end (_console)."""
+
+    def __init__(self, head, console):
+        super().__init__(head + console)
+        self.head, self.console = head, console
 
 
 class _Guest:
@@ -202,11 +207,10 @@ class _Guest:
                                         cwd=rundir, env=_vng_env())
             outcome = self._wait(proc, rundir, started)
             if outcome is None:
-                said = _kernel_said(log_path)
+                said, ending = _console(log_path)
                 raise _GuestDied(f"the {self.kernel.release} guest ({self.kernel.source}) "
                                  f"stopped without reporting back (vng exit "
-                                 f"{proc.returncode}){said}; its console ended with:\n"
-                                 f"{_tail(log_path)}")
+                                 f"{proc.returncode}){said}", ending)
             return outcome
         finally:
             if proc is not None:
@@ -286,10 +290,9 @@ class _ServingGuest:
                 self.say(f"[{self.kernel.spec}] booted in {self.boot_s:.0f} s")
 
     def _died(self):
-        log = os.path.join(self.rundir, "vng.log")
         return VMError(f"the {self.kernel.release} guest ({self.kernel.source}) stopped "
-                       f"(vng exit {self.proc.returncode}){_kernel_said(log)}; its console "
-                       f"ended with:\n{_tail(log)}")
+                       f"(vng exit {self.proc.returncode})"
+                       + "".join(_console(os.path.join(self.rundir, "vng.log"))))
 
     def wait_booted(self):
         deadline = self.started + self.timeout
@@ -434,6 +437,12 @@ def _kernel_said(path):
     except OSError:
         pass
     return ""
+
+
+def _console(path):
+    """What a dead guest's error says of its console, in two parts: the
+    kernel's failure line (or ''), and the console's last lines."""
+    return _kernel_said(path), f"; its console ended with:\n{_tail(path)}"
 
 
 def _stop(proc):
@@ -617,8 +626,7 @@ def _boot(guest, asked):
         except _GuestDied as e:
             if guest.reboot_reason is None:
                 raise
-            head, sep, tail = str(e).partition("; its console")
-            raise VMError(f"{head}, on both boots{sep}{tail}") from None
+            raise VMError(f"{e.head}, on both boots{e.console}") from None
 
 
 def run(name, *, kernel, accel="auto", progress=None, timeout=None, **options):
