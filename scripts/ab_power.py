@@ -610,14 +610,14 @@ def _relative_flags(rounds, d, hindsight=False):
     the rounds so far, this one included (with hindsight: over all of
     them)."""
     sides = list(zip(*rounds))
-    whole = [ab_module.share_median([h and h["cpu_share"] for h in side])
+    whole = [ab_module.share_median([ab_module.cpu_share_of(h) for h in side])
              for side in sides] if hindsight else None
     seen = [[] for _ in sides]
     out = []
     for hosts in rounds:
         flag = False
         for side, h in enumerate(hosts):
-            seen[side].append(h and h["cpu_share"])
+            seen[side].append(ab_module.cpu_share_of(h))
             ref = whole[side] if hindsight else ab_module.share_median(seen[side])
             flag = flag or bool(ab_module.disturbed_why(h, share_median=ref, share_drop=d))
         out.append(flag)

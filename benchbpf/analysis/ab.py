@@ -71,7 +71,7 @@ from ..results.result import JsonFile, Result, _Picklable, _thawed
 __all__ = ["ab", "ABResult", "Round", "Side", "simulate", "SimulatedRates", "MODES",
            "VERDICTS", "round_seconds", "measured_rates", "simulated_log_ratios", "RULE",
            "RULES", "replay", "simulate_fitted", "Contamination", "FITTED", "planned_rounds",
-           "budget_rounds", "disturbed_why", "share_median", "FAIL_ON"]
+           "budget_rounds", "disturbed_why", "share_median", "cpu_share_of", "FAIL_ON"]
 
 #: How the sides of a comparison run: in turns here, both at once, or in guests.
 MODES = ("interleaved", "duet", "kernels")
@@ -565,6 +565,13 @@ def share_median(shares):
     far, None where a run has none), the reference disturbed_why() judges
     a run by; None where none is known."""
     return _ab_rule.share_median(shares)
+
+
+def cpu_share_of(disturbances):
+    """A run's producers' CPU share from what it recorded (a Result's
+    disturbances, as a dict, or None): what share_median() takes, None
+    where the run has none."""
+    return _ab_rule.cpu_share_of(disturbances)
 
 
 def _check_options(mode, precision, threshold, alpha, budget, max_rounds, warmup,
