@@ -333,6 +333,22 @@ def other_machines(rows, here):
     return out
 
 
+def _one_machine(path, rows):
+    """The machine the rows of the record at path name, or None: refused
+    where they name two."""
+    named = other_machines(rows, None)
+    if len(named) > 1:
+        raise ValueError(f"{path}: its rows name {len(named)} machines: "
+                         + "; ".join(map(_machine_text, named)))
+    return named[0] if named else None
+
+
+def _packaged_machine(m):
+    """What a packaged entry holds of machine m: CPU model, CPU count and
+    kernel version (its build left out, as a verdict matches by CPU)."""
+    return m["cpu_model"], m["nr_cpus"], m["kernel_release"].split("-")[0]
+
+
 def _machine_text(m):
     return f"{m['cpu_model']}, {m['nr_cpus']} CPUs, kernel {m['kernel_release']}"
 
@@ -875,7 +891,7 @@ def simulated(n=400, rounds=40):
     return "\n".join(out)
 
 
-def package_data(path, truth_path=None, rule=None, budget=None):
+def package_data(path, truth_path=None, rule=None, budget=None, power_path=None):
     """What every A/B verdict states, per mode: the identical-side comparisons and
     their false alarms, and per path ("user", "bpf") and nominal slowdown how many
     were called slower, and the slowdown measured over all the cell's rounds
@@ -883,27 +899,38 @@ def package_data(path, truth_path=None, rule=None, budget=None):
     rule whose comparisons (none set aside) count, where the record holds
     several (default: its first's); budget: the budget, s, whose comparisons
     count (a --full-series record is replayed at several; default: its
-    first's)."""
-    rows, ok = _records(path, truth_path)
-    rows, ok = _replayed(rows), _replayed(ok)
-    # A verdict states a quiet machine's rates: busy comparisons are not
-    # packaged, nor do they name the machine or the day.
-    rows, ok = ([r for r in x if not r.get("busy")] for x in (rows, ok))
+    first's).  power_path: another record of the same packaged machine
+    whose known slowdowns count instead of path's; path's identical sides
+    alone count as false alarms, so that no kind is pooled across records."""
+    def quiet(record):
+        # A verdict states a quiet machine's rates: busy comparisons are not
+        # packaged, nor do they name the machine or the day.
+        return ([r for r in _replayed(x) if not r.get("busy")]
+                for x in _records(record, truth_path))
+    rows, ok = quiet(path)
+    cpu = _one_machine(path, rows)
+    if power_path:
+        power_rows, power_ok = quiet(power_path)
+        theirs = _one_machine(power_path, power_rows)
+        if cpu and theirs and _packaged_machine(cpu) != _packaged_machine(theirs):
+            raise ValueError(f"{power_path}: measured on {_machine_text(theirs)}, "
+                             f"{path} on {_machine_text(cpu)}: one entry states one machine")
+        cpu = cpu or theirs
+        rows = [r for r in rows if r.get("kind") != "power"] + \
+            [r for r in power_rows if r.get("kind") == "power"]
+        ok = [r for r in ok if r["kind"] not in ("power", "truth")] + \
+            [r for r in power_ok if r["kind"] in ("power", "truth")]
     ruled = [r for r in ok if r["kind"] in ("false", "power") and r["method"] != "compare"]
     want = (rule, False) if rule else _variant(ruled[0]) if ruled else None
     budget = budget or (ruled[0]["budget_s"] if ruled else None)
     ok = [r for r in ok if r["kind"] not in ("false", "power") or r["method"] == "compare"
           or (_variant(r) == want and r["budget_s"] == budget)]
-    # The machine the rows name; rows taken before rows named theirs: this
-    # one's, so package them on the machine that took them.
-    named = other_machines(rows, None)
-    if len(named) > 1:
-        raise ValueError(f"{path}: its rows name {len(named)} machines: "
-                         + "; ".join(map(_machine_text, named)))
-    cpu = named[0] if named else _machine()
-    vendor = cpu["cpu_model"].split()[0].replace("(R)", "")
-    machine = f"a {cpu['nr_cpus']}-CPU {vendor} machine, kernel " \
-              f"{cpu['kernel_release'].split('-')[0]}"
+    named = cpu is not None
+    # Rows taken before rows named their machine: this one's, so package
+    # them on the machine that took them.
+    cpu = cpu or _machine()
+    model, nr_cpus, kernel = _packaged_machine(cpu)
+    machine = f"a {nr_cpus}-CPU {model.split()[0].replace('(R)', '')} machine, kernel {kernel}"
     out = {}
     for mode in ("interleaved", "duet"):
         same = [r for r in ok if r["kind"] == "false" and r["method"] == mode]
@@ -1021,6 +1048,10 @@ def _arguments(ap):
     ap.add_argument("--package-budget", type=float, default=None, metavar="S",
                     help="with --package-data: the budget whose comparisons it states "
                          "(default: the record's first)")
+    ap.add_argument("--package-power", metavar="JSONL", default=None,
+                    help="with --package-data: state the known slowdowns of this record "
+                         "(the same CPU model, CPU count and kernel version) and the "
+                         "identical sides of --summarize's, neither pooled")
     ap.add_argument("--budget", type=float, default=120.0,
                     help="wall time each comparison may take, s (default 120)")
     ap.add_argument("--n-false", type=int, default=20, help="comparisons per identical pair")
@@ -1055,7 +1086,7 @@ def _other(args):
     if args.summarize and args.package_data:
         try:
             made = package_data(args.summarize, args.truth, args.package_rule,
-                                args.package_budget)
+                                args.package_budget, args.package_power)
         except ValueError as e:   # a record of two machines: a line, not a traceback
             sys.exit(f"--package-data {args.package_data}: {e}")
         _ship(args.package_data, made)

@@ -494,7 +494,8 @@ def test_a_record_holds_one_machines_comparisons(tmp_path):
     shipped = tmp_path / "measured.json"
     asked = script.argparse.Namespace(
         simulate=False, list_cells=False, summarize=str(record), write_knobs=None,
-        package_data=str(shipped), truth=None, package_rule=None, package_budget=None)
+        package_data=str(shipped), truth=None, package_rule=None, package_budget=None,
+        package_power=None)
     with pytest.raises(SystemExit, match="--package-data .*name 2 machines"):
         script._other(asked)
     assert not shipped.exists()
@@ -502,6 +503,44 @@ def test_a_record_holds_one_machines_comparisons(tmp_path):
     script._planned = lambda args: []
     with pytest.raises(SystemExit, match="Other CPU"):
         script.run(args)
+
+
+def test_power_from_another_record_of_the_machine_is_not_pooled(tmp_path):
+    """--package-power: an entry's false alarms come from the summarized
+    record alone and its known slowdowns from the power record alone, which
+    may be another kernel build of the same machine, never another CPU or
+    kernel version."""
+    script = _ab_power_script()
+    here = dict(script._machine(), kernel_release="6.18.44-build-a")
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    with open(os.path.join(root, "results", "ab-power-robust-live-2cpu.jsonl")) as f:
+        rows = [json.loads(line) for line in f if line.strip()]
+    same = [r for r in rows if r["kind"] == "false" and r["method"] == "interleaved"]
+    slower = [r for r in rows if r["kind"] == "power" and r["method"] == "interleaved"
+              and r["path"] == "user" and r["effect"] == 0.05]
+
+    def record(name, chosen, machine):
+        path = tmp_path / name
+        path.write_text("".join(json.dumps(dict(r, machine=machine)) + "\n" for r in chosen))
+        return str(path)
+    identical = record("identical.jsonl", same[:5], here)
+    power = record("power.jsonl", same[5:8] + slower[:4],
+                   dict(here, kernel_release="6.18.44-build-b"))
+    made = script.package_data(identical, None, "median", 60.0, power)["interleaved"]
+    assert made["comparisons"] == 5
+    assert made["false_alarms"] == sum(
+        script.replay_series(r, "median", False, 60.0)["verdict"] in ("slower", "faster")
+        for r in same[:5])
+    assert made["power"] == {"user": {"0.05": dict(
+        slower=sum(script.replay_series(r, "median", False, 60.0)["verdict"] == "slower"
+                   for r in slower[:4]),
+        comparisons=4, measured_pct=made["power"]["user"]["0.05"]["measured_pct"])}}
+    assert made["machine"].endswith("kernel 6.18.44") and made["cpu_model"] == here["cpu_model"]
+    assert script.package_data(identical, None, "median", 60.0)["interleaved"]["power"] == {}
+    for other in (dict(here, cpu_model="Other CPU"), dict(here, kernel_release="6.19.1-a")):
+        elsewhere = record("elsewhere.jsonl", slower[:4], other)
+        with pytest.raises(ValueError, match="one entry states one machine"):
+            script.package_data(identical, None, "median", 60.0, elsewhere)
 
 
 def _cut(script, row, k):
