@@ -451,10 +451,13 @@ def test_ctrl_c_in_a_duet_stops_both_workers(monkeypatch, tmp_path):
 
 #: The records whose rates ab_measured.json ships: (record, its truth cells,
 #: the rule and the budget whose comparisons count; None: the record's own).
-RECORDS_SHIPPED = [("ab-power-2cpu.jsonl", "ab-power-truth-2cpu.jsonl", None, None),
-                   ("ab-power-robust-live-2cpu.jsonl", "ab-knobs-2cpu.jsonl", "median", 60.0),
+RECORDS_SHIPPED = [("ab-power-2cpu.jsonl", "ab-power-truth-2cpu.jsonl", None, None, None),
+                   ("ab-power-robust-live-2cpu.jsonl", "ab-knobs-2cpu.jsonl", "median", 60.0,
+                    None),
                    ("ab-power-robust-live-intel-calibrated-2cpu.jsonl",
-                    "ab-knobs-calib-intel-2cpu.jsonl", "median", 60.0)]
+                    "ab-knobs-calib-intel-2cpu.jsonl", "median", 60.0, None),
+                   ("ab-power-robust-live-300-v1300-2cpu.jsonl", "ab-knobs-2cpu.jsonl",
+                    "median", 300.0, "ab-power-robust-live-300-2cpu.jsonl")]
 
 
 def _ab_power_script():
@@ -664,10 +667,11 @@ def test_every_verdict_states_the_rates_measured_for_its_mode():
 
     # Each record's setting is shipped, as the script sums it, and nothing else is.
     made = []
-    for record, truth, rule, budget in RECORDS_SHIPPED:
+    for record, truth, rule, budget, power in RECORDS_SHIPPED:
         expected = script.package_data(os.path.join(root, "results", record),
                                        truth and os.path.join(root, "results", truth),
-                                       rule, budget)
+                                       rule, budget,
+                                       power and os.path.join(root, "results", power))
         made += [(mode, plain(e)) for mode, e in expected.items()]
     held = [(mode, plain(e)) for mode, entries in shipped.items()
             for e in (entries if isinstance(entries, list) else [entries])]
@@ -990,18 +994,22 @@ def test_the_per_side_replay_is_abs_rule():
 
 
 def test_a_verdict_reads_no_file_when_printed(monkeypatch):
-    r = ab_module.ABResult(ab_module.Side.of("count-local"), ab_module.Side.of("count-local"),
-                           "interleaved", (), "budget", 1.0, rule="median")
+    r, shorter = (ab_module.ABResult(ab_module.Side.of("count-local"),
+                                     ab_module.Side.of("count-local"), "interleaved", (),
+                                     "budget", 1.0, rule="median", **budget)
+                  for budget in ({}, {"budget_s": 90.0}))
     import builtins
 
     def no_open(*args, **kwargs):
         raise AssertionError(f"str() opened {args[0]}")
     monkeypatch.setattr(builtins, "open", no_open)
     text = str(r)
-    # The default budget, 300 s: no setting measured so (its rates come from
-    # the package data read when the result was made, not from a file now).
-    assert "budget 300 s" in text and "do not apply" in text, text
+    # The default budget, 300 s, is measured: its rates come from the package
+    # data read when the result was made, not from a file now.
+    assert "median rule, alpha 0.05, 300 s budget (95 %" in text, text
     assert "confidence sequence on rounds' median" in text, text
+    text = str(shorter)
+    assert "budget 90 s" in text and "do not apply" in text, text
 
 
 @pytest.mark.parametrize("verdict, beyond, fail_on, status", [
