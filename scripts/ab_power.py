@@ -916,8 +916,6 @@ def package_data(path, truth_path=None, rule=None, budget=None, power_path=None)
             raise ValueError(f"{power_path}: measured on {_machine_text(theirs)}, "
                              f"{path} on {_machine_text(cpu)}: one entry states one machine")
         cpu = cpu or theirs
-        rows = [r for r in rows if r.get("kind") != "power"] + \
-            [r for r in power_rows if r.get("kind") == "power"]
         ok = [r for r in ok if r["kind"] not in ("power", "truth")] + \
             [r for r in power_ok if r["kind"] in ("power", "truth")]
     ruled = [r for r in ok if r["kind"] in ("false", "power") and r["method"] != "compare"]
