@@ -1085,7 +1085,7 @@ def _other(args):
         try:
             made = package_data(args.summarize, args.truth, args.package_rule,
                                 args.package_budget, args.package_power)
-        except ValueError as e:   # a record of two machines: a line, not a traceback
+        except ValueError as e:   # records of two machines: a line, not a traceback
             sys.exit(f"--package-data {args.package_data}: {e}")
         _ship(args.package_data, made)
     if args.summarize and args.truth:

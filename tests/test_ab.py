@@ -450,7 +450,8 @@ def test_ctrl_c_in_a_duet_stops_both_workers(monkeypatch, tmp_path):
 # ---------------------------------------------------------------- measured rates
 
 #: The records whose rates ab_measured.json ships: (record, its truth cells,
-#: the rule and the budget whose comparisons count; None: the record's own).
+#: the rule and the budget whose comparisons count, and the record whose
+#: known slowdowns count instead of its own; None: the record's own).
 RECORDS_SHIPPED = [("ab-power-2cpu.jsonl", "ab-power-truth-2cpu.jsonl", None, None, None),
                    ("ab-power-robust-live-2cpu.jsonl", "ab-knobs-2cpu.jsonl", "median", 60.0,
                     None),
